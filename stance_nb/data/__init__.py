@@ -2,3 +2,4 @@
 # Hand-written (not exported): importing the loader modules fills the registry.
 from .core import *
 from .core import DATASETS, load
+from . import papers, benchmark, custom
