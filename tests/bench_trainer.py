@@ -68,37 +68,40 @@ def memory_meter(device):
 
 
 def run_ours(model_path, ds, tok, cfg):
-    from stance_nb.train import fit, make_loader, make_accelerator
+    from stance_nb.train import fit, make_loader, make_accelerator, build_optimizer
     from stance_nb.core import set_seed
     from transformers import AutoModelForSequenceClassification
     set_seed(cfg.seed)
     model = AutoModelForSequenceClassification.from_pretrained(model_path, num_labels=cfg_num_labels(ds), local_files_only=True)
     pad8 = 8 if torch.cuda.is_available() else None
     acc = make_accelerator(cfg)
+    r_opt = build_optimizer(model, cfg)
     with memory_meter(acc.device) as mem:
         t0, c0 = time.perf_counter(), time.process_time()
         r = fit(model, lambda e: make_loader(ds, tok, cfg.batch_size, seed=cfg.seed, epoch=e, pad_to_multiple_of=pad8), cfg,
-                accelerator=acc)
+                accelerator=acc, optimizer=r_opt)
         if acc.device.type == 'cuda': torch.cuda.synchronize()
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return dict(seconds=wall, cpu_seconds=cpu, examples=r.train_examples, tokens=r.train_tokens, peak_bytes=mem.delta, steps=r.steps,
-                final_loss=r.history[-1]['train_loss'], n_params=sum(p.numel() for p in r.model.parameters()))
+                final_loss=r.history[-1]['train_loss'], optimizer=f"{type(r_opt).__name__}(fused={r_opt.defaults.get('fused')})", n_params=sum(p.numel() for p in r.model.parameters()))
 
 
 def run_hf(model_path, ds, tok, cfg, tmp):
     from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments, DataCollatorWithPadding
     from stance_nb.core import set_seed
-    from stance_nb.train import resolve_precision
+    from stance_nb.train import resolve_precision, EncodedDataset
     set_seed(cfg.seed)
     model = AutoModelForSequenceClassification.from_pretrained(model_path, num_labels=cfg_num_labels(ds), local_files_only=True)
     prec = resolve_precision(cfg.mixed_precision)
     args = TrainingArguments(output_dir=tmp, per_device_train_batch_size=cfg.batch_size, num_train_epochs=cfg.epochs,
                              learning_rate=cfg.lr, weight_decay=cfg.weight_decay, warmup_steps=cfg.warmup_ratio,
-                             max_grad_norm=cfg.max_grad_norm, lr_scheduler_type='linear', optim='adamw_torch',
+                             max_grad_norm=cfg.max_grad_norm, lr_scheduler_type='linear',  # optimizer: the Trainer's default (fused AdamW)
+                            
                              train_sampling_strategy='group_by_length', save_strategy='no', logging_strategy='no',
                              report_to=[], disable_tqdm=True, seed=cfg.seed, dataloader_num_workers=0,
                              bf16=prec == 'bf16', fp16=prec == 'fp16', use_cpu=not torch.cuda.is_available())
     pad8 = 8 if torch.cuda.is_available() else None
+    ds = EncodedDataset({k: [r.tolist() for r in v] for k, v in ds.encodings.items()}, ds.labels)  # plain lists, as `datasets` yields
     trainer = Trainer(model=model, args=args, train_dataset=ds, data_collator=DataCollatorWithPadding(tok, pad_to_multiple_of=pad8))
     dev = trainer.args.device
     with memory_meter(dev) as mem:
@@ -107,7 +110,7 @@ def run_hf(model_path, ds, tok, cfg, tmp):
         if dev.type == 'cuda': torch.cuda.synchronize()
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return dict(seconds=wall, cpu_seconds=cpu, examples=len(ds)*cfg.epochs, tokens=sum(ds.lengths)*cfg.epochs, peak_bytes=mem.delta,
-                steps=out.global_step, final_loss=out.training_loss, n_params=sum(p.numel() for p in model.parameters()))
+                steps=out.global_step, final_loss=out.training_loss, optimizer=str(args.optim), n_params=sum(p.numel() for p in model.parameters()))
 
 
 def cfg_num_labels(ds): return int(max(ds.labels)) + 1
