@@ -1,0 +1,104 @@
+"""Issue 9, parameters: each result notebook stops at once on an unknown or mistyped parameter, listing the valid
+ones, and rejects invalid values (type, range, dataset or model name) before any work starts."""
+import json, os, re, time
+from pathlib import Path
+import pytest
+
+NBS = Path(__file__).resolve().parents[1]/'nbs'
+RUN_NBS = sorted(p.stem for p in NBS.glob('run_*.ipynb'))
+
+def _params(nb:str) -> list[str]:
+    "The names the notebook's `parameters` cell defines."
+    cells = [c for c in json.loads((NBS/f'{nb}.ipynb').read_text(encoding='utf-8'))['cells'] if c['cell_type'] == 'code']
+    assert 'parameters' in cells[0].get('metadata', {}).get('tags', []), f'{nb}: first code cell is not tagged parameters'
+    return re.findall(r'^(\w+)\s*[:=]', ''.join(cells[0]['source']), flags=re.M)
+
+class NotebookKernel:
+    """One kernel per notebook, reused across cases: each case resets the namespace, runs the parameters cell, the
+    parameters papermill would inject, then the following code cells up to `upto`; it reports the first failing one."""
+    def __init__(self, nb:str, env:dict):
+        from jupyter_client.manager import start_new_kernel
+        self.cells = [''.join(c['source']) for c in json.loads((NBS/f'{nb}.ipynb').read_text(encoding='utf-8'))['cells'] if c['cell_type'] == 'code']
+        self.km, self.kc = start_new_kernel(kernel_name='python3', cwd=str(NBS), env={**os.environ, **env})
+    def _exec(self, code:str) -> dict:
+        return self.kc.execute_interactive(code, timeout=120, output_hook=lambda msg: None, store_history=False)['content']
+    def run(self, params:dict, upto:int=2):
+        "(index of the first code cell that failed or None, ename, evalue) for `params`."
+        from papermill.translators import PythonTranslator
+        assert self._exec('%reset -f')['status'] == 'ok'
+        assert self._exec(self.cells[0])['status'] == 'ok'
+        assert self._exec(PythonTranslator.codify(params))['status'] == 'ok'
+        for i in range(1, upto+1):
+            r = self._exec(self.cells[i])
+            if r['status'] == 'error': return i, r['ename'], r['evalue']
+        return None, None, None
+    def close(self): self.kc.stop_channels(); self.km.shutdown_kernel(now=True)
+
+@pytest.fixture(scope='module')
+def kernels(tmp_path_factory):
+    out = tmp_path_factory.mktemp('nb_outputs')
+    ks = {}
+    def get(nb):
+        if nb not in ks: ks[nb] = NotebookKernel(nb, dict(STANCE_NB_OUTPUTS=str(out), STANCE_NB_QUIET='1'))
+        return ks[nb]
+    get.outputs = out
+    yield get
+    for k in ks.values(): k.close()
+
+# one invalid value per check kind, for each notebook: (parameters, text the error must contain)
+INVALID = {
+    'run_xstance': [({'seeds': 'one'}, 'invalid literal'), ({'lr': -1.0}, 'lr must be a positive number'),
+                    ({'epochs': 2.5}, 'epochs must be a positive int'), ({'model': 'bert'}, "model='bert'"),
+                    ({'preset': 'nope'}, 'preset must be'), ({'smoke': 'yes'}, 'smoke and english_questions must be True or False')],
+    'run_cheese': [({'n_folds': 1}, 'n_folds must be an int >= 2'), ({'model': 'gbert'}, "model='gbert'"),
+                   ({'fold_order': 'random'}, "fold_order must be 'official' or 'file'"), ({'lr': 'fast'}, 'lr must be a positive number')],
+    'run_benchmark': [({'datasets': ['fnc1', 'nope']}, "unknown benchmark dataset(s) ['nope']"), ({'model': 'bert'}, "model='bert'"),
+                      ({'n_jobs': 0}, 'n_jobs must be a positive int'), ({'select': 'f1'}, 'select must be one of')],
+    'run_ezstance': [({'dataset': 'nope'}, "dataset: unknown ['nope']"), ({'models': ['GPT-9']}, "models: unknown ['GPT-9']"),
+                     ({'epochs': '4'}, "parameter epochs='4' must be int"), ({'domains': ['XX']}, 'XX')],
+    'run_robustness': [({'datasets': ['nope']}, 'nope'), ({'n_samples': 0}, 'n_samples'), ({'n_samples': 'many'}, 'n_samples'),
+                       ({'smoke_rows': 5}, 'smoke_rows')],
+}
+FIRST_CHECK_CELL = 1   # code cell 0 holds the parameters; validation must fail in the next one
+
+def test_all_notebooks_covered():
+    assert set(RUN_NBS) == set(INVALID), f'result notebooks without parameter tests: {sorted(set(RUN_NBS) - set(INVALID))}'
+
+def test_unknown_parameter_papermill(tmp_path, monkeypatch):
+    "Through papermill itself: a mistyped parameter stops the run in the cell after the parameters, writing nothing."
+    import papermill as pm
+    nb = 'run_xstance'
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'outputs')); monkeypatch.setenv('STANCE_NB_QUIET', '1')
+    with pytest.raises(pm.PapermillExecutionError) as ei:
+        pm.execute_notebook(str(NBS/f'{nb}.ipynb'), str(tmp_path/'out.ipynb'), parameters={'seed': 3}, kernel_name='python3',
+                            cwd=str(NBS), progress_bar=False)
+    assert ei.value.ename == 'NameError' and "unknown parameter(s) ['seed']" in ei.value.evalue and "'seeds'" in ei.value.evalue
+    executed = json.loads((tmp_path/'out.ipynb').read_text(encoding='utf-8'))
+    code = [c for c in executed['cells'] if c['cell_type'] == 'code' and 'injected-parameters' not in c['metadata'].get('tags', [])]
+    assert [i for i, c in enumerate(code) if any(o.get('output_type') == 'error' for o in c.get('outputs', []))] == [FIRST_CHECK_CELL]
+    assert not any(p.is_file() for p in (tmp_path/'outputs').rglob('*'))
+
+@pytest.mark.parametrize('nb', RUN_NBS)
+def test_unknown_parameter(nb, kernels):
+    "A mistyped name stops in the cell after the parameters with the list of valid names."
+    valid = _params(nb)
+    typo = valid[0] + '_typo'
+    cell, ename, evalue = kernels(nb).run({typo: 1})
+    assert ename == 'NameError' and typo in evalue, (ename, evalue)
+    for v in valid: assert repr(v) in evalue, f'{nb}: the message does not list the valid parameter {v!r}: {evalue}'
+    assert cell == FIRST_CHECK_CELL, f'{nb}: stopped in code cell {cell}, not right after the parameters'
+
+@pytest.mark.parametrize('nb,params,want', [(nb, p, w) for nb, cases in INVALID.items() for p, w in cases],
+                         ids=[f"{nb}-{'-'.join(p)}={list(p.values())[0]}" for nb, cases in INVALID.items() for p, _ in cases])
+def test_invalid_value(nb, params, want, kernels):
+    "A wrong type, an out-of-range number or an unknown dataset/model name stops before any work, with a clear message."
+    if nb not in RUN_NBS: pytest.skip(f'{nb} does not exist')
+    cell, ename, evalue = kernels(nb).run(params)
+    assert cell is not None, f'{nb} {params}: accepted (the first cells after the parameters ran without error)'
+    assert ename in ('ValueError', 'TypeError', 'KeyError'), f'{nb} {params}: {ename}: {evalue}'
+    assert want in evalue, f'{nb} {params}: {evalue}'
+    assert cell == FIRST_CHECK_CELL, f'{nb} {params}: validation failed only in code cell {cell}, not right after the parameters'
+
+def test_nothing_written(kernels):
+    "No case above wrote a file before failing."
+    assert not any(p.is_file() for p in kernels.outputs.rglob('*')), sorted(kernels.outputs.rglob('*'))
