@@ -198,21 +198,18 @@ def test_run_lock_between_processes(tmp_path):
     assert not (tmp_path/'run'/'.lock').exists()
 
 def test_mdl_run_is_locked(tiny_model, tmp_path):
-    "train_mdl also refuses a run folder that another process holds."
-    import stance_nb.mdl as mdl
-    seen = {}
-    real = mdl._run_lock
-    def spy(folder): seen['folder'] = Path(folder); return real(folder)
-    mp = pytest.MonkeyPatch(); mp.setattr(mdl, '_run_lock', spy)
+    "train_mdl saves its weights as safetensors and refuses a run folder that another process holds."
+    from stance_nb.mdl import MDLConfig, train_mdl
+    cfg = MDLConfig(epochs=1, max_length=32, batch_size=8, max_train_rows=16, max_eval_rows=8, mixed_precision='no', checkpoint=False)
+    run = lambda **kw: train_mdl({'a': _data(16)}, tiny_model, cfg, seed=1, output_dir=tmp_path, local_files_only=True, **kw)
+    folder = run(save_model=True).out_dir
+    saved = [p.relative_to(folder/'model').as_posix() for p in (folder/'model').rglob('*') if p.is_file()]
+    assert 'heads.safetensors' in saved and 'encoder/model.safetensors' in saved, saved   # MDL weights are safetensors too
+    assert not [f for f in saved if f.endswith(('.bin', '.pt', '.pth', '.pkl'))], saved
+    holder = _hold_lock(folder, tmp_path/'marker')
     try:
-        cfg = mdl.MDLConfig(epochs=1, max_length=32, batch_size=8, max_train_rows=16, max_eval_rows=8, mixed_precision='no', checkpoint=False)
-        mdl.train_mdl({'a': _data(16)}, tiny_model, cfg, seed=1, output_dir=tmp_path, local_files_only=True)
-        holder = _hold_lock(seen['folder'], tmp_path/'marker')
-        try:
-            with pytest.raises(RuntimeError, match='in use by process'):
-                mdl.train_mdl({'a': _data(16)}, tiny_model, cfg, seed=1, output_dir=tmp_path, local_files_only=True)
-        finally: holder.kill(); holder.wait()
-    finally: mp.undo()
+        with pytest.raises(RuntimeError, match=f'in use by process {holder.pid}'): run()
+    finally: holder.kill(); holder.wait()
 
 # ================================================================ determinism
 
