@@ -155,6 +155,16 @@ def test_package_writes_go_through_atomic_writers():
                 bad.append(f'{rel}:{i}: {line.strip()}')
     assert not bad, 'direct writes:\n' + '\n'.join(bad)
 
+def test_result_notebooks_write_atomically():
+    "The result notebooks write their records, predictions, tables and figures through the atomic writers too."
+    pat = re.compile(r"""\.to_csv\(|\.to_json\(|json\.dump\(|\.write_text\(|\.write_bytes\(|\.savefig\(|open\([^)]*['"][wax]b?\+?['"]""")
+    bad = []
+    for nb in sorted((ROOT/'nbs').glob('run_*.ipynb')):
+        for c in json.loads(nb.read_text(encoding='utf-8'))['cells']:
+            if c['cell_type'] != 'code': continue
+            bad += [f'{nb.name}: {l.strip()}' for l in ''.join(c['source']).splitlines() if pat.search(l) and 'atomic_write' not in l]
+    assert not bad, 'direct writes into outputs/:\n' + '\n'.join(bad)
+
 _LOCK_CHILD = textwrap.dedent('''
     import sys, time
     from stance_nb.core import RunLock
