@@ -7,31 +7,35 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
+from .reference import reference
 
 # %% auto #0
 __all__ = ['PAPER_FIGURE2', 'PAPER_C', 'PAPER_TABLE5', 'PAPER_TABLE7', 'paper_table11', 'potency', 'resilience', 'resilience_rel',
            'relative_drop', 'robustness_tables']
 
 # %% ../nbs/08a_robustness.ipynb #f870f086
+_ATTACKS = ['spelling', 'negation', 'paraphrase']      # the order of Tables 5 and 7
+_T11_SYSTEMS = {'SDL': 'BERT_SDL', 'MDL': 'MT-DNN_MDL'}  # Table 11's row suffix -> system
+
+def _paper_cell(table, row:str, column:str, metric:str) -> float:
+    "One cell of Schiller et al. (2021) from the refdata; a missing, ambiguous or unreadable cell raises."
+    v = reference(paper='schiller2021', table=table, row=row, column=column, metric=metric)['value']
+    if len(v) != 1 or pd.isna(v.iloc[0]): raise KeyError(f"schiller2021 table {table} has no single readable {metric} cell ({row!r}, {column!r})")
+    return float(v.iloc[0])
+
 def paper_table11() -> pd.DataFrame:
     "Schiller et al. (2021) Table 11 (F1m+ of BERT_SDL and MT-DNN_MDL per dataset and attack) in long format."
     ds = ['arc', 'argmin', 'fnc1', 'iac1', 'ibmcs', 'perspectrum', 'scd', 'semeval2016t6', 'semeval2019t7', 'snopes']
-    rows = {('test', 'BERT_SDL'):         [0.6480, 0.6167, 0.7466, 0.3167, 0.5347, 0.8012, 0.5699, 0.6839, 0.5364, 0.7274],
-            ('test', 'MT-DNN_MDL'):       [0.6526, 0.6174, 0.7522, 0.3797, 0.7772, 0.8374, 0.6541, 0.6979, 0.5732, 0.7532],
-            ('negation', 'BERT_SDL'):     [0.6463, 0.6205, 0.7233, 0.3055, 0.5365, 0.7854, 0.5962, 0.6799, 0.4266, 0.5942],
-            ('negation', 'MT-DNN_MDL'):   [0.6398, 0.5832, 0.7017, 0.3424, 0.6841, 0.7497, 0.5901, 0.6550, 0.3358, 0.5896],
-            ('spelling', 'BERT_SDL'):     [0.4767, 0.5863, 0.6988, 0.3492, 0.4980, 0.6665, 0.5886, 0.5034, 0.5092, 0.6912],
-            ('spelling', 'MT-DNN_MDL'):   [0.4973, 0.5403, 0.7046, 0.3311, 0.6412, 0.6796, 0.6348, 0.5049, 0.5197, 0.7132],
-            ('paraphrase', 'BERT_SDL'):   [0.6043, 0.6097, 0.7019, 0.3477, 0.5320, 0.7649, 0.5735, 0.6589, 0.5137, 0.7049],
-            ('paraphrase', 'MT-DNN_MDL'): [0.6110, 0.6031, 0.7093, 0.3682, 0.7489, 0.7941, 0.6321, 0.6611, 0.5483, 0.7040]}
-    return pd.DataFrame([dict(system=s, dataset=d, attack=a, score=v) for (a, s), vals in rows.items() for d, v in zip(ds, vals)])
+    return pd.DataFrame([dict(system=s, dataset=d, attack=a, score=_paper_cell(11, f'{a.capitalize()}_{k}', d, 'f1_macro'))
+                         for a in ['test', 'negation', 'spelling', 'paraphrase'] for k, s in _T11_SYSTEMS.items() for d in ds])
 
-PAPER_FIGURE2 = {'MT-DNN_MDL': {0.1: 96.9, 0.3: 94.6, 0.7: 93.1, 1.0: 92.7},
-                 'BERT_SDL':   {0.1: 98.4, 0.3: 97.6, 0.7: 96.9, 1.0: 96.6}} # Fig. 2b, Resilience_rel overall in %
-PAPER_C = {'spelling': 0.584, 'negation': 1.0, 'paraphrase': 0.484}    # Table 5, column "Correctness ratio"
-PAPER_TABLE5 = {'spelling': (43.3, 0.584, 25.3), 'negation': (41.1, 1.0, 41.1), 'paraphrase': (38.0, 0.484, 18.4)} # raw potency %, c_a, potency %
-PAPER_TABLE7 = {'BERT_SDL':   {'spelling': 96.4, 'negation': 97.3, 'paraphrase': 99.2, 'overall': 96.6},
-                'MT-DNN_MDL': {'spelling': 94.6, 'negation': 91.8, 'paraphrase': 98.5, 'overall': 92.7}} # Table 7, in %
+PAPER_FIGURE2 = {s: {r: _paper_cell('Fig2b', s, f'{round(100*r)}%', 'resilience_rel') for r in (0.1, 0.3, 0.7, 1.0)}
+                 for s in ('MT-DNN_MDL', 'BERT_SDL')}  # Fig. 2b, Resilience_rel overall in %
+PAPER_C = {a: _paper_cell(5, a.capitalize(), 'Correctness ratio', 'correctness_ratio') for a in _ATTACKS}  # Table 5, column "Correctness ratio"
+PAPER_TABLE5 = {a: (_paper_cell(5, a.capitalize(), 'Raw potency (%)', 'raw_potency'), PAPER_C[a],
+                    _paper_cell(5, a.capitalize(), 'Potency (%)', 'potency')) for a in _ATTACKS}  # raw potency %, c_a, potency %
+PAPER_TABLE7 = {s: {k: _paper_cell(7, k.capitalize(), s, 'resilience_rel') for k in [*_ATTACKS, 'overall']}
+                for s in ('BERT_SDL', 'MT-DNN_MDL')}  # Table 7, in %
 
 # %% ../nbs/08a_robustness.ipynb #64642300
 def _check_fraction(x, what:str) -> float:
