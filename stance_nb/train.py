@@ -15,9 +15,10 @@ import torch
 
 from .core import (outputs_dir, set_seed, atomic_write, write_json, write_jsonl, progress, RunRecord, run_id,
                    RunLock, StanceDataError, is_quiet)
+from .metrics import METRICS, accuracy
 
 # %% auto #0
-__all__ = ['PRESETS', 'BUILTIN_METRICS', 'PEAK_FLOPS', 'TrainConfig', 'tokenization_key', 'tokenize_pairs', 'EncodedDataset',
+__all__ = ['PRESETS', 'PEAK_FLOPS', 'TrainConfig', 'tokenization_key', 'tokenize_pairs', 'EncodedDataset',
            'LengthGroupedBatchSampler', 'PadCollator', 'make_loader', 'balance_by_upsampling', 'build_optimizer',
            'build_scheduler', 'resolve_precision', 'make_accelerator', 'TrainOOMError', 'FitState', 'FitResult',
            'latest_checkpoint', 'fit', 'predict_logits', 'score', 'TrainResult', 'train_classifier', 'grid_search',
@@ -467,23 +468,17 @@ def predict_logits(model, ds:EncodedDataset, tokenizer, batch_size:int=64, accel
     for i, l in parts: res[i] = l
     return res
 
-def _f1_macro(y_true, y_pred, labels):
-    from sklearn.metrics import f1_score
-    return float(f1_score(y_true, y_pred, labels=labels, average='macro', zero_division=0))
+_LABELLED_METRICS = ('f1_macro', 'accuracy')   # scored over the run's label list
 
-def _accuracy(y_true, y_pred, labels): return float(np.mean(np.asarray(y_true) == np.asarray(y_pred))) if len(y_true) else 0.0
-
-BUILTIN_METRICS = dict(f1_macro=_f1_macro, accuracy=_accuracy)
-
-def score(metric:str|Callable, y_true:list, y_pred:list, labels:list) -> float:
-    "`metric` (a name or a function `(y_true, y_pred, labels) -> float`) of label-name predictions."
+def score(metric:str|Callable, # a key of `stance_nb.metrics.METRICS`, or a function `(y_true, y_pred, labels) -> float`
+          y_true:list, y_pred:list, # gold and predicted label names, same order
+          labels:list,              # the run's label list (macro averages run over all of it)
+         ) -> float:
+    "`metric` of label-name predictions; named metrics come from `stance_nb.metrics.METRICS`."
     if callable(metric): return float(metric(y_true, y_pred, labels))
-    if metric in BUILTIN_METRICS: return BUILTIN_METRICS[metric](y_true, y_pred, labels)
-    try: import stance_nb.metrics as M
-    except ImportError as e: raise KeyError(f"unknown metric {metric!r}; built in: {sorted(BUILTIN_METRICS)}") from e
-    fn = getattr(M, 'METRICS', {}).get(metric)
-    if fn is None: raise KeyError(f"unknown metric {metric!r}; built in: {sorted(BUILTIN_METRICS)}, nor in stance_nb.metrics")
-    return float(fn(y_true, y_pred))
+    fn = METRICS.get(metric)
+    if fn is None: raise KeyError(f"unknown metric {metric!r}; known: {sorted(METRICS)} (stance_nb.metrics.METRICS)")
+    return float(fn(y_true, y_pred, labels=labels) if metric in _LABELLED_METRICS else fn(y_true, y_pred))
 
 # %% ../nbs/05_train.ipynb #7926fcd6
 @dataclass
@@ -522,7 +517,7 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
                      labels:list|None=None, # the label list (default: sorted labels of `df`)
                      pair:bool|None=None,   # target as segment A (default: when `df` has non-empty targets)
                      name:str='train',      # experiment name for the run id and record, e.g. 'xstance/mbert'
-                     metric:str|Callable='f1_macro', # dev/test metric (a `BUILTIN_METRICS` or `stance_nb.metrics` name, or a function)
+                     metric:str|Callable='f1_macro', # dev/test metric (a `stance_nb.metrics.METRICS` name, or a function)
                      out_dir:str|Path|None=None, # root of outputs (default `outputs_dir()`)
                      resume:bool=True,      # resume from this run's checkpoints if a previous call was interrupted
                      save_model:bool=True,  # `save_pretrained` the final model and tokenizer
@@ -577,7 +572,7 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
         def evaluate(split, m, acc):
             pred = [labels[i] for i in predict_logits(m, ds[split], tok, ebs, acc).argmax(-1)]
             gold = parts[split].label.tolist()
-            return {metric_name: score(metric, gold, pred, labels), **({} if metric_name == 'accuracy' else {'accuracy': _accuracy(gold, pred, labels)})}, pred
+            return {metric_name: score(metric, gold, pred, labels), **({} if metric_name == 'accuracy' else {'accuracy': accuracy(gold, pred, labels=labels)})}, pred
         metric_name = params['metric']
         eval_fn = (lambda m, acc: {f'dev_{k}': v for k, v in evaluate('dev', m, acc)[0].items()}) if 'dev' in ds else None
         res = fit(model, loaders, cfg, eval_fn=eval_fn, metric=f'dev_{metric_name}' if eval_fn else None, accelerator=acc,
