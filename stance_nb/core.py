@@ -7,14 +7,14 @@ from __future__ import annotations
 import os, sys, json, time, random, socket, platform, subprocess, tempfile, contextlib, hashlib, importlib.metadata
 from pathlib import Path
 from dataclasses import dataclass, field, asdict
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
 # %% auto #0
 __all__ = ['repo_root', 'cache_dir', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device', 'atomic_write',
            'write_text', 'write_json', 'write_jsonl', 'write_csv', 'is_quiet', 'progress', 'library_versions',
-           'git_sha', 'hardware', 'RunRecord', 'run_id', 'RunLock', 'check_parameters']
+           'git_sha', 'hardware', 'RunRecord', 'run_id', 'RunLock', 'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #9743fa7c
 def repo_root() -> Path|None:
@@ -263,3 +263,19 @@ def check_parameters(namespace:dict,   # the notebook's `globals()` right after 
         if msg: bad.append(f"{k}={v!r}: {msg}")
     if bad: raise ValueError('invalid parameters: ' + '; '.join(bad))
     return {k: namespace[k] for k in spec}
+
+# %% ../nbs/00_core.ipynb #c60003ee
+def as_list(name:str,          # the parameter's name, for the error message
+            value,             # a list or tuple, a JSON list ('[1, 2]'), comma-separated text ('arc, ibmcs') or a single number
+            cast:Callable=str, # applied to every item (`int` for seeds)
+           ) -> list:
+    "A list parameter from what papermill injects: `-p seeds \"[1,2]\"`, `-p datasets arc,ibmcs` or `-p seeds 1`."
+    def item(x):
+        if cast is int and (isinstance(x, bool) or (isinstance(x, float) and not x.is_integer())): raise ValueError(f'{x!r} is not a whole number')
+        return cast(x)
+    v = value
+    try:
+        if isinstance(v, (int, float)) and not isinstance(v, bool): v = [v]
+        if isinstance(v, str): v = json.loads(v) if v.strip().startswith('[') else [s.strip() for s in v.split(',') if s.strip()]
+        return [item(x) for x in v]
+    except (ValueError, TypeError) as e: raise ValueError(f"parameter {name}={v!r} must be a list of {getattr(cast, '__name__', cast)} ({e})") from None
