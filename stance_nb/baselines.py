@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import fasttext
 from .core import write_json, RunRecord
-from .metrics import write_predictions
+from .metrics import write_predictions, accuracy, f1_macro
 
 # %% auto #0
 __all__ = ['SELECT_METRICS', 'FASTTEXT_PRESETS', 'BASELINES', 'NotFittedError', 'Baseline', 'Majority', 'TargetMajority',
@@ -286,11 +286,7 @@ class FastTextClassifier(Baseline):
         return m
 
 # %% ../nbs/04_baselines.ipynb #2e94f98e
-def _accuracy(gold, pred) -> float: return float(np.mean(np.asarray(gold, dtype=object) == np.asarray(pred, dtype=object)))
-def _f1_macro(gold, pred) -> float:
-    from sklearn.metrics import f1_score
-    return float(f1_score(list(gold), list(pred), average='macro', zero_division=0))
-SELECT_METRICS = {'accuracy': _accuracy, 'f1_macro': _f1_macro}
+SELECT_METRICS = {'accuracy': accuracy, 'f1_macro': f1_macro}   # dev metrics that can pick a grid cell
 
 def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
                   lrs=(0.1, 0.2, 1.0),   # learning rates tried (X-stance)
@@ -326,7 +322,7 @@ def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
         for i, (lr, ep) in enumerate(cells):
             m, preds, secs = results[i] if results else run(i, lr, ep)
             s = score(gold, preds)
-            rows.append(dict(lr=lr, epoch=ep, score=s, dev_accuracy=_accuracy(gold, preds), dev_f1_macro=_f1_macro(gold, preds), seconds=secs))
+            rows.append(dict(lr=lr, epoch=ep, score=s, dev_accuracy=accuracy(gold, preds), dev_f1_macro=f1_macro(gold, preds), seconds=secs))
             if s > best_score:
                 best_score = s
                 if n_jobs > 1: m.model_, m.labels_ = fasttext.load_model(str(d/f'cell{i}.bin')), sorted(map(str, labels))
