@@ -9,7 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 import pandas as pd
 from ..core import StanceDataError
-from .core import register_dataset, require_file, SPLITS
+from .core import register_dataset, require_file, require_text, SPLITS
 
 # %% auto #0
 __all__ = ['TABLE3', 'PAPER_METRICS', 'TRAIN_RATIOS', 'IAC1_TOPIC_SPLIT', 'SCD_TOPIC_SPLIT', 'ARGMIN_TOPICS',
@@ -74,15 +74,7 @@ def check_labels(values:list, labels:list, path, rows:list, field:str):
     for v, r in zip(values, rows):
         if v not in labels: raise StanceDataError(f"unknown label {v!r}", path=path, row=r, field=field, expected=f"one of {sorted(labels)}")
 
-def _require_text(value, # a text or target read from an official file
-                  path, row:int|None=None, field:str|None=None, # where it was read: file, record, field (or zip member)
-                  what:str='text', # what it is, for the message ("headline", "text of perspective 10", …)
-                  allow_empty:bool=False, # accept '' (but still not null or a non-string)
-                 ) -> str:
-    "`value` if it is a non-empty string (not only whitespace), else one `StanceDataError` naming file, record and field."
-    if isinstance(value, str) and (allow_empty or value.strip()): return value
-    kind = 'null' if value is None else 'empty' if isinstance(value, str) else f'non-string ({type(value).__name__})'
-    raise StanceDataError(f"{kind} {what}", path=path, row=row, field=field, expected='a string' if allow_empty else 'a non-empty string')
+
 
 # %% ../../nbs/01b_data.benchmark.ipynb #eb2fc76d
 def find_splits_dir(folder:str|Path, splits_dir:str|Path|None=None) -> Path:
@@ -185,7 +177,7 @@ def _bodies(path):
     for i, r in enumerate(recs[1:], 2):
         try: bid = int(r[c['Body ID']])
         except ValueError: raise StanceDataError(f"Body ID {r[c['Body ID']]!r} is not an integer", path=path, row=i, field='Body ID', expected='an integer') from None
-        out[bid] = _require_text(r[c['articleBody']], path, i, 'articleBody', 'article body')
+        out[bid] = require_text(r[c['articleBody']], path, i, 'articleBody', 'article body')
     return out
 
 def _stances(path, bodies, bodies_path):
@@ -195,7 +187,7 @@ def _stances(path, bodies, bodies_path):
         try: bid = int(r[c['Body ID']])
         except ValueError: raise StanceDataError(f"Body ID {r[c['Body ID']]!r} is not an integer", path=path, row=i, field='Body ID', expected='an integer') from None
         if bid not in bodies: raise StanceDataError(f"Body ID {bid} not in {Path(bodies_path).name}", path=path, row=i, field='Body ID', expected='a Body ID of the bodies file')
-        out.append(dict(target=_require_text(r[c['Headline']], path, i, 'Headline', 'headline'), text=bodies[bid], label=r[c['Stance']], body_id=bid))
+        out.append(dict(target=require_text(r[c['Headline']], path, i, 'Headline', 'headline'), text=bodies[bid], label=r[c['Stance']], body_id=bid))
     check_labels([o['label'] for o in out], _FNC_LABELS, path, range(2, len(out)+2), 'Stance')
     return out
 
@@ -244,8 +236,8 @@ def load_ibmcs(folder, sdir):
     rows = []
     for (p, ids), s in zip(parts.items(), SPLITS):
         check_labels([recs[i][c['claims.stance']] for i in ids], ['CON', 'PRO'], path, [i+1 for i in ids], 'claims.stance')
-        rows += [dict(id=str(i), split=s, target=_require_text(recs[i][c['topicText']], path, i+1, 'topicText', 'topic'),
-                      text=_require_text(recs[i][c['claims.claimCorrectedText']], path, i+1, 'claims.claimCorrectedText', 'claim'),
+        rows += [dict(id=str(i), split=s, target=require_text(recs[i][c['topicText']], path, i+1, 'topicText', 'topic'),
+                      text=require_text(recs[i][c['claims.claimCorrectedText']], path, i+1, 'claims.claimCorrectedText', 'claim'),
                       label=recs[i][c['claims.stance']], topic_id=recs[i][c['topicId']], claim_id=recs[i][c['claims.claimId']],
                       official_split=recs[i][c['split']]) for i in ids]
     return _frame(rows, ['id', 'split', 'target', 'text', 'label', 'topic_id', 'claim_id', 'official_split'])
@@ -278,8 +270,8 @@ def load_semeval2016t6(folder, sdir):
             r, c = data[f][i], cols[f]
             check_labels([r[c['Stance']]], ['AGAINST', 'FAVOR', 'NONE'], folder/_SE16_FILES[f], [i+1], 'Stance')
             fp = folder/_SE16_FILES[f]
-            rows.append(dict(id=tok, split=s, target=_require_text(r[c['Target']], fp, i+1, 'Target', 'target'),
-                             text=_require_text(r[c['Tweet']], fp, i+1, 'Tweet', 'tweet'), label=r[c['Stance']],
+            rows.append(dict(id=tok, split=s, target=require_text(r[c['Target']], fp, i+1, 'Target', 'target'),
+                             text=require_text(r[c['Tweet']], fp, i+1, 'Tweet', 'tweet'), label=r[c['Stance']],
                              opinion_towards=r[c['Opinion towards']], sentiment=r[c['Sentiment']]))
     for f, recs in data.items():
         if len(used[f]) != len(recs) - 1: raise StanceDataError(f"the split files use {len(used[f])} of its {len(recs)-1} tweets", path=folder/_SE16_FILES[f], expected="the benchmark's split files for this exact release")
@@ -352,7 +344,7 @@ def load_semeval2019t7(folder, sdir,
             if lab not in _SE19_LABELS: raise StanceDataError(f"unknown label {lab!r} for post {pid}", path=where, field=pid, expected=f"one of {_SE19_LABELS}")
             text, platform, event, stub, member, tkey = posts[pid]
             if stub and not keep_stubs: continue
-            if not stub: _require_text(text, zpath, None, member, f"{tkey!r} of post {pid}")  # only deleted replies may be empty
+            if not stub: require_text(text, zpath, None, member, f"{tkey!r} of post {pid}")  # only deleted replies may be empty
             rows.append(dict(id=pid, split='train' if s == 'train' else s, target='', text=text, label=lab, platform=platform, event=event, stub=stub))
     return _frame(rows, ['id', 'split', 'target', 'text', 'label', 'platform', 'event', 'stub'])
 
@@ -376,10 +368,10 @@ def load_snopes(folder, sdir):
         if r[11] not in ('agree', 'refute'): raise StanceDataError(f"unknown label {r[11]!r}", path=path, row=i, field='Stance', expected="one of ['agree', 'nostance', 'refute']")
         evid, fges = r[12].split('_')[1:], _SNOPES_FGE.findall(r[9])
         if not evid: continue  # an empty evidence field: no FGE selected, no stance pair (as in the benchmark)
-        c = claims.setdefault(r[0], dict(target=_require_text(r[6], path, i, 'Claim', 'claim').lower(), label=r[11], evidence={}))
+        c = claims.setdefault(r[0], dict(target=require_text(r[6], path, i, 'Claim', 'claim').lower(), label=r[11], evidence={}))
         for e in evid:
             if not e.isdigit() or int(e) >= len(fges): raise StanceDataError(f"evidence number {e!r} but {len(fges)} snippets", path=path, row=i, field='Evidence (FGE numbers)', expected='numbers of snippets in Snippets (ETS)')
-            c['evidence'][e] = _require_text(fges[int(e)], path, i, 'Snippets (ETS)', f'evidence sentence {e}').lower()
+            c['evidence'][e] = require_text(fges[int(e)], path, i, 'Snippets (ETS)', f'evidence sentence {e}').lower()
     rows, seen = [], set()
     for s in SPLITS:
         sp = sdir/f'snopes_{s}.csv'
@@ -418,11 +410,11 @@ def load_perspectrum(folder, sdir):
     texts = {}
     for k, p in enumerate(pool, 1):
         pid = _get(p, 'pId', pp, k)
-        texts[pid] = _require_text(_get(p, 'text', pp, k), pp, k, 'text', f'text of perspective {pid}')
+        texts[pid] = require_text(_get(p, 'text', pp, k), pp, k, 'text', f'text of perspective {pid}')
     rows = []
     for k, c in enumerate(claims, 1):
         cid = str(_get(c, 'cId', cp, k))
-        claim = _require_text(_get(c, 'text', cp, k), cp, k, 'text', f'text of claim {cid}')
+        claim = require_text(_get(c, 'text', cp, k), cp, k, 'text', f'text of claim {cid}')
         if cid not in split: raise StanceDataError(f"claim {cid} has no split", path=sp, field=cid, expected='an entry for every claim')
         s = split[cid]
         if s not in SPLITS: raise StanceDataError(f"unknown split {s!r} of claim {cid}", path=sp, field=cid, expected=f"one of {list(SPLITS)}")
@@ -471,13 +463,13 @@ def load_iac1(folder, sdir):
         posts, first = defaultdict(list), {}
         for k, p in enumerate(d[0]):
             if not isinstance(p, list) or len(p) < 4: raise StanceDataError("malformed post", path=dp, row=k+1, expected='a list [post id, parent id, author, text, ...]')
-            posts[p[2]].append(_require_text(p[3], dp, k+1, 'text', f'text of post {p[0]}', allow_empty=True))  # one empty post of several is kept
+            posts[p[2]].append(require_text(p[3], dp, k+1, 'text', f'text of post {p[0]}', allow_empty=True))  # one empty post of several is kept
             first.setdefault(p[2], k+1)
         for s in samples:
             a = s['author']
             if a not in posts: raise StanceDataError(f"author {a!r} of {sp.name} has no post in discussion {did}", path=dp, field=a, expected="a post of every author listed for the discussion")
             rows.append(dict(id=f"{did}_{a}", split=IAC1_TOPIC_SPLIT[s['topic']], target=s['topic'],
-                             text=_require_text(' '.join(posts[a]), dp, first[a], 'text', f"text of author {a!r} (all posts empty)"),
+                             text=require_text(' '.join(posts[a]), dp, first[a], 'text', f"text of author {a!r} (all posts empty)"),
                              label=s['label'], topic=s['topic'], discussion_id=did, author=a))
     df = _frame(rows, ['id', 'split', 'target', 'text', 'label', 'topic', 'discussion_id', 'author'])
     return pd.concat([df[df.split == s] for s in SPLITS], ignore_index=True)
@@ -525,7 +517,7 @@ def load_scd(folder, sdir,
             for n in datas:
                 pid, meta = n[len(pre):-5], n[:-5] + '.meta'
                 if meta not in src.names: raise StanceDataError(f"{n} has no meta file", path=src.path, field=meta, expected='a .meta file for every .data file')
-                text, mlines = _require_text(src.text(n).rstrip('\r\n'), src.path, None, n, 'post'), src.text(meta).splitlines()
+                text, mlines = require_text(src.text(n).rstrip('\r\n'), src.path, None, n, 'post'), src.text(meta).splitlines()
                 st = mlines[2].strip() if len(mlines) > 2 else ''
                 if topic == 'gayRights' and pid == 'G35': lab = 'for'
                 elif st in _SCD_STANCE: lab = _SCD_STANCE[st]
@@ -559,8 +551,8 @@ def load_argmin(folder, sdir):
         recs = read_records(p, delimiter='\t', quoting=csv.QUOTE_NONE)
         c = record_columns(recs, p, ['topic', 'sentenceHash', 'sentence', 'annotation', 'set'])
         check_labels([r[c['annotation']] for r in recs[1:]], ['Argument_against', 'Argument_for', 'NoArgument'], p, range(2, len(recs)+1), 'annotation')
-        rows += [dict(id=f'{t}_{i}', split=ARGMIN_TOPIC_SPLIT[t], target=_require_text(r[c['topic']], p, i+2, 'topic', 'topic'),
-                      text=_require_text(r[c['sentence']], p, i+2, 'sentence', 'sentence'), label=r[c['annotation']],
+        rows += [dict(id=f'{t}_{i}', split=ARGMIN_TOPIC_SPLIT[t], target=require_text(r[c['topic']], p, i+2, 'topic', 'topic'),
+                      text=require_text(r[c['sentence']], p, i+2, 'sentence', 'sentence'), label=r[c['annotation']],
                       topic=t, sentence_hash=r[c['sentenceHash']], official_set=r[c['set']])
                  for i, r in enumerate(recs[1:]) if r[c['annotation']] != 'NoArgument']  # sentences of dropped non-arguments are not checked
     df = _frame(rows, ['id', 'split', 'target', 'text', 'label', 'topic', 'sentence_hash', 'official_set'])

@@ -12,8 +12,8 @@ import pandas as pd
 from ..core import data_dir as _data_dir, StanceDataError
 
 # %% auto #0
-__all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'require_file',
-           'read_jsonl', 'read_table', 'safe_extract', 'download']
+__all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'require_text',
+           'require_file', 'read_jsonl', 'read_table', 'safe_extract', 'download']
 
 # %% ../../nbs/01_data.core.ipynb #8b3205dc
 TIDY_COLUMNS = ('id', 'split', 'target', 'text', 'label')
@@ -90,6 +90,16 @@ def load(name:str,            # a key of `DATASETS`
     return check_tidy(df, info, folder)
 
 # %% ../../nbs/01_data.core.ipynb #60d84373
+def require_text(value, # a text or target read from a data file
+                  path, row:int|None=None, field:str|None=None, # where it was read: file, record, field (or zip member)
+                  what:str='text', # what it is, for the message ("headline", "text of perspective 10", …)
+                  allow_empty:bool=False, # accept '' (but still not null or a non-string)
+                 ) -> str:
+    "`value` if it is a non-empty string (not only whitespace), else one `StanceDataError` naming file, record and field."
+    if isinstance(value, str) and (allow_empty or value.strip()): return value
+    kind = 'null' if value is None else 'empty' if isinstance(value, str) else f'non-string ({type(value).__name__})'
+    raise StanceDataError(f"{kind} {what}", path=path, row=row, field=field, expected='a string' if allow_empty else 'a non-empty string')
+
 def require_file(folder:Path, rel:str, dataset:str='') -> Path:
     "The path `folder/rel`, or a clear error saying which file is missing."
     p = Path(folder)/rel

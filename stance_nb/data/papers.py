@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from ..core import StanceDataError
-from .core import register_dataset, require_file, read_jsonl, read_table, SPLITS, DATASETS
+from .core import register_dataset, require_file, require_text, read_jsonl, read_table, SPLITS, DATASETS
 
 # %% auto #0
 __all__ = ['XSTANCE_FILES', 'XSTANCE_TEST_SETS', 'CHEESE_LABELS', 'CHEESE_UNCLEAR', 'CHEESE_TABLE6', 'EZSTANCE_LABELS',
@@ -22,7 +22,6 @@ XSTANCE_TEST_SETS = ('new_comments_defr', 'new_comments_it', 'new_questions_defr
 _XS_FIELDS = ('id', 'language', 'question_id', 'question', 'comment', 'label', 'topic')
 _XS_LABELS = ('AGAINST', 'FAVOR')
 
-def _nonempty(v) -> bool: return isinstance(v, str) and v.strip() != ''
 
 def _xstance_split_list(folder:Path, splits) -> list[str]:
     "The splits to read, resolving the default and the `valid` alias."
@@ -41,8 +40,7 @@ def read_questions(path:str|Path) -> dict:
     "`{question_id: text}` from an X-stance `questions.<lang>.jsonl` file; a broken line or empty text names its line."
     out = {}
     for i, q in read_jsonl(path, required=('id', 'text'), line_numbers=True):
-        if not _nonempty(q['text']): raise StanceDataError('empty question text', path=path, row=i, field='text', expected='a non-empty string')
-        out[q['id']] = q['text']
+        out[q['id']] = require_text(q['text'], path, i, 'text', what='question text')
     return out
 
 def _english_questions(folder:Path) -> dict: return read_questions(require_file(folder, 'questions.en.jsonl', 'xstance'))
@@ -71,7 +69,7 @@ def load_xstance(folder:Path,
         for i, r in recs:
             if r['label'] not in _XS_LABELS: raise StanceDataError(f"unknown label {r['label']!r}", path=path, row=i, field='label', expected=f'one of {list(_XS_LABELS)}')
             for f in ('comment', 'question'):
-                if not _nonempty(r[f]): raise StanceDataError(f'empty {f}', path=path, row=i, field=f, expected='a non-empty string')
+                require_text(r[f], path, i, f, what=f)
             ts = r.get('test_set', '') if split == 'test' else ''
             if split == 'test' and ts not in XSTANCE_TEST_SETS: raise StanceDataError(f'unknown test_set {ts!r}', path=path, row=i, field='test_set', expected=f'one of {list(XSTANCE_TEST_SETS)}')
             target = r['question']
@@ -151,7 +149,7 @@ def load_cheese(folder:Path,
             for f in _CH_STANCE:
                 if f not in s: raise StanceDataError('missing field', path=path, row=i, field=f'article_stance[{j}].{f}', expected=f'fields {list(_CH_STANCE)}')
             if s['stance'] not in known: raise StanceDataError(f"unknown stance {s['stance']!r}", path=path, row=i, field=f'article_stance[{j}].stance', expected=f'one of {list(known)}')
-            if not _nonempty(s['question']): raise StanceDataError('empty question', path=path, row=i, field=f'article_stance[{j}].question', expected='a non-empty string')
+            require_text(s['question'], path, i, f'article_stance[{j}].question', what='question')
             if s['stance'] == CHEESE_UNCLEAR and not include_unclear: continue
             rows.append(dict(id=f"{a['article_id']}_{s['question_id']}", split='train', target=s['question'], text=text, label=s['stance'],
                              article_id=str(a['article_id']), question_id=s['question_id'], title=a['title'] or '', snippet=a['snippet'] or '',
@@ -213,8 +211,7 @@ def _read_ez(path:Path, text_column:str) -> pd.DataFrame:
     df = read_table(path, required=_EZ_COLS + ((text_column,) if text_column not in _EZ_COLS else ()))
     for i, (t, tgt, lab) in enumerate(zip(df[text_column], df['Target 1'], df['Stance 1']), 1):
         if lab not in EZSTANCE_LABELS: raise StanceDataError(f'unknown label {lab!r}', path=path, row=i, field='Stance 1', expected=f'one of {list(EZSTANCE_LABELS)}')
-        if not t.strip(): raise StanceDataError('empty text', path=path, row=i, field=text_column, expected='a non-empty string')
-        if not tgt.strip(): raise StanceDataError('empty target', path=path, row=i, field='Target 1', expected='a non-empty string')
+        require_text(t, path, i, text_column); require_text(tgt, path, i, 'Target 1', what='target')
     return df
 
 @register_dataset('ezstance', labels=list(EZSTANCE_LABELS), pair=True, metric='f1_macro', folder='ezstance',
