@@ -15,7 +15,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
-from .core import set_seed, outputs_dir, write_json, write_jsonl, write_csv, atomic_write, RunRecord, run_id, RunLock
+from .core import set_seed, outputs_dir, write_json, write_csv, atomic_write, RunRecord, run_id, RunLock
+from .metrics import write_predictions
 from .reference import reference
 from .train import (TrainConfig, EncodedDataset, PadCollator, tokenize_pairs, fit, predict_logits,
                              score, latest_checkpoint)
@@ -469,7 +470,7 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     rec.finish(average_f1_macro=float(scores.test_f1_macro.mean()), steps=res.steps, train_seconds=res.train_seconds,
                train_examples_per_s=res.train_examples / max(res.train_seconds, 1e-9), **metrics)
     if out is not None and acc.is_main_process:
-        for t in tasks: rec.files[f'predictions/{t.name}'] = str(write_jsonl(out/f'predictions_{t.name}.jsonl', ({'label': l} for l in best[t.name])))
+        for t in tasks: rec.files[f'predictions/{t.name}'] = str(write_predictions(out/f'predictions_{t.name}.jsonl', best[t.name]))
         rec.files['scores'] = str(write_csv(out/'scores.csv', scores))
         rec.files['history'] = str(write_csv(out/'history.csv', hist))
         if save_model: rec.files['model'] = str(net.save_pretrained(out/'model', tokenizer=tok))

@@ -451,7 +451,8 @@ def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (tr
                 ) -> NLIRun:
     "Fine-tune an NLI checkpoint on stance pairs (premise = text, hypothesis = prompted target); score dev and test."
     import shutil
-    from stance_nb.core import RunRecord, run_id, outputs_dir, write_json, write_jsonl
+    from stance_nb.core import RunRecord, run_id, outputs_dir, write_json
+    from stance_nb.metrics import write_predictions
     from stance_nb.train import tokenize_pairs, EncodedDataset, make_loader, fit, predict_logits
     cfg.validate()
     if not cfg.model: raise ValueError("cfg.model is empty: give an NLI checkpoint (Hub id or local folder)")
@@ -491,7 +492,7 @@ def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (tr
     dev = evaluate('dev', clf.model, acc)[0] if 'dev' in ds else {}
     test, preds = evaluate('test', clf.model, acc) if 'test' in ds else ({}, [])
     if acc.is_main_process:
-        if preds: record.files['predictions'] = str(write_jsonl(out/'predictions.jsonl', ({'label': p} for p in preds)))
+        if preds: record.files['predictions'] = str(write_predictions(out/'predictions.jsonl', preds))
         if save_model:
             clf.model.save_pretrained(out/'model'); tok.save_pretrained(out/'model'); record.files['model'] = str(out/'model')
         record.finish(**{f'dev_{k}': v for k, v in dev.items()}, **{f'test_{k}': v for k, v in test.items()},

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .core import (outputs_dir, set_seed, atomic_write, write_json, write_jsonl, progress, RunRecord, run_id,
+from .core import (outputs_dir, set_seed, atomic_write, write_json, progress, RunRecord, run_id,
                    RunLock, StanceDataError, is_quiet)
-from .metrics import METRICS, accuracy
+from .metrics import METRICS, accuracy, write_predictions
 
 # %% auto #0
 __all__ = ['PRESETS', 'PEAK_FLOPS', 'TrainConfig', 'tokenization_key', 'tokenize_pairs', 'EncodedDataset',
@@ -583,7 +583,7 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
         test, preds = ({}, [])
         if 'test' in ds: test, preds = evaluate('test', model, acc)
         if acc.is_main_process:
-            if 'test' in ds: record.files['predictions'] = str(write_jsonl(out/'predictions.jsonl', ({'label': p} for p in preds)))
+            if 'test' in ds: record.files['predictions'] = str(write_predictions(out/'predictions.jsonl', preds))
             if save_model:
                 model.save_pretrained(out/'model'); tok.save_pretrained(out/'model')
                 record.files['model'] = str(out/'model')
