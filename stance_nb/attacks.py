@@ -14,9 +14,9 @@ from .core import cache_dir, atomic_write, write_csv, get_device, progress, Stan
 # %% auto #0
 __all__ = ['ATTACKS', 'KEYBOARD_NEIGHBOURS', 'NEGATION_PREFIX', 'DEFAULT_TRANSLATION_MODELS', 'ANNOTATORS', 'NEGATION_C',
            'register_attack', 'apply_attack', 'input_columns', 'misspell', 'spelling', 'sentences', 'negation',
-           'TranslationCache', 'translate', 'paraphrase', 'tiny_translation_model', 'correctness_sample',
-           'attack_pairs', 'fk_grade', 'spelling_judgements', 'export_annotation', 'read_annotation',
-           'paraphrase_correctness', 'spelling_correctness']
+           'TranslationCache', 'translate', 'paraphrase', 'correctness_sample', 'attack_pairs', 'fk_grade',
+           'spelling_judgements', 'export_annotation', 'read_annotation', 'paraphrase_correctness',
+           'spelling_correctness']
 
 # %% ../nbs/08_attacks.ipynb #d2f6c8e3
 ATTACKS:dict[str, Callable] = {}
@@ -206,24 +206,6 @@ def paraphrase(texts:list[str], seed:int=0,
     def _join(ss):
         return ''.join(s[:len(s)-len(s.lstrip())] + back[s.strip()] + s[len(s.rstrip()):] if s.strip() else s for s in ss)
     return [_join(ss) for ss in split]
-
-# %% ../nbs/08_attacks.ipynb #d0fe57ad
-def tiny_translation_model(path:str|Path, # folder to save model and tokenizer to
-                           seed:int=0, texts:Iterable[str]|None=None) -> Path:
-    "Save a tiny random `MarianMTModel` with an on-the-fly tokenizer to `path` (for tests; no download)."
-    import torch
-    from transformers import MarianConfig, MarianMTModel
-    from stance_nb.test_utils import tiny_tokenizer
-    tok = tiny_tokenizer(texts)
-    torch.manual_seed(seed)
-    cfg = MarianConfig(vocab_size=len(tok), d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
-                       decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=128,
-                       pad_token_id=tok.pad_token_id, eos_token_id=tok.sep_token_id, decoder_start_token_id=tok.pad_token_id,
-                       forced_eos_token_id=tok.sep_token_id)
-    model = MarianMTModel(cfg)
-    model.generation_config.max_new_tokens, model.generation_config.num_beams = 6, 2
-    model.save_pretrained(path); tok.save_pretrained(path)
-    return Path(path)
 
 # %% ../nbs/08_attacks.ipynb #69f1f792
 def correctness_sample(df:pd.DataFrame, n:int=25, seed:int=0) -> pd.DataFrame:

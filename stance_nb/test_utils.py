@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 
 # %% auto #0
-__all__ = ['SYNTH_TARGETS', 'synthetic_stance', 'tiny_tokenizer', 'tiny_bert_config', 'tiny_bert', 'tiny_fasttext']
+__all__ = ['SYNTH_TARGETS', 'synthetic_stance', 'tiny_tokenizer', 'tiny_bert_config', 'tiny_bert', 'tiny_fasttext',
+           'tiny_translation_model', 'smoke_environment']
 
 # %% ../nbs/90_test_utils.ipynb #673b0820
 SYNTH_TARGETS = ('nuclear power', 'school uniforms', 'animal testing', 'wind farms')
@@ -92,3 +93,39 @@ def tiny_fasttext(path:str|Path|None=None, # save here (fastText binary + `.json
     m = FastTextClassifier(lr=0.5, epoch=20, dim=16, seed=seed, tokenize=False).fit(train)
     if path is not None: m.save(path)
     return m
+
+# %% ../nbs/90_test_utils.ipynb #5e9e8008
+def tiny_translation_model(path:str|Path, # folder to save model and tokenizer to
+                           seed:int=0, texts:Iterable[str]|None=None) -> Path:
+    "Save a tiny random `MarianMTModel` with an on-the-fly tokenizer to `path` (for tests; no download)."
+    import torch
+    from transformers import MarianConfig, MarianMTModel
+    tok = tiny_tokenizer(texts)
+    torch.manual_seed(seed)
+    cfg = MarianConfig(vocab_size=len(tok), d_model=16, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+                       decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=128,
+                       pad_token_id=tok.pad_token_id, eos_token_id=tok.sep_token_id, decoder_start_token_id=tok.pad_token_id,
+                       forced_eos_token_id=tok.sep_token_id)
+    model = MarianMTModel(cfg)
+    model.generation_config.max_new_tokens, model.generation_config.num_beams = 6, 2
+    model.save_pretrained(path); tok.save_pretrained(path)
+    return Path(path)
+
+# %% ../nbs/90_test_utils.ipynb #6274fc1f
+def smoke_environment(experiment:str, # a key of `stance_nb.experiment.EXPERIMENTS`
+                      folder:str|Path|None=None, # where fixtures and models go (default: a new temporary folder)
+                     ) -> dict:
+    "Fixture data and tiny models for a short run of `experiment`: data_dir, models, attack_options, and caps (ratios, seeds, datasets)."
+    folder = Path(folder or tempfile.mkdtemp(prefix=f'{experiment}-smoke-'))
+    if experiment == 'benchmark':
+        from stance_nb.fixtures.benchmark import write_benchmark_fixtures, BENCHMARK_WRITERS
+        from stance_nb.data import load
+        root = write_benchmark_fixtures(folder/'data')
+        texts = [t for n in BENCHMARK_WRITERS for d in [load(n, root)] for t in list(d.text) + list(d.target)]
+        bert = tiny_bert(folder/'bert', num_labels=2, texts=texts)
+        mt = (str(tiny_translation_model(folder/'en-de', seed=0, texts=texts)), str(tiny_translation_model(folder/'de-en', seed=1, texts=texts)))
+        return dict(data_dir=root, models={'BERT': str(folder/'bert'), 'MT-DNN': None}, ratios=(0.7, 1.0), max_seeds=2,
+                    datasets=('arc', 'ibmcs', 'semeval2016t6', 'semeval2019t7'),
+                    attack_options={'paraphrase': dict(models=mt, cache=folder/'translation-cache', device='cpu', local_files_only=True)})
+    raise KeyError(f"no smoke environment for experiment {experiment!r}")
+

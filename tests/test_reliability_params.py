@@ -1,4 +1,4 @@
-"""Issue 9, parameters: each result notebook stops at once on an unknown or mistyped parameter, listing the valid
+"""Parameters: each result notebook stops at once on an unknown or mistyped parameter, listing the valid
 ones, and rejects invalid values (type, range, dataset or model name) before any work starts."""
 import json, os, re, time
 from pathlib import Path
@@ -52,8 +52,10 @@ INVALID = {
                     ({'preset': 'nope'}, 'preset must be'), ({'smoke': 'yes'}, 'smoke and english_questions must be True or False')],
     'run_cheese': [({'seeds': [1, 1]}, 'seeds must be distinct'), ({'seeds': 'one'}, 'seeds'), ({'n_folds': 1}, 'n_folds must be an int >= 2'), ({'model': 'gbert'}, "model='gbert'"),
                    ({'fold_order': 'random'}, "fold_order must be 'official' or 'file'"), ({'lr': 'fast'}, 'lr must be a positive number')],
-    'run_benchmark': [({'datasets': ['fnc1', 'nope']}, "unknown benchmark dataset(s) ['nope']"), ({'model': 'bert'}, "model='bert'"),
-                      ({'n_jobs': 0}, 'n_jobs must be a positive int'), ({'seeds': 'one'}, 'seeds'), ({'select': 'f1'}, 'select must be one of')],
+    'run_benchmark': [({'datasets': ['fnc1', 'nope']}, "datasets: unknown ['nope']"), ({'rows': ['BERT']}, "rows: unknown ['BERT']"),
+                      ({'n_jobs': 0}, 'n_jobs=0: expected > 0'), ({'seeds': 'one'}, 'seeds'), ({'ratios': [0.0, 1.0]}, 'ratios'),
+                      ({'run_name': '../../escape'}, 'no path separators'), ({'lr': float('inf')}, 'lr=inf'), ({'tables': ['9']}, "tables: unknown ['9']"),
+                      ({'seeds': [1, 1]}, 'distinct'), ({'fasttext_preset': 'nope'}, "fasttext_preset: unknown ['nope']")],
     'run_ezstance': [({'dataset': 'nope'}, "dataset: unknown ['nope']"), ({'models': ['GPT-9']}, "models: unknown ['GPT-9']"),
                      ({'epochs': '4'}, "parameter epochs='4' must be int"), ({'domains': ['XX']}, 'XX')],
     'run_robustness': [({'datasets': ['nope']}, 'nope'), ({'n_samples': 0}, 'n_samples'), ({'n_samples': 'many'}, 'n_samples'),

@@ -254,7 +254,8 @@ def test_mdl_deterministic(tiny_model, tmp_path):
 
 def test_attacks_deterministic(tmp_path):
     "Spelling, negation and paraphrase (tiny translation model) give the same output for the same seed."
-    from stance_nb.attacks import apply_attack, tiny_translation_model
+    from stance_nb.attacks import apply_attack
+    from stance_nb.test_utils import tiny_translation_model
     from stance_nb.test_utils import synthetic_stance
     df = synthetic_stance(20, seed=4, splits=('test',))
     for name in ('spelling', 'negation'):
