@@ -28,7 +28,8 @@ PROMPTS = {
 def format_prompt(prompt:str, text:str, target:str) -> str:
     "The prompt named `prompt` (a key of `PROMPTS`) or the template `prompt` itself, filled with `text` and `target`."
     template = PROMPTS.get(prompt, prompt)
-    if '{text}' not in template or '{target}' not in template: raise ValueError(f'unknown prompt {prompt!r}: not one of {list(PROMPTS)} and no template with {{text}} and {{target}}')
+    if '{text}' not in template or '{target}' not in template:
+        raise ValueError(f'unknown prompt {prompt!r}: not one of {list(PROMPTS)} and no template with {{text}} and {{target}}')
     return template.replace('{text}', str(text)).replace('{target}', str(target))
 
 # %% ../nbs/06b_llm.ipynb #9f9c1076
@@ -110,7 +111,8 @@ class OpenAIClient:
         for attempt in range(self.max_retries + 1):
             try: return (self._post(body)['choices'][0]['message']['content'] or '').strip()
             except urllib.error.HTTPError as e:
-                if e.code != 429 and e.code < 500: raise RuntimeError(f'{self.url}: HTTP {e.code}: {e.read()[:300].decode("utf-8", "replace")}') from None
+                if e.code != 429 and e.code < 500:
+                    raise RuntimeError(f'{self.url}: HTTP {e.code}: {e.read()[:300].decode("utf-8", "replace")}') from None
                 err = f'HTTP {e.code}'
             except (urllib.error.URLError, socket.timeout, ConnectionError) as e: err = str(e)
             except (KeyError, IndexError, TypeError, json.JSONDecodeError) as e:

@@ -226,11 +226,13 @@ def score(dataset_name:str|None, # a key of `DATASETS` (its `.metric` and `.labe
 def _paired(a, b, names=('a', 'b')) -> tuple[np.ndarray, np.ndarray]:
     "Two score vectors paired by seed (`{seed: value}` mappings) or by position (sequences), at least 2 pairs."
     if isinstance(a, dict) or isinstance(b, dict):
-        if not (isinstance(a, dict) and isinstance(b, dict)): raise TypeError(f'{names}: pair two {{seed: value}} mappings or two sequences, not one of each')
+        if not (isinstance(a, dict) and isinstance(b, dict)):
+            raise TypeError(f'{names}: pair two {{seed: value}} mappings or two sequences, not one of each')
         if set(a) != set(b): raise ValueError(f'{names[0]} and {names[1]} have different seeds: {sorted(a, key=str)} vs {sorted(b, key=str)}')
         keys = sorted(a, key=str); a, b = [a[k] for k in keys], [b[k] for k in keys]
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape or a.ndim != 1: raise ValueError(f'{names[0]} and {names[1]} must be paired 1-d score lists, got shapes {a.shape} and {b.shape}')
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f'{names[0]} and {names[1]} must be paired 1-d score lists, got shapes {a.shape} and {b.shape}')
     if len(a) < 2: raise ValueError(f'a paired t-test needs at least 2 seeds, got {len(a)}')
     if np.isnan(a).any() or np.isnan(b).any(): raise ValueError(f'{names}: missing (NaN) scores')
     return a, b

@@ -152,7 +152,8 @@ def load_encoder(encoder, device=None):
         model, tok = AutoModel.from_pretrained(str(encoder)), AutoTokenizer.from_pretrained(str(encoder))
     elif isinstance(encoder, (tuple, list)) and len(encoder) == 2: model, tok = encoder
     else: raise TypeError(f'encoder must be a model name/folder or a (model, tokenizer) pair, got {type(encoder).__name__}')
-    if not getattr(tok, 'is_fast', False): raise ValueError(f'{type(tok).__name__} is not a fast tokenizer; TGA-Net needs one to split text and topic tokens')
+    if not getattr(tok, 'is_fast', False):
+        raise ValueError(f'{type(tok).__name__} is not a fast tokenizer; TGA-Net needs one to split text and topic tokens')
     model = getattr(model, 'base_model', model).to(get_device(device)).eval()
     for p in model.parameters(): p.requires_grad_(False)
     return model, tok
@@ -209,13 +210,15 @@ def encoder_features(df:pd.DataFrame, # tidy pairs (`text`, `target`, `split`)
     texts, topics = df.text.astype(str).tolist(), df.target.astype(str).tolist()
     joint = _embed(model, tok, texts, topics, max_len=max_text_len + max_topic_len + 3, batch_size=batch_size, desc='TGA-Net pairs')
     d = joint[0][0].shape[1]
-    text_vec, topic_tok, topic_mask = torch.zeros(len(df), d), torch.zeros(len(df), max_topic_len, d), torch.zeros(len(df), max_topic_len, dtype=torch.bool)
+    text_vec, topic_tok = torch.zeros(len(df), d), torch.zeros(len(df), max_topic_len, d)
+    topic_mask = torch.zeros(len(df), max_topic_len, dtype=torch.bool)
     for i, (h, _, seq) in enumerate(joint):
         t, c = h[seq == 0], h[seq == 1][:max_topic_len]
         if len(t): text_vec[i] = t.mean(0)
         topic_tok[i, :len(c)] = c; topic_mask[i, :max(1, len(c))] = True
     ut, uc = sorted(set(texts)), sorted(set(topics))
-    te, ce = _embed(model, tok, ut, max_len=max_text_len + 2, batch_size=batch_size), _embed(model, tok, uc, max_len=max_topic_len + 2, batch_size=batch_size)
+    te = _embed(model, tok, ut, max_len=max_text_len + 2, batch_size=batch_size)
+    ce = _embed(model, tok, uc, max_len=max_topic_len + 2, batch_size=batch_size)
     train = (df.split == 'train').to_numpy()
     idf = _idf([ids for (h, ids, _), x in zip(te, ut) if x in set(df.text[train])], len(tok))
     tvec = {x: (h * idf[ids][:, None]).sum(0) / idf[ids].sum() if len(ids) else torch.zeros(d) for x, (h, ids, _) in zip(ut, te)}
@@ -317,7 +320,8 @@ def fit_zeroshot(model:nn.Module, train:dict, y:torch.Tensor, # model, training 
             opt.zero_grad()
             loss = loss_fn(model(**_batch(train, idx, dev_device)), y[idx].to(dev_device))
             loss.backward(); opt.step(); tot += loss.item() * len(idx); n += len(idx)
-        f1 = f1_macro(dev_y.tolist(), predict_ids(model, dev, device=dev_device).tolist(), labels=ids) if dev is not None and len(dev_y) else float('nan')
+        has_dev = dev is not None and len(dev_y) > 0
+        f1 = f1_macro(dev_y.tolist(), predict_ids(model, dev, device=dev_device).tolist(), labels=ids) if has_dev else float('nan')
         hist.append(dict(epoch=ep, loss=tot / max(n, 1), dev_f1=f1, best=False))
         if not config.select_best or math.isnan(f1) or f1 > best:
             best, best_state, stale = (f1 if not math.isnan(f1) else best), copy.deepcopy(model.state_dict()), 0
@@ -342,7 +346,8 @@ class ZeroShotResult:
     model:nn.Module|None=field(default=None, repr=False)
 
 # %% ../nbs/06a_zeroshot.ipynb #23316f3a
-def _zeroshot_inputs(df:pd.DataFrame, name:str, spec:ZeroShotModel, config:ZeroShotConfig, seed:int, word_vectors, encoder) -> tuple[dict, nn.Module, dict]:
+def _zeroshot_inputs(df:pd.DataFrame, name:str, spec:ZeroShotModel, config:ZeroShotConfig, seed:int,
+                     word_vectors, encoder) -> tuple[dict, nn.Module, dict]:
     "Inputs of every row, the untrained model and what the run record should say about the inputs."
     n_labels = df.attrs['_n_labels']
     if spec.inputs == 'words':
@@ -360,7 +365,8 @@ def _zeroshot_inputs(df:pd.DataFrame, name:str, spec:ZeroShotModel, config:ZeroS
                              config.encoder_batch_size, seed, config.device)
     set_seed(seed)
     model = spec.cls(feats['text_vec'].shape[1], n_labels, hidden=config.hidden, dropout=config.dropout)
-    enc = str(encoder) if isinstance(encoder, (str, Path)) else getattr(getattr(encoder[0], 'config', None), 'name_or_path', '') or type(encoder[0]).__name__
+    enc = (str(encoder) if isinstance(encoder, (str, Path))
+           else getattr(getattr(encoder[0], 'config', None), 'name_or_path', '') or type(encoder[0]).__name__)
     return feats, model, dict(encoder=enc)
 
 # %% ../nbs/06a_zeroshot.ipynb #2bd99737
