@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 # %% auto #0
-__all__ = ['SYNTH_TARGETS', 'synthetic_stance', 'tiny_tokenizer', 'tiny_bert_config', 'tiny_bert', 'tiny_fasttext',
+__all__ = ['SYNTH_TARGETS', 'synthetic_stance', 'tiny_tokenizer', 'tiny_bert_config', 'tiny_bert', 'tiny_fasttext', 'tiny_llama',
            'tiny_translation_model', 'smoke_environment']
 
 # %% ../nbs/90_test_utils.ipynb #673b0820
@@ -94,7 +94,33 @@ def tiny_fasttext(path:str|Path|None=None, # save here (fastText binary + `.json
     if path is not None: m.save(path)
     return m
 
-# %% ../nbs/90_test_utils.ipynb #5e9e8008
+# %% ../nbs/90_test_utils.ipynb #4dbf897f
+_LLAMA_WORDS = ("q what is the stance of text towards target answer should be selected from favor against or none a classify that "
+                "author takes into neutral only one following three words don't give further explanation other than these user assistant")
+
+def tiny_llama(path:str|Path|None=None, # save model + tokenizer here
+               seed:int=0, chat_template:bool=True, **config_kwargs):
+    "A tiny random `LlamaForCausalLM` and its word-level tokenizer (`<pad> <unk> <s> </s>` specials); `(model, tokenizer)`."
+    import torch
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, decoders
+    from transformers import PreTrainedTokenizerFast, LlamaConfig, LlamaForCausalLM
+    d = synthetic_stance(100)
+    pre = pre_tokenizers.BertPreTokenizer()
+    words = sorted({w for t in [*d.text, *d.target, _LLAMA_WORDS, "' ' : . ? \" , !"] for w, _ in pre.pre_tokenize_str(t.lower())})
+    vocab = {w: i for i, w in enumerate(['<pad>', '<unk>', '<s>', '</s>'] + words)}
+    tk = Tokenizer(models.WordLevel(vocab, unk_token='<unk>'))
+    tk.normalizer, tk.pre_tokenizer, tk.decoder = normalizers.Lowercase(), pre, decoders.WordPiece(prefix='##', cleanup=True)
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, bos_token='<s>', eos_token='</s>', unk_token='<unk>', pad_token='<pad>')
+    if chat_template:
+        tok.chat_template = ("{% for m in messages %}<s> {{ m['role'] }} : {{ m['content'] }} </s> {% endfor %}"
+                             "{% if add_generation_prompt %}<s> assistant :{% endif %}")
+    kw = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512)
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(LlamaConfig(vocab_size=len(tok), bos_token_id=2, eos_token_id=3, pad_token_id=0, **{**kw, **config_kwargs}))
+    if path is not None: model.save_pretrained(path); tok.save_pretrained(path)
+    return model, tok
+
+# %% ../nbs/90_test_utils.ipynb #518f6cfc
 def tiny_translation_model(path:str|Path, # folder to save model and tokenizer to
                            seed:int=0, texts:Iterable[str]|None=None) -> Path:
     "Save a tiny random `MarianMTModel` with an on-the-fly tokenizer to `path` (for tests; no download)."
@@ -111,7 +137,7 @@ def tiny_translation_model(path:str|Path, # folder to save model and tokenizer t
     model.save_pretrained(path); tok.save_pretrained(path)
     return Path(path)
 
-# %% ../nbs/90_test_utils.ipynb #6274fc1f
+# %% ../nbs/90_test_utils.ipynb #fcd32004
 def smoke_environment(experiment:str, # a key of `stance_nb.experiment.EXPERIMENTS`
                       folder:str|Path|None=None, # where fixtures and models go (default: a new temporary folder)
                      ) -> dict:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from stance_nb.core import StanceDataError
 from stance_nb.data import load, DATASETS
-from stance_nb.fixtures.papers import write_xstance, write_cheese, write_ezstance, MALFORMED_ROW
+from stance_nb.fixtures.papers import write_xstance, write_cheese, write_ezstance, write_vast, MALFORMED_ROW
 from stance_nb.fixtures.benchmark import (BENCHMARK_WRITERS, BENCHMARK_BREAKS, BENCHMARK_FIXTURE_SIZES, break_fixture,
                                           _zip_edit, _truncate)
 
@@ -46,6 +46,7 @@ def write_fixture(root:Path, name:str, malformed=None) -> Path:
     if name == 'xstance': write_xstance(root/'xstance', malformed=malformed)
     elif name == 'cheese': write_cheese(root/'cheese', malformed=malformed)
     elif name == 'ezstance': write_ezstance(root/'ezstance', domains=('CE',), malformed=malformed)
+    elif name == 'vast': write_vast(root/'vast', malformed=malformed)
     elif name in BENCHMARK_WRITERS: BENCHMARK_WRITERS[name](root)
     else: _write_custom(root, name)
     return root
@@ -105,6 +106,11 @@ CASES = {
         missing_file=(_then(lambda r: (r/'ezstance/subtaskA/mixed/raw_test_all_onecol.csv').unlink()), 'raw_test_all_onecol.csv'),
         missing_column=_papers('missing_field', 'raw_train_all_onecol.csv'), unknown_label=_papers('unknown_label', 'raw_train_all_onecol.csv'),
         empty_text=_papers('empty_text', 'raw_train_all_onecol.csv'), wrong_encoding=_papers('wrong_encoding', 'raw_train_all_onecol.csv'),
+        null_text=CSV_NULL, broken_json=NOT_JSON, truncated_archive=NO_ARCHIVE),
+    'vast': dict(
+        missing_file=(_then(lambda r: (r/'vast/vast_dev.csv').unlink()), 'vast_dev.csv'),
+        missing_column=_papers('missing_field', 'vast_train.csv'), unknown_label=_papers('unknown_label', 'vast_train.csv'),
+        empty_text=_papers('empty_text', 'vast_train.csv'), wrong_encoding=_papers('wrong_encoding', 'vast_train.csv'),
         null_text=CSV_NULL, broken_json=NOT_JSON, truncated_archive=NO_ARCHIVE),
     'fnc1': dict(
         missing_file=(_then(lambda r: (r/'fnc1/train_bodies.csv').unlink()), 'train_bodies.csv'),
@@ -259,6 +265,14 @@ def test_rows_ezstance(tmp_path):
         rows = _csv(tmp_path/'ezstance'/'subtaskA'/'mixed'/f'raw_{f}_all_onecol.csv')
         part = df[df.split == split]
         assert list(zip(part.text, part.target, part.label)) == [(r['Text'], r['Target 1'], r['Stance 1']) for r in rows]
+
+def test_rows_vast(tmp_path):
+    df = load_fixture(write_fixture(tmp_path, 'vast'), 'vast')
+    codes = {'0': 'AGAINST', '1': 'FAVOR', '2': 'NONE'}
+    for split in ('train', 'dev', 'test'):
+        rows = _csv(tmp_path/'vast'/f'vast_{split}.csv')
+        part = df[df.split == split]
+        assert list(zip(part.id, part.text, part.target, part.label)) == [(r['new_id'], r['post'], r['topic_str'], codes[r['label']]) for r in rows]
 
 @pytest.mark.parametrize('name', sorted(BENCHMARK_WRITERS))
 def test_rows_benchmark(name, tmp_path):

@@ -13,8 +13,8 @@ from .core import register_dataset, require_file, require_text, read_jsonl, read
 
 # %% auto #0
 __all__ = ['XSTANCE_FILES', 'XSTANCE_TEST_SETS', 'CHEESE_LABELS', 'CHEESE_UNCLEAR', 'CHEESE_TABLE6', 'EZSTANCE_LABELS',
-           'EZSTANCE_DOMAINS', 'EZSTANCE_TABLE5', 'read_questions', 'load_xstance', 'cheese_folds', 'load_cheese',
-           'ezstance_domain', 'load_ezstance']
+           'EZSTANCE_DOMAINS', 'EZSTANCE_TABLE5', 'VAST_LABELS', 'VAST_FILES', 'read_questions', 'load_xstance',
+           'cheese_folds', 'load_cheese', 'ezstance_domain', 'load_ezstance', 'load_vast']
 
 # %% ../../nbs/01a_data.papers.ipynb #603dc2a1
 XSTANCE_FILES = {'train': 'train.jsonl', 'dev': 'valid.jsonl', 'test': 'test.jsonl'}
@@ -287,3 +287,58 @@ EZSTANCE_TABLE5 = {('A', None): {('train', 'noun_phrase'): 13756, ('train', 'cla
                                  ('dev', 'claim'): 4349, ('test', 'noun_phrase'): 2663, ('test', 'claim'): 5135},
                    ('B', 'CE'): {('train', 'noun_phrase'): 12648, ('train', 'claim'): 19467, ('dev', 'noun_phrase'): 1958,
                                  ('dev', 'claim'): 3753, ('test', 'noun_phrase'): 2639, ('test', 'claim'): 3819}}  # Zhao & Caragea (2024), Table 5
+
+# %% ../../nbs/01a_data.papers.ipynb #ee03b662
+VAST_LABELS = {'0': 'AGAINST', '1': 'FAVOR', '2': 'NONE'}   # official label code -> name (0 con, 1 pro, 2 neutral)
+VAST_FILES = {s: f'vast_{s}.csv' for s in SPLITS}
+_VAST_COLS = ('post', 'label', 'new_id', 'seen?')
+_VAST_SUBSETS = {'all': None, 'zero_shot': 0, 'few_shot': 1}   # subset -> `seen?` value of the dev/test rows kept
+_VAST_OUT = ('id', 'split', 'target', 'text', 'label', 'seen', 'type_idx', 'new_topic', 'contains_topic')
+
+def _vast_code(value:str, path, row:int, field:str, known) -> str:
+    "An integer code such as '1' or '1.0' as '1', else an error naming the row and field."
+    v = str(value).strip()
+    v = v[:-2] if v.endswith('.0') else v
+    if v not in known: raise StanceDataError(f'unknown {field} {value!r}', path=path, row=row, field=field, expected=f'one of {sorted(known)}')
+    return v
+
+def _read_vast(path:Path, split:str, target_column:str, text_column:str) -> pd.DataFrame:
+    "One official VAST CSV as tidy rows, in file order; rows in errors count data lines from 1."
+    df = read_table(path, required=_VAST_COLS + tuple(c for c in (target_column, text_column) if c not in _VAST_COLS))
+    rows = []
+    for i, r in enumerate(df.to_dict('records'), 1):
+        lab = VAST_LABELS[_vast_code(r['label'], path, i, 'label', VAST_LABELS)]
+        seen = int(_vast_code(r['seen?'], path, i, 'seen?', ('0', '1')))
+        rows.append((require_text(r['new_id'], path, i, 'new_id', what='id'), split,
+                     require_text(r[target_column], path, i, target_column, what='topic'),
+                     require_text(r[text_column], path, i, text_column), lab, seen,
+                     r.get('type_idx', ''), r.get('new_topic', ''), r.get('contains_topic?', '')))
+    if len(rows) != len(df): raise StanceDataError(f'read {len(rows)} of {len(df)} rows', path=path, expected='every row')
+    return pd.DataFrame(rows, columns=list(_VAST_OUT))
+
+# %% ../../nbs/01a_data.papers.ipynb #db2e7c6b
+@register_dataset('vast', labels=list(VAST_LABELS.values()), pair=True, metric='f1_macro', folder='vast',
+    files=tuple(VAST_FILES.values()),
+    citation='allaway2020zero: Allaway & McKeown (2020), Zero-Shot Stance Detection: A Dataset and Model using Generalized Topic '
+             'Representations, EMNLP',
+    license='see https://github.com/emilyallaway/zero-shot-stance',
+    source='VAST is released in data/VAST/ of https://github.com/emilyallaway/zero-shot-stance; put vast_train.csv, vast_dev.csv '
+           'and vast_test.csv into <data_dir>/vast/.',
+    paper='zhao2024_ezstance', domain='news comments: New York Times comments with noun-phrase topics',
+    options=dict(subset='all', target_column='topic_str', text_column='post', splits=None))
+def load_vast(folder:Path,
+              subset:str='all',               # 'all', 'zero_shot' (dev/test rows with `seen? == 0`) or 'few_shot' (`seen? == 1`)
+              target_column:str='topic_str',  # the topic column: 'topic_str' (as the paper's models read it) or 'new_topic'
+              text_column:str='post',         # the comment column: 'post' (unprocessed) or 'text_s' (tokenized, lowercased)
+              splits=None,                    # subset of ('train', 'dev', 'test'); default all
+             ) -> pd.DataFrame:
+    "VAST as a tidy table with labels AGAINST/FAVOR/NONE and the `seen` (few-shot) flag."
+    if subset not in _VAST_SUBSETS: raise ValueError(f"subset must be one of {list(_VAST_SUBSETS)}, got {subset!r}")
+    want = list(SPLITS) if splits is None else ['dev' if s == 'valid' else s for s in ([splits] if isinstance(splits, str) else splits)]
+    bad = [s for s in want if s not in SPLITS]
+    if bad: raise ValueError(f'unknown split(s) {bad}; use {list(SPLITS)}')
+    frames = [_read_vast(require_file(folder, VAST_FILES[s], 'vast'), s, target_column, text_column) for s in SPLITS if s in want]
+    df = pd.concat(frames, ignore_index=True)
+    keep = _VAST_SUBSETS[subset]
+    if keep is not None: df = df[(df.split == 'train') | (df.seen == int(keep))].reset_index(drop=True)
+    return df
