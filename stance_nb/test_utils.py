@@ -153,5 +153,23 @@ def smoke_environment(experiment:str, # a key of `stance_nb.experiment.EXPERIMEN
         return dict(data_dir=root, models={'BERT': str(folder/'bert'), 'MT-DNN': None}, ratios=(0.7, 1.0), max_seeds=2,
                     datasets=('arc', 'ibmcs', 'semeval2016t6', 'semeval2019t7'),
                     attack_options={'paraphrase': dict(models=mt, cache=folder/'translation-cache', device='cpu', local_files_only=True)})
+    tiny_training = dict(max_length=64, mixed_precision='no', checkpoint=False, warmup_ratio=0.1)
+    fixed_cell = {'finetune': {'lr': 3e-3, 'epochs': 1}}   # one grid cell: the grid search itself is tested in 05_train
+    if experiment == 'xstance':
+        from stance_nb.fixtures.papers import write_xstance
+        from stance_nb.data import load
+        write_xstance(folder/'data'/'xstance', n=3, seed=1)
+        d = load('xstance', folder/'data')
+        tiny_bert(folder/'bert', num_labels=2, texts=list(d.text) + list(d.target))
+        return dict(data_dir=folder/'data', models={'M-BERT': str(folder/'bert')}, max_seeds=2, train_changes=tiny_training,
+                    overrides=fixed_cell)
+    if experiment == 'cheese':
+        from stance_nb.fixtures.papers import write_cheese
+        from stance_nb.data import load
+        write_cheese(folder/'data'/'cheese', n_articles=40, seed=1)
+        d = load('cheese', folder/'data')
+        tiny_bert(folder/'bert', num_labels=4, texts=list(d.text) + list(d.target))
+        return dict(data_dir=folder/'data', models={'German BERT': str(folder/'bert')}, max_seeds=2, train_changes=tiny_training,
+                    overrides=fixed_cell)
     raise KeyError(f"no smoke environment for experiment {experiment!r}")
 

@@ -47,11 +47,12 @@ def kernels(tmp_path_factory):
 
 # one invalid value per check kind, for each notebook: (parameters, text the error must contain)
 INVALID = {
-    'run_xstance': [({'seeds': 'one'}, 'seeds'), ({'lr': -1.0}, 'lr must be a positive number'),
-                    ({'epochs': 2.5}, 'epochs must be a positive int'), ({'model': 'bert'}, "model='bert'"),
-                    ({'preset': 'nope'}, 'preset must be'), ({'smoke': 'yes'}, 'smoke and english_questions must be True or False')],
-    'run_cheese': [({'seeds': [1, 1]}, 'seeds must be distinct'), ({'seeds': 'one'}, 'seeds'), ({'n_folds': 1}, 'n_folds must be an int >= 2'), ({'model': 'gbert'}, "model='gbert'"),
-                   ({'fold_order': 'random'}, "fold_order must be 'official' or 'file'"), ({'lr': 'fast'}, 'lr must be a positive number')],
+    'run_xstance': [({'seeds': 'one'}, 'seeds'), ({'lr': -1.0}, 'lr=-1.0: expected > 0'), ({'epochs': 2.5}, 'epochs=2.5: expected int'),
+                    ({'rows': ['bert']}, "rows: unknown ['bert']"), ({'fasttext_preset': 'nope'}, "fasttext_preset: unknown ['nope']"),
+                    ({'smoke': 'yes'}, 'smoke'), ({'tables': ['6']}, "tables: unknown ['6']"), ({'run_name': 'a/b'}, 'no path separators')],
+    'run_cheese': [({'seeds': [1, 1]}, 'distinct'), ({'seeds': 'one'}, 'seeds'), ({'n_folds': 1}, 'n_folds=1: expected >= 2'),
+                   ({'rows': ['gbert']}, "rows: unknown ['gbert']"), ({'fold_order': 'random'}, "fold_order: unknown ['random']"),
+                   ({'lr': 'fast'}, 'lr')],
     'run_benchmark': [({'datasets': ['fnc1', 'nope']}, "datasets: unknown ['nope']"), ({'rows': ['BERT']}, "rows: unknown ['BERT']"),
                       ({'n_jobs': 0}, 'n_jobs=0: expected > 0'), ({'seeds': 'one'}, 'seeds'), ({'ratios': [0.0, 1.0]}, 'ratios'),
                       ({'run_name': '../../escape'}, 'no path separators'), ({'lr': float('inf')}, 'lr=inf'), ({'tables': ['9']}, "tables: unknown ['9']"),

@@ -15,6 +15,13 @@ def test_result_notebooks_exist():
     assert {p.name for p in RUN_NBS} >= {'run_xstance.ipynb', 'run_cheese.ipynb', 'run_ezstance.ipynb', 'run_benchmark.ipynb'}
 
 @pytest.mark.parametrize('nb', RUN_NBS, ids=[p.stem for p in RUN_NBS])
+def test_smoke_defaults_false(nb):
+    "The papers' runs are the defaults: every result notebook's `smoke` parameter defaults to False."
+    import papermill as pm
+    params = pm.inspect_notebook(str(nb))
+    assert 'smoke' in params and params['smoke']['default'] == 'False', f"{nb.name}: smoke default {params.get('smoke')}"
+
+@pytest.mark.parametrize('nb', RUN_NBS, ids=[p.stem for p in RUN_NBS])
 def test_parameters_cell_first(nb):
     "papermill injects parameters after the cell tagged `parameters`: it must be the first code cell."
     cell = _parameters_cell(nb)
@@ -22,11 +29,11 @@ def test_parameters_cell_first(nb):
 
 @pytest.mark.parametrize('nb', RUN_NBS, ids=[p.stem for p in RUN_NBS])
 def test_run_notebook_smoke(nb, tmp_path, monkeypatch):
-    "The notebook runs end to end on its smoke defaults, writing only under a temporary outputs folder."
+    "The notebook runs end to end with `smoke=True`, writing only under a temporary outputs folder."
     import papermill as pm
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'outputs'))
     monkeypatch.setenv('STANCE_NB_QUIET', '1')
-    pm.execute_notebook(str(nb), str(tmp_path/nb.name), kernel_name='python3', cwd=str(NBS), progress_bar=False)
+    pm.execute_notebook(str(nb), str(tmp_path/nb.name), parameters={'smoke': True}, kernel_name='python3', cwd=str(NBS), progress_bar=False)
     assert any((tmp_path/'outputs').rglob('*.json')), f'{nb.name} wrote no run record'
 
 def test_unknown_parameter_fails(tmp_path):
