@@ -24,8 +24,8 @@ from .train import (TrainConfig, RunPlan, Preset, EncodedDataset, PadCollator, t
 # %% auto #0
 __all__ = ['HEADS', 'BENCHMARK_DATASETS', 'SEEDS', 'MDL_PRESETS', 'PAPER_TABLE4', 'PAPER_TABLE4_STD', 'PAPER_TABLE8',
            'LinearHead', 'SANHead', 'make_head', 'segment_b_mask', 'Task', 'subsample_split', 'encode_task', 'collate',
-           'MultiTaskModel', 'batch_plan', 'MDLConfig', 'predict', 'MDLResult', 'train_mdl', 'benchmark_grid',
-           'summarize_grid', 'compare_to_paper', 'compare_table8']
+           'MultiTaskModel', 'batch_plan', 'MDLConfig', 'predict', 'MDLResult', 'train_mdl', 'load_mtdnn_checkpoint',
+           'mtdnn_to_hf', 'benchmark_grid', 'summarize_grid', 'compare_to_paper', 'compare_table8']
 
 # %% ../nbs/07_mdl.ipynb #e0d003f0
 class LinearHead(nn.Module):
@@ -310,9 +310,9 @@ class MDLConfig(TrainConfig):
     def presets(cls) -> dict: "The SDL/MDL presets (`MDL_PRESETS`)."; return MDL_PRESETS
 
 # %% ../nbs/07_mdl.ipynb #b5dbe2db
-_BENCHMARK = MDLConfig(model='bert-base-uncased', batch_size=16, epochs=5, max_length=100, lr=5e-5, optimizer='adamax',
-                       weight_decay=0.01, warmup_ratio=0.1, max_grad_norm=1.0, dropout=0.1, head_dropout=0.1,
-                       eval_batch_size=64, selection='dataset')
+_BENCHMARK = MDLConfig(model='bert-large-uncased', batch_size=16, epochs=5, max_length=100, lr=5e-5, optimizer='adamax',
+                       weight_decay=0.0, warmup_ratio=0.1, max_grad_norm=1.0, dropout=0.1, head_dropout=0.1,
+                       eval_batch_size=64, selection='overall')
 MDL_PRESETS:dict[str, Preset] = {
     'paper': Preset(_BENCHMARK, RunPlan(seeds=SEEDS), 'Schiller et al. 2021 §3.2, Table 9, App. 1 (BERT_SDL: one dataset; BERT_MDL: all)',
                     head='san for pair datasets, linear for single-input ones'),
@@ -473,6 +473,53 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
         if ckpt is not None: shutil.rmtree(ckpt, ignore_errors=True)
     acc.wait_for_everyone()
     return MDLResult(scores, hist, best, rec, net if keep_model else None, out)
+
+# %% ../nbs/07_mdl.ipynb #a310f62e
+_BERT_CONFIG_KEYS = ('vocab_size', 'hidden_size', 'num_hidden_layers', 'num_attention_heads', 'intermediate_size', 'hidden_act',
+                     'hidden_dropout_prob', 'attention_probs_dropout_prob', 'max_position_embeddings', 'type_vocab_size',
+                     'initializer_range', 'layer_norm_eps')
+
+def _bert_name(k:str) -> str:
+    "An encoder parameter name of the MT-DNN file in `BertModel`'s naming (old BERT code called LayerNorm weights gamma/beta)."
+    return k[len('bert.'):].replace('LayerNorm.gamma', 'LayerNorm.weight').replace('LayerNorm.beta', 'LayerNorm.bias')
+
+def load_mtdnn_checkpoint(path:str|Path, # an MT-DNN checkpoint, e.g. `mt_dnn_large_uncased.pt`
+                         ) -> tuple:
+    "Read an MT-DNN checkpoint safely: `(BertModel with its encoder weights, {name: tensor} of the task heads)`."
+    import pickle
+    from transformers import BertConfig, BertModel
+    path = Path(path)
+    if not path.is_file(): raise FileNotFoundError(f"MT-DNN checkpoint {path} does not exist")
+    try: ck = torch.load(path, map_location='cpu', weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError) as e: raise ValueError(f"{path}: not a weights-only PyTorch checkpoint ({str(e).splitlines()[0]})") from e
+    if not isinstance(ck, dict) or not {'config', 'state'} <= set(ck):
+        raise ValueError(f"{path}: expected the MT-DNN layout, a dict with keys 'config' and 'state'; got "
+                         f"{sorted(ck)[:10] if isinstance(ck, dict) else type(ck).__name__}")
+    if miss := [k for k in _BERT_CONFIG_KEYS[:5] if k not in ck['config']]: raise ValueError(f"{path}: 'config' lacks BERT key(s) {miss}")
+    enc = BertModel(BertConfig(**{k: v for k, v in ck['config'].items() if k in _BERT_CONFIG_KEYS}))
+    state = {_bert_name(k): v for k, v in ck['state'].items() if k.startswith('bert.')}
+    heads = {k: v for k, v in ck['state'].items() if not k.startswith('bert.')}
+    want = {k for k in enc.state_dict() if not k.endswith('position_ids')}
+    missing, unexpected = sorted(want - set(state)), sorted(set(state) - want - {'embeddings.position_ids'})
+    if missing or unexpected:
+        raise ValueError(f"{path}: 'state' does not match a BertModel: missing {len(missing)} key(s) {['bert.' + k for k in missing[:6]]}, "
+                         f"unexpected {len(unexpected)} key(s) {['bert.' + k for k in unexpected[:6]]}")
+    bad = [k for k in want if tuple(state[k].shape) != tuple(enc.state_dict()[k].shape)]
+    if bad: raise ValueError(f"{path}: shape of {bad[:3]} does not match the config: {[tuple(state[k].shape) for k in bad[:3]]}")
+    enc.load_state_dict({k: state[k] for k in want}, strict=False)
+    return enc, heads
+
+def mtdnn_to_hf(path:str|Path,       # the MT-DNN checkpoint
+                out_dir:str|Path,    # the Hugging Face model folder to write
+                tokenizer,           # its tokenizer: Hub id, folder or tokenizer object (MT-DNN large uncased: `bert-large-uncased`'s)
+                local_files_only:bool=False) -> Path:
+    "Write the encoder of an MT-DNN checkpoint and `tokenizer` as a model folder that `train_mdl` takes as its encoder."
+    from transformers import AutoTokenizer
+    enc, _ = load_mtdnn_checkpoint(path)
+    tok = AutoTokenizer.from_pretrained(str(tokenizer), local_files_only=local_files_only) if isinstance(tokenizer, (str, Path)) else tokenizer
+    if len(tok) > enc.config.vocab_size: raise ValueError(f"the tokenizer has {len(tok)} entries, the MT-DNN encoder {enc.config.vocab_size}")
+    out = Path(out_dir); enc.save_pretrained(out); tok.save_pretrained(out)
+    return out
 
 # %% ../nbs/07_mdl.ipynb #32a711ef
 def benchmark_grid(encoders:dict,               # row prefix -> initial encoder (Hub id or folder), e.g. {'BERT': ..., 'MT-DNN': ...}

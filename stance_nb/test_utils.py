@@ -38,7 +38,9 @@ def synthetic_stance(n:int=200, # rows per split
 _SPECIALS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']
 
 def tiny_tokenizer(texts=None, # corpus the vocabulary is built from; default: the synthetic task
-                   vocab_size:int=300, lowercase:bool=True):
+                   vocab_size:int=300, lowercase:bool=True,
+                   reserved:int=0, # reserved vocabulary entries `[unused0]`…, as BERT vocabularies have
+                  ):
     "A `BertTokenizerFast` whose WordPiece vocabulary is built from `texts` in memory, identically in every process."
     from collections import Counter
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
@@ -50,7 +52,7 @@ def tiny_tokenizer(texts=None, # corpus the vocabulary is built from; default: t
     # The `tokenizers` WordPiece trainer breaks frequency ties in hash order, so its vocabulary changes from one
     # process to the next; counting here and ordering by (count, word) gives the same ids everywhere.
     chars = sorted({c for w in words for c in w})
-    vocab = _SPECIALS + chars + ['##' + c for c in chars]
+    vocab = _SPECIALS + [f'[unused{i}]' for i in range(reserved)] + chars + ['##' + c for c in chars]
     vocab += [w for w, _ in sorted(words.items(), key=lambda o: (-o[1], o[0])) if w not in set(vocab)][:max(0, vocab_size-len(vocab))]
     tok = Tokenizer(models.WordPiece({w: i for i, w in enumerate(vocab)}, unk_token='[UNK]'))
     tok.normalizer, tok.pre_tokenizer = norm, pre
@@ -69,11 +71,11 @@ def tiny_bert_config(vocab_size:int, num_labels:int=2, **kwargs):
     return BertConfig(vocab_size=vocab_size, num_labels=num_labels, **{**kw, **kwargs})
 
 def tiny_bert(path:str|Path|None=None, # save model + tokenizer here (a folder a trainer can load by path)
-              num_labels:int=2, seed:int=0, texts=None, **config_kwargs):
+              num_labels:int=2, seed:int=0, texts=None, reserved:int=0, **config_kwargs):
     "A tiny `BertForSequenceClassification` and its tokenizer; saved with `save_pretrained` when `path` is given."
     import torch
     from transformers import BertForSequenceClassification
-    tok = tiny_tokenizer(texts)
+    tok = tiny_tokenizer(texts, reserved=reserved)
     torch.manual_seed(seed)
     model = BertForSequenceClassification(tiny_bert_config(len(tok), num_labels, **config_kwargs))
     if path is not None:

@@ -617,7 +617,7 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
         if model is None: model = _load_model(cfg, labels)
         if cfg.target_tokens:              # X-stance's "target embeddings": one reserved token per question as segment A
             from stance_nb.ablations import target_token_map, add_target_tokens, apply_target_tokens
-            tmap = target_token_map(df); add_target_tokens(tok, model, tmap.values())
+            tmap = target_token_map(df, tok); add_target_tokens(tok, model, tmap.values())
             parts = {s: apply_target_tokens(p, tmap) if len(p) else p for s, p in parts.items()}; pair = True
         train_df = balance_by_upsampling(parts['train'], seed=cfg.seed) if cfg.balance else parts['train']
         cache_dir = outputs_dir(out_dir, 'cache', 'tokenized') if cfg.disk_cache else None
