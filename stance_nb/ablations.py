@@ -4,7 +4,8 @@
 
 # %% ../nbs/05a_ablations.ipynb #86a96a84
 from __future__ import annotations
-import json
+import json, re
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
@@ -15,8 +16,8 @@ from .core import StanceDataError
 from .data.papers import read_questions   # the X-stance loader's reader of questions.<lang>.jsonl
 
 # %% auto #0
-__all__ = ['english_questions', 'missing_questions', 'missing_comments', 'random_questions', 'random_comments',
-           'target_token_map', 'apply_target_tokens', 'add_target_tokens']
+__all__ = ['english_questions', 'missing_questions', 'missing_comments', 'random_questions', 'random_comments', 'reserved_tokens',
+           'target_token_map', 'apply_target_tokens', 'add_target_tokens', 'train_variants']
 
 # %% ../nbs/05a_ablations.ipynb #1960b930
 def english_questions(df:pd.DataFrame, questions:dict|str|Path, # `{question_id: English text}` or the path of `questions.en.jsonl`
@@ -61,12 +62,23 @@ def random_comments(df:pd.DataFrame, seed:int=0, splits:Iterable[str]=('test',),
     return _shuffle_within(df, 'text', seed, splits, list(by))
 
 # %% ../nbs/05a_ablations.ipynb #e62c278b
-def target_token_map(df:pd.DataFrame, key:str|None=None, # column naming the target; default `question_id` if present, else `target`
-                     prefix:str='[TARGET_') -> dict:
-    "`{key value: reserved token}`, one token per distinct target, numbered in sorted order."
+_RESERVED = re.compile(r'\[unused(\d+)\]')
+
+def reserved_tokens(tokenizer, n:int) -> list[str]:
+    "The first `n` reserved entries (`[unused…]`) of `tokenizer`'s vocabulary, in numeric order; an error when it has fewer."
+    found = sorted((int(m.group(1)), t) for t in tokenizer.get_vocab() if (m := _RESERVED.fullmatch(t)))
+    if len(found) < n:
+        raise ValueError(f"the vocabulary of {getattr(tokenizer, 'name_or_path', '') or type(tokenizer).__name__} has {len(found)} "
+                         f"reserved [unused…] entries, {n} targets need one each (the model's embeddings are not resized)")
+    return [t for _, t in found[:n]]
+
+def target_token_map(df:pd.DataFrame, tokenizer, # its vocabulary's reserved `[unused…]` entries become the targets' tokens
+                     key:str|None=None, # column naming the target; default `question_id` if present, else `target`
+                    ) -> dict:
+    "`{key value: reserved token}`, one existing `[unused…]` vocabulary entry per distinct target, in sorted order."
     key = key or ('question_id' if 'question_id' in df else 'target')
     vals = sorted(df[key].dropna().unique().tolist(), key=str)
-    return {v: f'{prefix}{i}]' for i, v in enumerate(vals)}
+    return dict(zip(vals, reserved_tokens(tokenizer, len(vals))))
 
 def apply_target_tokens(df:pd.DataFrame, tmap:dict, key:str|None=None) -> pd.DataFrame:
     "Replace `target` by each row's reserved token."
@@ -77,12 +89,34 @@ def apply_target_tokens(df:pd.DataFrame, tmap:dict, key:str|None=None) -> pd.Dat
     return out
 
 def add_target_tokens(tokenizer, model, tokens:Iterable[str]) -> int:
-    "Add `tokens` as special tokens and grow the model's embeddings to match; returns how many were new."
-    n = tokenizer.add_special_tokens({'additional_special_tokens': list(tokens)}, replace_extra_special_tokens=False) \
-        if _accepts_replace(tokenizer) else tokenizer.add_tokens(list(tokens), special_tokens=True)
-    if model is not None and model.get_input_embeddings().num_embeddings < len(tokenizer): model.resize_token_embeddings(len(tokenizer))
-    return n
+    "Mark existing vocabulary entries `tokens` as special (never split or lower-cased); the vocabulary and `model` keep their size."
+    tokens, vocab = list(tokens), tokenizer.get_vocab()
+    if missing := [t for t in tokens if t not in vocab]: raise ValueError(f"target tokens {missing[:5]} are not in the tokenizer's vocabulary")
+    n0 = len(tokenizer)
+    if _accepts_replace(tokenizer): tokenizer.add_special_tokens({'additional_special_tokens': tokens}, replace_extra_special_tokens=False)
+    else: tokenizer.add_tokens(tokens, special_tokens=True)
+    assert len(tokenizer) == n0, "reserved target tokens must not grow the vocabulary"
+    if model is not None and model.get_input_embeddings().num_embeddings < n0:
+        raise ValueError(f"the model has {model.get_input_embeddings().num_embeddings} input embeddings, the tokenizer {n0} entries")
+    return len(tokens)
 
 def _accepts_replace(tokenizer) -> bool:
     import inspect
     return 'replace_extra_special_tokens' in inspect.signature(tokenizer.add_special_tokens).parameters
+
+# %% ../nbs/05a_ablations.ipynb #cbf72f45
+def train_variants(variants:dict,   # name -> `df` transform, or (transform, config changes), e.g. (lambda d: d, {'target_tokens': True})
+                   df:pd.DataFrame, cfg, # the base data and `TrainConfig`
+                   plan,             # a `stance_nb.train.RunPlan`: its grid, `select` and `grid_per_variant`
+                   chosen:tuple|None=None, # the base model's (lr, epochs), used when `plan.grid_per_variant` is off
+                   name:str='variant', **kwargs) -> dict:
+    "Train each variant, with its own grid (`plan.grid_per_variant`) or the base cell: name -> (grid table or None, run)."
+    from stance_nb.train import grid_search, train_classifier
+    if not plan.grid_per_variant and chosen is None: raise ValueError("plan.grid_per_variant is off: give the base model's chosen (lr, epochs)")
+    out = {}
+    for v, spec in variants.items():
+        fn, changes = spec if isinstance(spec, tuple) else (spec, {})
+        d, c = fn(df), replace(cfg, **changes)
+        if plan.grid_per_variant: out[v] = grid_search(d, c, plan=plan, name=f'{name}-{v}', **kwargs)
+        else: out[v] = (None, train_classifier(d, replace(c, lr=chosen[0], epochs=chosen[1]), name=f'{name}-{v}', **kwargs))
+    return out

@@ -4,14 +4,15 @@
 
 # %% ../nbs/09_cli.ipynb #360be7c1
 from __future__ import annotations
-import argparse, json, sys
+import argparse, dataclasses, json, sys
 from dataclasses import asdict, fields, replace
 from pathlib import Path
 
 import numpy as np
+from fastcore.docments import docments
 
 # %% auto #0
-__all__ = ['make_parser', 'list_presets', 'run_command', 'main']
+__all__ = ['add_config_options', 'config_changes', 'make_parser', 'list_presets', 'run_command', 'main']
 
 # %% ../nbs/09_cli.ipynb #9da92fec
 def _seeds(s:str) -> tuple:
@@ -22,44 +23,88 @@ def _seeds(s:str) -> tuple:
 def _names(s:str) -> list: return [x.strip() for x in s.split(',') if x.strip()]
 
 def _common(p:argparse.ArgumentParser):
+    "The options that are no config field: preset, seed list, folders, run name, saving."
     p.add_argument('--preset', required=True, help='a preset name (see `presets`)')
-    p.add_argument('--model', help="Hugging Face Hub id or local model folder (default: the preset's)")
-    p.add_argument('--seed', type=int, help='one seed (default: the preset\'s)')
     p.add_argument('--seeds', type=_seeds, nargs='?', const=(), help="comma-separated seeds; alone: the preset's seed list")
-    p.add_argument('--lr', type=float, help='peak learning rate')
-    p.add_argument('--epochs', type=int, help='training epochs')
-    p.add_argument('--batch-size', type=int, help='examples per step and device')
-    p.add_argument('--max-length', type=int, help='subword tokens per (target, text) pair')
     p.add_argument('--data-dir', help='data directory (default: $STANCE_NB_DATA or the cache)')
     p.add_argument('--output-dir', help='outputs root (default: $STANCE_NB_OUTPUTS or <repo>/outputs)')
     p.add_argument('--name', help='experiment name in run ids and records')
     p.add_argument('--no-save-model', dest='save_model', action='store_false', help='do not save the final model')
 
+# %% ../nbs/09_cli.ipynb #96518f2d
+_NONE = type('_NoneGiven', (), {'__repr__': lambda self: 'none'})()   # `--field none`: set the field to None
+
+def _parse_as(anno:str, name:str):
+    "An argparse `type` for a field annotated `anno` (e.g. 'int', 'float|None', 'tuple', 'int|tuple|None')."
+    kinds = [a.strip() for a in str(anno).split('|')]
+    def num(s):
+        try: return int(s)
+        except ValueError: return float(s)
+    def parse(s:str):
+        if 'None' in kinds and s.strip().lower() == 'none': return _NONE
+        try:
+            if 'tuple' in kinds:
+                vals = tuple(num(x) for x in s.split(',') if x.strip())
+                return vals[0] if len(vals) == 1 and 'int' in kinds else vals
+            return {'int': int, 'float': float}.get(next(k for k in kinds if k != 'None'), str)(s)
+        except ValueError: raise argparse.ArgumentTypeError(f"--{name.replace('_', '-')} expects {anno}, got {s!r}")
+    return parse
+
+def _field_docs(cls) -> dict:
+    "Each field's comment, from the class that declares it (subclasses inherit their parents')."
+    docs = {}
+    for c in reversed([c for c in cls.__mro__ if dataclasses.is_dataclass(c)]): docs.update({k: v for k, v in docments(c).items() if v})
+    return docs
+
+def add_config_options(parser:argparse.ArgumentParser, # the (sub)parser to extend
+                       cls,                             # a config dataclass, e.g. `TrainConfig`
+                       skip:tuple=(),                   # fields not to offer
+                       aliases:dict|None=None,          # field -> extra option strings, e.g. {'pair_head': ['--head']}
+                      ) -> list[str]:
+    "Add one option per field of `cls` (type, help from its comment, default `None` = the preset's); return the field names."
+    docs, names = _field_docs(cls), []
+    for f in dataclasses.fields(cls):
+        if f.name in skip: continue
+        flags = [f"--{f.name.replace('_', '-')}", *(aliases or {}).get(f.name, [])]
+        help = (docs.get(f.name) or f.name).replace('%', '%%') + " (default: the preset's)"
+        if str(f.type) == 'bool': parser.add_argument(*flags, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help)
+        else: parser.add_argument(*flags, dest=f.name, type=_parse_as(f.type, f.name), default=None, metavar=str(f.type).upper(), help=help)
+        names.append(f.name)
+    return names
+
+def config_changes(args:argparse.Namespace, cls, skip:tuple=()) -> dict:
+    "The fields of `cls` given on the command line (not `None`), for `replace`/`TrainConfig.preset`."
+    given = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if f.name not in skip and getattr(args, f.name, None) is not None}
+    return {k: None if v is _NONE else v for k, v in given.items()}
+
 # %% ../nbs/09_cli.ipynb #4626ac45
+_PLAN_SKIP = ('seeds', 'grid_per_variant')   # `--seeds` has its own option; variants are a notebook's business
+
 def make_parser() -> argparse.ArgumentParser:
-    "The `stance_nb` argument parser with subcommands `train`, `mdl` and `presets`."
+    "The `stance_nb` argument parser with subcommands `train`, `mdl` and `presets`; config options come from the dataclasses."
+    from stance_nb.train import TrainConfig, RunPlan
+    from stance_nb.mdl import MDLConfig
     p = argparse.ArgumentParser(prog='stance_nb', description='Stance detection training (runs under `accelerate launch` too).')
     sub = p.add_subparsers(dest='command', required=True)
     t = sub.add_parser('train', help='fine-tune a classifier on one registered dataset (stance_nb.train)')
     t.add_argument('--dataset', required=True, help='a registered dataset name')
     _common(t)
     t.add_argument('--grid', action='store_true', help="train the lr x epochs grid (the preset's, or --lrs/--epochs-grid), keep the best dev cell")
-    t.add_argument('--lrs', type=lambda s: tuple(float(x) for x in s.split(',')), help='comma-separated learning rates of the grid')
-    t.add_argument('--epochs-grid', type=_seeds, help='comma-separated epoch counts of the grid')
+    add_config_options(t, TrainConfig)
+    add_config_options(t, RunPlan, skip=_PLAN_SKIP)
     m = sub.add_parser('mdl', help='train one encoder over one (SDL) or several (MDL) datasets (stance_nb.mdl)')
     m.add_argument('--datasets', required=True, type=_names, help='comma-separated registered dataset names')
     _common(m)
-    m.add_argument('--train-ratio', type=float, help='fraction of every training set (low-resource runs)')
-    m.add_argument('--head', choices=('san', 'linear'), help='head of pair datasets')
-    sub.add_parser('presets', help='list the presets of `train` and `mdl` with their values')
+    add_config_options(m, MDLConfig, aliases={'pair_head': ['--head']})
+    sub.add_parser('presets', help='list every preset of `train` and `mdl`: model, selection, weight decay, head, source, all values')
     return p
 
 # %% ../nbs/09_cli.ipynb #987df7ca
 def list_presets() -> dict:
-    "Every preset of `train` (`stance_nb.train.PRESETS`) and `mdl` (`stance_nb.mdl.MDL_PRESETS`) with all its values."
+    "Every preset of `train` (`stance_nb.train.PRESETS`) and `mdl` (`stance_nb.mdl.MDL_PRESETS`): model, selection, weight decay, head, source, all values."
     from stance_nb.train import PRESETS
     from stance_nb.mdl import MDL_PRESETS
-    return {'train': {k: asdict(v) for k, v in PRESETS.items()}, 'mdl': {k: asdict(v) for k, v in MDL_PRESETS.items()}}
+    return {'train': {k: v.summary() for k, v in PRESETS.items()}, 'mdl': {k: v.summary() for k, v in MDL_PRESETS.items()}}
 
 # %% ../nbs/09_cli.ipynb #1e071cfa
 def _check(parser, kind:str, names, valid):
@@ -81,13 +126,15 @@ def _flat(prefix:str, d:dict) -> dict: return {f'{prefix}_{k}': v for k, v in d.
 
 def _train(args, parser) -> dict:
     from stance_nb.data import load, DATASETS
-    from stance_nb.train import TrainConfig, PRESETS, train_classifier, grid_search
+    from stance_nb.train import TrainConfig, RunPlan, PRESETS, MOVED_PRESETS, train_classifier, grid_search
+    if args.preset in MOVED_PRESETS: parser.error(f"preset {args.preset!r} is gone: {MOVED_PRESETS[args.preset]}")
     _check(parser, 'dataset', args.dataset, DATASETS); _check(parser, 'preset', args.preset, PRESETS)
     if args.grid and args.seeds is not None: parser.error('--grid trains one seed; give --seed, not --seeds')
-    changes = {k: v for k, v in dict(model=args.model, lr=args.lr, epochs=args.epochs, batch_size=args.batch_size,
-                                     max_length=args.max_length, seed=args.seed, lrs=args.lrs, epochs_grid=args.epochs_grid).items() if v is not None}
+    plan_changes = config_changes(args, RunPlan, skip=_PLAN_SKIP)
     if (args.lrs or args.epochs_grid) and not args.grid: parser.error('--lrs/--epochs-grid need --grid')
-    try: cfg = TrainConfig.preset(args.preset, **changes)
+    try:
+        cfg = TrainConfig.preset(args.preset, **config_changes(args, TrainConfig))
+        plan = replace(PRESETS[args.preset].plan, **plan_changes).validate()
     except ValueError as e: parser.error(str(e))
     if not cfg.model: parser.error(f"preset {args.preset!r} names no model; give --model")
     info = DATASETS[args.dataset]
@@ -97,13 +144,14 @@ def _train(args, parser) -> dict:
               out_dir=args.output_dir, save_model=args.save_model)
     res = dict(command='train', dataset=args.dataset, preset=args.preset, model=cfg.model, metric=info.metric)
     if args.grid:
-        table, best = grid_search(df, cfg, **kw)
+        table, best = grid_search(df, cfg, plan=plan, **kw)
         runs = [dict(seed=cfg.seed, **{k: (bool(v) if k == 'chosen' else v) for k, v in row.items()}) for row in table.to_dict('records')]
         for r in runs: r['lr'], r['epochs'] = float(r['lr']), int(r['epochs'])
-        res.update(runs=runs, chosen=dict(lr=float(table.lr[table.chosen].iloc[0]), epochs=int(table.epochs[table.chosen].iloc[0]),
-                                          **_flat('dev', best.dev), **_flat('test', best.test)), records=[_record(best.out_dir)])
+        res.update(runs=runs, select=table.attrs['select'],
+                   chosen=dict(lr=float(table.lr[table.chosen].iloc[0]), epochs=int(table.epochs[table.chosen].iloc[0]),
+                               **_flat('dev', best.dev), **_flat('test', best.test)), records=[_record(best.out_dir)])
         return res
-    seeds = (cfg.seeds or (cfg.seed,)) if args.seeds == () else (args.seeds or (cfg.seed,))
+    seeds = (plan.seeds or (cfg.seed,)) if args.seeds == () else (args.seeds or (cfg.seed,))
     runs, records = [], []
     for s in seeds:
         r = train_classifier(df, replace(cfg, seed=s), **kw)
@@ -114,24 +162,22 @@ def _train(args, parser) -> dict:
 
 def _mdl(args, parser) -> dict:
     from stance_nb.data import DATASETS
-    from stance_nb.mdl import MDL_PRESETS, SEEDS, train_mdl
+    from stance_nb.mdl import MDLConfig, MDL_PRESETS, train_mdl
     from stance_nb.core import outputs_dir
     _check(parser, 'dataset', args.datasets, DATASETS); _check(parser, 'preset', args.preset, MDL_PRESETS)
     if not args.datasets: parser.error('--datasets names no dataset')
-    changes = {k: v for k, v in dict(lr=args.lr, epochs=args.epochs, batch_size=args.batch_size, max_length=args.max_length,
-                                     train_ratio=args.train_ratio, pair_head=args.head).items() if v is not None}
-    try: cfg = replace(MDL_PRESETS[args.preset], **changes)
+    try: cfg = MDLConfig.preset(args.preset, **config_changes(args, MDLConfig))
     except ValueError as e: parser.error(str(e))
-    model = args.model or 'bert-base-uncased'
-    seeds = SEEDS if args.seeds == () else (args.seeds or (args.seed if args.seed is not None else 1,))
+    if not cfg.model: parser.error(f"preset {args.preset!r} names no model; give --model")
+    seeds = (MDL_PRESETS[args.preset].plan.seeds or (cfg.seed,)) if args.seeds == () else (args.seeds or (cfg.seed,))
     out = outputs_dir(args.output_dir)
     runs, records = [], []
     for s in seeds:
-        r = train_mdl(args.datasets, model, cfg, seed=s, output_dir=out, save_model=args.save_model, data_dir=args.data_dir, name=args.name)
+        r = train_mdl(args.datasets, cfg.model, cfg, seed=s, output_dir=out, save_model=args.save_model, data_dir=args.data_dir, name=args.name)
         runs.append(dict(seed=s, average=r.average, scores=r.scores.to_dict('records')))
         records.append(_record(r.out_dir))
     mean, std = _summary([dict(average=r['average']) for r in runs])
-    return dict(command='mdl', datasets=args.datasets, preset=args.preset, model=model, runs=runs, mean=mean, std=std,
+    return dict(command='mdl', datasets=args.datasets, preset=args.preset, model=cfg.model, runs=runs, mean=mean, std=std,
                 n=len(runs), records=records)
 
 # %% ../nbs/09_cli.ipynb #e98408c9

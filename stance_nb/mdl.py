@@ -18,14 +18,14 @@ import torch.nn.functional as F
 from .core import set_seed, outputs_dir, write_json, write_csv, atomic_write, RunRecord, run_id, RunLock
 from .metrics import write_predictions
 from .reference import reference
-from .train import (TrainConfig, EncodedDataset, PadCollator, tokenize_pairs, fit, predict_logits,
+from .train import (TrainConfig, RunPlan, Preset, EncodedDataset, PadCollator, tokenize_pairs, fit, predict_logits,
                              score, latest_checkpoint)
 
 # %% auto #0
 __all__ = ['HEADS', 'BENCHMARK_DATASETS', 'SEEDS', 'MDL_PRESETS', 'PAPER_TABLE4', 'PAPER_TABLE4_STD', 'PAPER_TABLE8',
            'LinearHead', 'SANHead', 'make_head', 'segment_b_mask', 'Task', 'subsample_split', 'encode_task', 'collate',
-           'MultiTaskModel', 'batch_plan', 'MDLConfig', 'predict', 'MDLResult', 'train_mdl', 'benchmark_grid',
-           'summarize_grid', 'compare_to_paper', 'compare_table8']
+           'MultiTaskModel', 'batch_plan', 'MDLConfig', 'predict', 'MDLResult', 'train_mdl', 'load_mtdnn_checkpoint',
+           'mtdnn_to_hf', 'benchmark_grid', 'summarize_grid', 'compare_to_paper', 'compare_table8']
 
 # %% ../nbs/07_mdl.ipynb #e0d003f0
 class LinearHead(nn.Module):
@@ -287,28 +287,15 @@ def batch_plan(sizes:dict,           # dataset name -> number of training rows
 
 # %% ../nbs/07_mdl.ipynb #19638b2f
 @dataclass
-class MDLConfig:
-    "Hyperparameters of an SDL/MDL run; `MDL_PRESETS['paper']` is Schiller et al. (2021), Table 9."
-    batch_size:int=16
-    epochs:int=5
-    max_length:int=100
-    lr:float=5e-5
-    optimizer:str='adamax'       # 'adamax' (paper, MT-DNN) or 'adamw'
-    weight_decay:float=0.01      # on weight matrices (not biases, LayerNorm)
-    warmup:float=0.1             # fraction of steps with linear warm-up, then linear decay to 0
-    max_grad_norm:float|None=1.0
-    dropout:float=0.1            # the heads' dropout
-    encoder_dropout:float|None=0.1 # the encoder's dropout probabilities; `None`: keep its config's
-    pair_head:str='san'          # head of pair datasets: 'san' or 'linear'
+class MDLConfig(TrainConfig):
+    "`TrainConfig`'s hyperparameters plus the heads, dataset mixing and epoch selection of an SDL/MDL run; `MDLConfig.preset('paper')`."
+    pair_head:str='san'          # head of pair datasets: 'san' or 'linear' (single-input datasets always get 'linear')
+    head_dropout:float=0.1       # the heads' dropout (`dropout` is the encoder's)
     san_steps:int=5              # SAN reasoning steps (MT-DNN `answer_num_turn`)
     san_step_drop:float=0.1      # SAN stochastic prediction dropout (MT-DNN `answer_mem_drop_p`)
     temperature:float=1.0        # dataset sampling temperature (1: proportional to size, MT-DNN's default)
     train_ratio:float=1.0        # fraction of every training set (low-resource runs); dev/test unchanged
-    selection:str='dataset'      # 'dataset' (best dev epoch per dataset), 'overall' (best mean dev epoch), 'last'
-    eval_batch_size:int=64
-    mixed_precision:str='auto'   # 'auto' (bf16/fp16 on a GPU, 'no' on CPU), 'no', 'fp16', 'bf16'
-    checkpoint:bool=True         # checkpoint every epoch when the run has an output folder (resume after a crash)
-    disk_cache:bool=False        # also cache tokenized data under `outputs/cache/tokenized`
+    selection:str='overall'      # 'overall' (one epoch for all datasets: best mean dev score), 'dataset' (each dataset's best dev epoch), 'last'
     max_train_rows:int|None=None # cap each training split (seeded sample) for smoke runs; `None`: all
     max_eval_rows:int|tuple|None=None # cap each dev/test split (seeded sample; `(dev, test)` for two caps) for smoke runs; `None`: all
 
@@ -316,18 +303,22 @@ class MDLConfig:
         if self.selection not in ('dataset', 'overall', 'last'): raise ValueError(f"selection must be 'dataset', 'overall' or 'last', got {self.selection!r}")
         if not 0 < self.train_ratio <= 1: raise ValueError(f"train_ratio must be in (0, 1], got {self.train_ratio}")
         if self.temperature <= 0: raise ValueError(f"temperature must be > 0, got {self.temperature}")
+        if not 0 <= self.head_dropout < 1: raise ValueError(f"head_dropout must be in [0, 1), got {self.head_dropout}")
         _head_kind(True, self.pair_head)
 
-    def train_config(self, model:str|Path, seed:int) -> TrainConfig:
-        "The shared loop's `TrainConfig` for this run."
-        return TrainConfig(model=str(model), lr=self.lr, epochs=self.epochs, batch_size=self.batch_size,
-                           eval_batch_size=self.eval_batch_size, max_length=self.max_length, optimizer=self.optimizer,
-                           weight_decay=self.weight_decay, warmup_ratio=self.warmup, max_grad_norm=self.max_grad_norm,
-                           dropout=self.encoder_dropout, mixed_precision=self.mixed_precision, seed=seed,
-                           checkpoint=self.checkpoint, disk_cache=self.disk_cache).validate()
+    @classmethod
+    def presets(cls) -> dict: "The SDL/MDL presets (`MDL_PRESETS`)."; return MDL_PRESETS
 
-MDL_PRESETS = {'paper': MDLConfig(),
-           'smoke': MDLConfig(epochs=1, max_length=64, max_train_rows=64, max_eval_rows=64)}
+# %% ../nbs/07_mdl.ipynb #b5dbe2db
+_BENCHMARK = MDLConfig(model='bert-large-uncased', batch_size=16, epochs=5, max_length=100, lr=5e-5, optimizer='adamax',
+                       weight_decay=0.0, warmup_ratio=0.1, max_grad_norm=1.0, dropout=0.1, head_dropout=0.1,
+                       eval_batch_size=64, selection='overall')
+MDL_PRESETS:dict[str, Preset] = {
+    'paper': Preset(_BENCHMARK, RunPlan(seeds=SEEDS), 'Schiller et al. 2021 §3.2, Table 9, App. 1 (BERT_SDL: one dataset; BERT_MDL: all)',
+                    head='san for pair datasets, linear for single-input ones'),
+    'smoke': Preset(replace(_BENCHMARK, model='', epochs=1, max_length=64, max_train_rows=64, max_eval_rows=64), RunPlan(seeds=(1,)),
+                    'no paper: seconds on a CPU with a tiny local model', head='san for pair datasets, linear for single-input ones'),
+}
 
 # %% ../nbs/07_mdl.ipynb #b2de7b71
 def predict(model:MultiTaskModel, dataset:str, ds:EncodedDataset, tokenizer, batch_size:int=64, accelerator=None) -> list[str]:
@@ -394,9 +385,9 @@ def _as_tasks(datasets, cfg:MDLConfig, seed:int, data_dir=None) -> list[Task]:
 
 # %% ../nbs/07_mdl.ipynb #7917595b
 def train_mdl(datasets,                  # names of registered datasets, `Task`s, or a dict name -> tidy DataFrame
-              model:str|Path,            # initial encoder: Hub id or local folder (BERT, or a GLUE/NLI-fine-tuned checkpoint)
-              config:MDLConfig|None=None, # hyperparameters (default: `MDL_PRESETS['paper']`)
-              seed:int=1,
+              model:str|Path|None=None,  # initial encoder: Hub id or local folder (BERT, MT-DNN, or an NLI checkpoint); default `config.model`
+              config:MDLConfig|None=None, # hyperparameters (default: `MDLConfig.preset('paper')`)
+              seed:int|None=None,        # default `config.seed`
               output_dir:str|Path|None=None, # write record, predictions, scores (and checkpoints) under `<output_dir>/mdl/<run id>`
               save_model:bool=False,     # also save the final model there (`MultiTaskModel.save_pretrained`)
               resume:bool=True,          # continue from this run's last checkpoint when a previous call was interrupted
@@ -406,11 +397,14 @@ def train_mdl(datasets,                  # names of registered datasets, `Task`s
               on_step=None,              # passed to `stance_nb.train.fit`
              ) -> MDLResult:
     "Train one shared encoder with a head per dataset (one dataset: SDL; several: MDL) and score every dataset."
-    cfg = config or MDL_PRESETS['paper']
+    cfg = config or MDLConfig.preset('paper')
+    model = str(model if model is not None else cfg.model)
+    if not model: raise ValueError("no encoder: give train_mdl a model or a config whose `model` names one")
+    seed = cfg.seed if seed is None else seed
+    tcfg = replace(cfg, model=model, seed=seed).validate()   # the shared loop's settings are the config's own fields
     tasks = _as_tasks(datasets, cfg, seed, data_dir)
-    tcfg = cfg.train_config(model, seed)
     name = name or ('mdl' if len(tasks) > 1 else 'sdl') + '/' + '+'.join(t.name for t in tasks)
-    params = dict(model=str(model), datasets=[t.name for t in tasks], config=asdict(cfg),
+    params = dict(model=str(model), datasets=[t.name for t in tasks], config=asdict(tcfg),
                   n={t.name: {s: int((t.frame.split == s).sum()) for s in ('train', 'dev', 'test')} for t in tasks})
     rec = RunRecord(name, params, seed)
     out = outputs_dir(output_dir, 'mdl', run_id(name, params, seed)) if output_dir is not None else None
@@ -431,7 +425,7 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     enc = {t.name: encode_task(t, tok, cfg.max_length, tcfg.truncation, cache) for t in tasks}
     gold = {t.name: {s: [t.labels[i] for i in enc[t.name][s].labels] for s in ('dev', 'test')} for t in tasks}
     set_seed(seed)
-    net = MultiTaskModel.from_encoder(model, tasks, pair_head=cfg.pair_head, dropout=cfg.dropout, encoder_dropout=cfg.encoder_dropout,
+    net = MultiTaskModel.from_encoder(model, tasks, pair_head=cfg.pair_head, dropout=cfg.head_dropout, encoder_dropout=cfg.dropout,
                                       tokenizer=tok, local_files_only=local_files_only, steps=cfg.san_steps, step_drop=cfg.san_step_drop)
     acc = Accelerator(mixed_precision=resolve_precision(cfg.mixed_precision),
                       kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])  # other datasets' heads get no gradient
@@ -445,7 +439,7 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
         epoch_no[0] += 1; base, row, p_ep = a.unwrap_model(m), {}, {}
         for t in tasks:
             for split in ('dev', 'test'):
-                p = predict(base, t.name, enc[t.name][split], tok, cfg.eval_batch_size, a)
+                p = predict(base, t.name, enc[t.name][split], tok, cfg.eval_batch_size or 2*cfg.batch_size, a)
                 y = gold[t.name][split]
                 row[f'{split}/{t.name}'] = score(t.metric, y, p, t.labels)
                 if split == 'test': row[f'test_f1_macro/{t.name}'] = score('f1_macro', y, p, t.labels); p_ep[t.name] = p
@@ -480,19 +474,66 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     acc.wait_for_everyone()
     return MDLResult(scores, hist, best, rec, net if keep_model else None, out)
 
+# %% ../nbs/07_mdl.ipynb #a310f62e
+_BERT_CONFIG_KEYS = ('vocab_size', 'hidden_size', 'num_hidden_layers', 'num_attention_heads', 'intermediate_size', 'hidden_act',
+                     'hidden_dropout_prob', 'attention_probs_dropout_prob', 'max_position_embeddings', 'type_vocab_size',
+                     'initializer_range', 'layer_norm_eps')
+
+def _bert_name(k:str) -> str:
+    "An encoder parameter name of the MT-DNN file in `BertModel`'s naming (old BERT code called LayerNorm weights gamma/beta)."
+    return k[len('bert.'):].replace('LayerNorm.gamma', 'LayerNorm.weight').replace('LayerNorm.beta', 'LayerNorm.bias')
+
+def load_mtdnn_checkpoint(path:str|Path, # an MT-DNN checkpoint, e.g. `mt_dnn_large_uncased.pt`
+                         ) -> tuple:
+    "Read an MT-DNN checkpoint safely: `(BertModel with its encoder weights, {name: tensor} of the task heads)`."
+    import pickle
+    from transformers import BertConfig, BertModel
+    path = Path(path)
+    if not path.is_file(): raise FileNotFoundError(f"MT-DNN checkpoint {path} does not exist")
+    try: ck = torch.load(path, map_location='cpu', weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError) as e: raise ValueError(f"{path}: not a weights-only PyTorch checkpoint ({str(e).splitlines()[0]})") from e
+    if not isinstance(ck, dict) or not {'config', 'state'} <= set(ck):
+        raise ValueError(f"{path}: expected the MT-DNN layout, a dict with keys 'config' and 'state'; got "
+                         f"{sorted(ck)[:10] if isinstance(ck, dict) else type(ck).__name__}")
+    if miss := [k for k in _BERT_CONFIG_KEYS[:5] if k not in ck['config']]: raise ValueError(f"{path}: 'config' lacks BERT key(s) {miss}")
+    enc = BertModel(BertConfig(**{k: v for k, v in ck['config'].items() if k in _BERT_CONFIG_KEYS}))
+    state = {_bert_name(k): v for k, v in ck['state'].items() if k.startswith('bert.')}
+    heads = {k: v for k, v in ck['state'].items() if not k.startswith('bert.')}
+    want = {k for k in enc.state_dict() if not k.endswith('position_ids')}
+    missing, unexpected = sorted(want - set(state)), sorted(set(state) - want - {'embeddings.position_ids'})
+    if missing or unexpected:
+        raise ValueError(f"{path}: 'state' does not match a BertModel: missing {len(missing)} key(s) {['bert.' + k for k in missing[:6]]}, "
+                         f"unexpected {len(unexpected)} key(s) {['bert.' + k for k in unexpected[:6]]}")
+    bad = [k for k in want if tuple(state[k].shape) != tuple(enc.state_dict()[k].shape)]
+    if bad: raise ValueError(f"{path}: shape of {bad[:3]} does not match the config: {[tuple(state[k].shape) for k in bad[:3]]}")
+    enc.load_state_dict({k: state[k] for k in want}, strict=False)
+    return enc, heads
+
+def mtdnn_to_hf(path:str|Path,       # the MT-DNN checkpoint
+                out_dir:str|Path,    # the Hugging Face model folder to write
+                tokenizer,           # its tokenizer: Hub id, folder or tokenizer object (MT-DNN large uncased: `bert-large-uncased`'s)
+                local_files_only:bool=False) -> Path:
+    "Write the encoder of an MT-DNN checkpoint and `tokenizer` as a model folder that `train_mdl` takes as its encoder."
+    from transformers import AutoTokenizer
+    enc, _ = load_mtdnn_checkpoint(path)
+    tok = AutoTokenizer.from_pretrained(str(tokenizer), local_files_only=local_files_only) if isinstance(tokenizer, (str, Path)) else tokenizer
+    if len(tok) > enc.config.vocab_size: raise ValueError(f"the tokenizer has {len(tok)} entries, the MT-DNN encoder {enc.config.vocab_size}")
+    out = Path(out_dir); enc.save_pretrained(out); tok.save_pretrained(out)
+    return out
+
 # %% ../nbs/07_mdl.ipynb #32a711ef
 def benchmark_grid(encoders:dict,               # row prefix -> initial encoder (Hub id or folder), e.g. {'BERT': ..., 'MT-DNN': ...}
                    setups:Sequence[str]=('SDL', 'MDL'),
                    datasets:Sequence[str]=BENCHMARK_DATASETS,
                    seeds:Sequence[int]=SEEDS,
                    train_ratios:Sequence[float]=(1.0,), # Table 8: (0.1, 0.3, 0.7, 1.0)
-                   config:MDLConfig|None=None,  # default `MDL_PRESETS['paper']`
+                   config:MDLConfig|None=None,  # default `MDLConfig.preset('paper')`
                    output_dir:str|Path|None=None, data_dir=None, local_files_only:bool=False,
                    skip_missing:bool=True,      # leave out datasets whose files are not in the data directory
                   ) -> pd.DataFrame:
     "Run SDL/MDL for every encoder, train ratio and seed; one row per (run, dataset)."
     from stance_nb.core import StanceDataError
-    cfg, rows = config or MDL_PRESETS['paper'], []
+    cfg, rows = config or MDLConfig.preset('paper'), []
     bad = sorted(set(setups) - {'SDL', 'MDL'})
     if bad: raise ValueError(f"unknown setup(s) {bad}; valid: 'SDL', 'MDL'")
     for ratio in train_ratios:

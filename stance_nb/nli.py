@@ -13,12 +13,12 @@ import pandas as pd
 from .core import get_device, progress, set_seed
 
 # %% auto #0
-__all__ = ['PROMPTS', 'PAPER_PROMPTS', 'NOUN_PHRASE', 'CLAIM', 'TARGET_TYPES', 'NLI_LABELS', 'STANCE_NLI_MAPS', 'EZSTANCE_MODELS',
-           'register_prompt', 'load_prompts', 'packaged_prompt_files', 'fill_prompt', 'table10_row', 'assign_prompt',
-           'normalize_target_type', 'make_hypotheses', 'to_nli', 'nli_label_ids', 'StanceNLIMap', 'stance_nli_map',
-           'load_nli_model', 'nli_logits', 'logits_to_stance', 'zero_shot_nli', 'BartEncoderForSequenceClassification',
-           'tiny_bart_config', 'NLIClassifier', 'nli_classifier', 'nli_scores', 'NLIRun', 'finetune_nli',
-           'ezstance_model']
+__all__ = ['PROMPTS', 'PROMPT_SETS', 'PAPER_PROMPTS', 'NOUN_PHRASE', 'CLAIM', 'TARGET_TYPES', 'NLI_LABELS', 'STANCE_NLI_MAPS',
+           'EZSTANCE_MODELS', 'register_prompt', 'load_prompts', 'packaged_prompt_files', 'fill_prompt', 'table10_row',
+           'assign_prompt', 'normalize_target_type', 'prompt_set', 'make_hypotheses', 'to_nli', 'nli_label_ids',
+           'StanceNLIMap', 'stance_nli_map', 'load_nli_model', 'nli_logits', 'logits_to_stance', 'zero_shot_nli',
+           'BartEncoderForSequenceClassification', 'tiny_bart_config', 'NLIClassifier', 'nli_classifier', 'nli_scores',
+           'NLIRun', 'finetune_nli', 'ezstance_model']
 
 # %% ../nbs/06_nli.ipynb #35be99aa
 PROMPTS:dict[str, str] = {
@@ -28,9 +28,16 @@ PROMPTS:dict[str, str] = {
     'implies_entailment_relation': 'This implies the entailment relation with {target}!',
     'premise_has_relation_with_hypothesis': 'The premise has the entailment relation with the hypothesis {target}!',
     'premise_entails_hypothesis': 'The premise entails the hypothesis {target}!',
+    'premise_has_an_entailment_relation': 'The premise has an entailment relation with {target}!',   # §4.2 and Table 6 wording
+    'implies_an_entailment_relation': 'This implies an entailment relation with {target}!',
 }
-PAPER_PROMPTS = ('above_text_entails', 'premise_has_entailment_relation', 'implies_entailment_relation',
-                 'premise_has_relation_with_hypothesis', 'premise_entails_hypothesis')  # Table 10, top to bottom
+PROMPT_SETS:dict[str, tuple] = {   # the paper prints the five templates twice, with two wordings
+    'section4.2': ('above_text_entails', 'premise_has_an_entailment_relation', 'implies_an_entailment_relation',
+                   'premise_has_relation_with_hypothesis', 'premise_entails_hypothesis'),   # §4.2 text and Table 6: "an entailment relation"
+    'table10': ('above_text_entails', 'premise_has_entailment_relation', 'implies_entailment_relation',
+                'premise_has_relation_with_hypothesis', 'premise_entails_hypothesis'),   # Table 10, top to bottom
+}
+PAPER_PROMPTS = PROMPT_SETS['section4.2']   # what `prompt='random'` draws from; 'random:table10' draws from Table 10's wording
 
 def register_prompt(name:str,      # the template's name, used in parameters and run records
                     template:str,  # text with exactly one `{target}` slot
@@ -67,7 +74,8 @@ def fill_prompt(template:str, target:str) -> str:
 # %% ../nbs/06_nli.ipynb #5a67369d
 def table10_row(prompt:str) -> str:
     "The row name of EZ-STANCE Table 10 (as transcribed in `stance_nb.reference`) for a prompt setting."
-    if prompt == 'random': return 'Ours'
+    if prompt == 'random' or prompt.startswith('random:'): return 'Ours'
+    prompt = dict(zip(PROMPT_SETS['section4.2'], PROMPT_SETS['table10'])).get(prompt, prompt)   # the same template's Table 10 row
     if prompt == 'none': return 'no prompt'
     return PROMPTS[prompt].replace('{target}', '[target]')
 
@@ -93,8 +101,16 @@ def normalize_target_type(t:str) -> str:
     if key not in _TYPE_ALIASES: raise ValueError(f"unknown target type {t!r}; expected one of {list(TARGET_TYPES)} (or N/C, noun-phrase)")
     return _TYPE_ALIASES[key]
 
+def prompt_set(prompt:str|Sequence[str]) -> str|None:
+    "The name of the template set `prompt` draws from ('random' -> 'section4.2', 'random:table10' -> 'table10'), `None` for fixed templates."
+    if not isinstance(prompt, str) or not prompt.startswith('random'): return None
+    name = 'section4.2' if prompt == 'random' else prompt.split(':', 1)[1]
+    if not prompt.startswith('random:') and prompt != 'random' or name not in PROMPT_SETS:
+        raise ValueError(f"unknown prompt {prompt!r}; template sets: {['random'] + [f'random:{n}' for n in PROMPT_SETS]}")
+    return name
+
 def _prompt_choices(prompt) -> tuple[str, ...]:
-    if isinstance(prompt, str): prompt = PAPER_PROMPTS if prompt == 'random' else (prompt,)
+    if isinstance(prompt, str): prompt = PROMPT_SETS[prompt_set(prompt)] if prompt.startswith('random') else (prompt,)
     prompt = tuple(prompt)
     unknown = [p for p in prompt if p not in PROMPTS]
     if unknown or not prompt: raise ValueError(f"unknown prompt(s) {unknown}; registered: {['random'] + list(PROMPTS)}")
@@ -436,9 +452,9 @@ class NLIRun:
 def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (train, dev, test) and `target_type`
                  cfg,                         # a `stance_nb.train.TrainConfig`; `cfg.model` is the NLI checkpoint
                  labels:str|Sequence[str]|None=None, # dataset name or stance labels (default: sorted labels of `df`)
-                 head:str='reuse',            # 'reuse' the NLI head via the label mapping, 'new', or 'auto' (reuse when the config names NLI labels)
+                 head:str='new',              # 'new' head (the authors' code, default), 'reuse' the NLI head via the label mapping, or 'auto' (reuse when the config names NLI labels)
                  encoder_only:bool=False,     # BART-MNLI-e: encoder + head only
-                 prompt:str|Sequence[str]='none', # 'none' (-MNLI rows), 'random' (the paper's _p rows) or template name(s)
+                 prompt:str|Sequence[str]='none', # 'none' (-MNLI rows), 'random' (the _p rows, §4.2 wording), 'random:table10', or template name(s)
                  prompt_seed:int=0,           # seed of the per-target template draw
                  target_type:str|None=None,   # one type for all rows; default: the `target_type` column
                  nli_labels:dict|None=None,   # explicit NLI ids when the checkpoint's config has no names
@@ -467,7 +483,7 @@ def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (tr
     if not len(parts['train']): raise ValueError("no rows with split == 'train'")
     stance_labels = sorted(mapping.to_nli)
     params = dict(_cfg_dict(cfg), labels=stance_labels, head=head, encoder_only=encoder_only,
-                  prompt=prompt if isinstance(prompt, str) else list(prompt), prompt_seed=prompt_seed, target_type=target_type,
+                  prompt=prompt if isinstance(prompt, str) else list(prompt), prompt_set=prompt_set(prompt), prompt_seed=prompt_seed, target_type=target_type,
                   nli_labels=nli_labels, n={s: len(p) for s, p in parts.items()})
     out = outputs_dir(out_dir, 'nli', run_id(name, params, cfg.seed))
     record = RunRecord(name, params, cfg.seed)

@@ -11,7 +11,7 @@ from .reference import reference
 
 # %% auto #0
 __all__ = ['PAPER_FIGURE2', 'PAPER_C', 'PAPER_TABLE5', 'PAPER_TABLE7', 'paper_table11', 'potency', 'resilience', 'resilience_rel',
-           'relative_drop', 'robustness_tables']
+           'relative_drop', 'robustness_tables', 'paraphrase_c']
 
 # %% ../nbs/08a_robustness.ipynb #f870f086
 _ATTACKS = ['spelling', 'negation', 'paraphrase']      # the order of Tables 5 and 7
@@ -129,3 +129,15 @@ def robustness_tables(scores:pd.DataFrame, # long table: system, dataset, attack
                        for s in systems for k, v in resilience_rel(avg['test', s], {a: avg[a, s] for a in attacks}, c).items()])
     res = pd.DataFrame([{'system': s, 'resilience': resilience({a: avg[a, s] for a in attacks}, c)} for s in systems])
     return {'table11': t11.reset_index(), 'table6': t6, 'table5': t5, 'table7': t7, 'resilience': res}
+
+# %% ../nbs/08a_robustness.ipynb #f0155f26
+def paraphrase_c(annotation=None, # a filled two-annotator CSV (`stance_nb.attacks.export_annotation` format) or its read table; `None`/'': none
+                ) -> dict:
+    "The paraphrase c_a to use and its provenance: `{'c_a', 'measured', 'label', 'kappa', 'n'}`."
+    if annotation is None or (isinstance(annotation, str) and not annotation):
+        c = PAPER_C['paraphrase']
+        return dict(c_a=c, measured=False, label=f"c_a from the paper's paraphraser ({c:.3f}), not ours", kappa=None, n=0)
+    from stance_nb.attacks import read_annotation, paraphrase_correctness
+    pc = paraphrase_correctness(annotation if isinstance(annotation, pd.DataFrame) else read_annotation(annotation))
+    return dict(c_a=pc['c_a'], measured=True, label=f"c_a measured on our paraphrases ({pc['c_a']:.3f}, n={pc['n']}, kappa {pc['kappa']:.2f})",
+                kappa=pc['kappa'], n=pc['n'])

@@ -10,7 +10,7 @@ import pandas as pd
 
 # %% auto #0
 __all__ = ['SYNTH_TARGETS', 'synthetic_stance', 'tiny_tokenizer', 'tiny_bert_config', 'tiny_bert', 'tiny_fasttext', 'tiny_llama',
-           'tiny_translation_model', 'smoke_environment']
+           'tiny_translation_model', 'tiny_mtdnn_checkpoint', 'smoke_environment']
 
 # %% ../nbs/90_test_utils.ipynb #673b0820
 SYNTH_TARGETS = ('nuclear power', 'school uniforms', 'animal testing', 'wind farms')
@@ -39,7 +39,9 @@ def synthetic_stance(n:int=200, # rows per split
 _SPECIALS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']
 
 def tiny_tokenizer(texts=None, # corpus the vocabulary is built from; default: the synthetic task
-                   vocab_size:int=300, lowercase:bool=True):
+                   vocab_size:int=300, lowercase:bool=True,
+                   reserved:int=0, # reserved vocabulary entries `[unused0]`…, as BERT vocabularies have
+                  ):
     "A `BertTokenizerFast` whose WordPiece vocabulary is built from `texts` in memory, identically in every process."
     from collections import Counter
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
@@ -51,7 +53,7 @@ def tiny_tokenizer(texts=None, # corpus the vocabulary is built from; default: t
     # The `tokenizers` WordPiece trainer breaks frequency ties in hash order, so its vocabulary changes from one
     # process to the next; counting here and ordering by (count, word) gives the same ids everywhere.
     chars = sorted({c for w in words for c in w})
-    vocab = _SPECIALS + chars + ['##' + c for c in chars]
+    vocab = _SPECIALS + [f'[unused{i}]' for i in range(reserved)] + chars + ['##' + c for c in chars]
     vocab += [w for w, _ in sorted(words.items(), key=lambda o: (-o[1], o[0])) if w not in set(vocab)][:max(0, vocab_size-len(vocab))]
     tok = Tokenizer(models.WordPiece({w: i for i, w in enumerate(vocab)}, unk_token='[UNK]'))
     tok.normalizer, tok.pre_tokenizer = norm, pre
@@ -70,11 +72,11 @@ def tiny_bert_config(vocab_size:int, num_labels:int=2, **kwargs):
     return BertConfig(vocab_size=vocab_size, num_labels=num_labels, **{**kw, **kwargs})
 
 def tiny_bert(path:str|Path|None=None, # save model + tokenizer here (a folder a trainer can load by path)
-              num_labels:int=2, seed:int=0, texts=None, **config_kwargs):
+              num_labels:int=2, seed:int=0, texts=None, reserved:int=0, **config_kwargs):
     "A tiny `BertForSequenceClassification` and its tokenizer; saved with `save_pretrained` when `path` is given."
     import torch
     from transformers import BertForSequenceClassification
-    tok = tiny_tokenizer(texts)
+    tok = tiny_tokenizer(texts, reserved=reserved)
     torch.manual_seed(seed)
     model = BertForSequenceClassification(tiny_bert_config(len(tok), num_labels, **config_kwargs))
     if path is not None:
@@ -137,6 +139,25 @@ def tiny_translation_model(path:str|Path, # folder to save model and tokenizer t
     model.save_pretrained(path); tok.save_pretrained(path)
     return Path(path)
 
+# %% ../nbs/90_test_utils.ipynb #099d1388
+def tiny_mtdnn_checkpoint(path:str|Path, # the `.pt` file to write
+                          texts=None, seed:int=0) -> Path:
+    "Save a tiny random BERT encoder in the MT-DNN checkpoint layout (plus one task head) to `path`."
+    import torch
+    from transformers import BertModel
+    tok = tiny_tokenizer(texts)
+    torch.manual_seed(seed)
+    enc = BertModel(tiny_bert_config(len(tok)))
+    keys = ('vocab_size', 'hidden_size', 'num_hidden_layers', 'num_attention_heads', 'intermediate_size', 'hidden_act',
+            'hidden_dropout_prob', 'attention_probs_dropout_prob', 'max_position_embeddings', 'type_vocab_size', 'initializer_range')
+    conf = {k: v for k, v in enc.config.to_dict().items() if k in keys}
+    state = {f'bert.{k}': v for k, v in enc.state_dict().items() if not k.endswith('position_ids')}
+    state |= {'scoring_list.0.weight': torch.randn(3, enc.config.hidden_size), 'scoring_list.0.bias': torch.zeros(3)}
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    torch.save({'config': conf, 'state': state}, path)
+    return Path(path)
+
+
 # %% ../nbs/90_test_utils.ipynb #fcd32004
 def smoke_environment(experiment:str, # a key of `stance_nb.experiment.EXPERIMENTS`
                       folder:str|Path|None=None, # where fixtures and models go (default: a new temporary folder)
@@ -150,7 +171,9 @@ def smoke_environment(experiment:str, # a key of `stance_nb.experiment.EXPERIMEN
         texts = [t for n in BENCHMARK_WRITERS for d in [load(n, root)] for t in list(d.text) + list(d.target)]
         bert = tiny_bert(folder/'bert', num_labels=2, texts=texts)
         mt = (str(tiny_translation_model(folder/'en-de', seed=0, texts=texts)), str(tiny_translation_model(folder/'de-en', seed=1, texts=texts)))
-        return dict(data_dir=root, models={'BERT': str(folder/'bert'), 'MT-DNN': None}, ratios=(0.7, 1.0), max_seeds=2,
+        mtdnn = tiny_mtdnn_checkpoint(folder/'mt_dnn_tiny.pt', texts=texts, seed=1)
+        return dict(data_dir=root, models={'BERT': str(folder/'bert'), 'MT-DNN': str(mtdnn)}, mtdnn_tokenizer=str(folder/'bert'),
+                    ratios=(0.7, 1.0), max_seeds=2,
                     datasets=('arc', 'ibmcs', 'semeval2016t6', 'semeval2019t7'),
                     attack_options={'paraphrase': dict(models=mt, cache=folder/'translation-cache', device='cpu', local_files_only=True)})
     tiny_training = dict(max_length=64, mixed_precision='no', checkpoint=False, warmup_ratio=0.1)
@@ -160,7 +183,7 @@ def smoke_environment(experiment:str, # a key of `stance_nb.experiment.EXPERIMEN
         from stance_nb.data import load
         write_xstance(folder/'data'/'xstance', n=3, seed=1)
         d = load('xstance', folder/'data')
-        tiny_bert(folder/'bert', num_labels=2, texts=list(d.text) + list(d.target))
+        tiny_bert(folder/'bert', num_labels=2, texts=list(d.text) + list(d.target), reserved=d.question_id.nunique() + 5)
         return dict(data_dir=folder/'data', models={'M-BERT': str(folder/'bert')}, max_seeds=2, train_changes=tiny_training,
                     overrides=fixed_cell)
     if experiment == 'cheese':

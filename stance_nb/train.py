@@ -18,11 +18,11 @@ from .core import (outputs_dir, set_seed, atomic_write, write_json, progress, Ru
 from .metrics import METRICS, accuracy, write_predictions
 
 # %% auto #0
-__all__ = ['PRESETS', 'PEAK_FLOPS', 'TrainConfig', 'tokenization_key', 'tokenize_pairs', 'EncodedDataset',
-           'LengthGroupedBatchSampler', 'PadCollator', 'make_loader', 'balance_by_upsampling', 'build_optimizer',
-           'build_scheduler', 'resolve_precision', 'make_accelerator', 'TrainOOMError', 'FitState', 'FitResult',
-           'latest_checkpoint', 'fit', 'predict_logits', 'score', 'TrainResult', 'train_classifier', 'grid_search',
-           'train_seeds', 'cross_validate', 'peak_flops', 'model_flops_utilization']
+__all__ = ['PRESETS', 'MOVED_PRESETS', 'PEAK_FLOPS', 'TrainConfig', 'RunPlan', 'Preset', 'tokenization_key', 'tokenize_pairs',
+           'EncodedDataset', 'LengthGroupedBatchSampler', 'PadCollator', 'make_loader', 'balance_by_upsampling',
+           'build_optimizer', 'build_scheduler', 'resolve_precision', 'make_accelerator', 'TrainOOMError', 'FitState',
+           'FitResult', 'latest_checkpoint', 'fit', 'predict_logits', 'score', 'TrainResult', 'train_classifier',
+           'grid_search', 'train_seeds', 'cross_validate', 'peak_flops', 'model_flops_utilization']
 
 # %% ../nbs/05_train.ipynb #4d2df539
 _OPTIMIZERS = ('adamw', 'adamax')
@@ -31,7 +31,7 @@ _TRUNCATIONS = ('longest_first', 'only_first', 'only_second')
 
 @dataclass
 class TrainConfig:
-    "Every setting of one fine-tuning run; `TrainConfig.preset(name, **changes)` starts from a paper's settings."
+    "The hyperparameters and switches of one fine-tuning run (what to run is a `RunPlan`); `TrainConfig.preset(name, **changes)` starts from a paper's."
     model:str='bert-base-multilingual-cased' # Hugging Face Hub id or local folder (loaded with `from_pretrained`)
     lr:float=5e-5                # peak learning rate
     epochs:int=3                 # passes over the training set
@@ -56,10 +56,6 @@ class TrainConfig:
     checkpoint_every:int|None=None # also checkpoint every this many optimizer steps
     keep_checkpoints:int=1       # how many checkpoints to keep on disk
     cleanup_checkpoints:bool=True # delete checkpoints once a run has finished and saved its model
-    lrs:tuple=()                 # grid of learning rates for `grid_search` (empty: just `lr`)
-    epochs_grid:tuple=()         # grid of epoch counts for `grid_search` (empty: just `epochs`)
-    seeds:tuple=()               # seeds for `train_seeds` (empty: just `seed`)
-    folds:int|None=None          # k for `cross_validate`
     target_tokens:bool=False     # segment A is one reserved token per target instead of the target's words
     disk_cache:bool=False        # also cache tokenized data under `outputs/cache/tokenized`
     num_workers:int=0            # DataLoader worker processes
@@ -68,7 +64,7 @@ class TrainConfig:
 
     def validate(self) -> 'TrainConfig':
         "Check types and ranges; raise `ValueError` naming the field and the valid values."
-        def bad(f, exp): raise ValueError(f"TrainConfig.{f}={getattr(self, f)!r} is invalid (expected {exp})")
+        def bad(f, exp): raise ValueError(f"{type(self).__name__}.{f}={getattr(self, f)!r} is invalid (expected {exp})")
         if self.optimizer not in _OPTIMIZERS: bad('optimizer', f'one of {_OPTIMIZERS}')
         if self.mixed_precision not in _PRECISIONS: bad('mixed_precision', f'one of {_PRECISIONS}')
         if self.truncation not in _TRUNCATIONS: bad('truncation', f'one of {_TRUNCATIONS}')
@@ -80,31 +76,92 @@ class TrainConfig:
         if self.weight_decay < 0: bad('weight_decay', 'a number >= 0')
         if self.dropout is not None and not 0 <= self.dropout < 1: bad('dropout', 'None or a number in [0, 1)')
         if self.checkpoint_every is not None and self.checkpoint_every < 1: bad('checkpoint_every', 'None or an int >= 1')
-        if self.folds is not None and self.folds < 2: bad('folds', 'None or an int >= 2')
         return self
 
     @classmethod
-    def preset(cls, name:str, # a key of `PRESETS`
+    def presets(cls) -> dict:
+        "The named presets of this config class (`PRESETS`; `stance_nb.mdl.MDLConfig` has its own)."
+        return PRESETS
+
+    @classmethod
+    def preset(cls, name:str, # a key of `cls.presets()`
                **changes) -> 'TrainConfig':
-        "The named preset with `changes` applied; unknown names or fields fail with the valid ones."
-        if name not in PRESETS: raise KeyError(f"unknown preset {name!r}; valid presets: {sorted(PRESETS)}")
+        "The named preset's config with `changes` applied; unknown names or fields fail with the valid ones."
+        if name in MOVED_PRESETS: raise KeyError(f"preset {name!r} is gone: {MOVED_PRESETS[name]}")
+        reg = cls.presets()
+        if name not in reg: raise KeyError(f"unknown preset {name!r}; valid presets: {sorted(reg)}")
         fields = {f.name for f in dataclasses.fields(cls)}
-        if unknown := sorted(set(changes) - fields): raise TypeError(f"unknown TrainConfig field(s) {unknown}; valid: {sorted(fields)}")
-        return replace(PRESETS[name], **changes).validate()
+        if unknown := sorted(set(changes) - fields): raise TypeError(f"unknown {cls.__name__} field(s) {unknown}; valid: {sorted(fields)}")
+        return replace(reg[name].config, **changes).validate()
+
+# %% ../nbs/05_train.ipynb #a78dde85
+@dataclass
+class RunPlan:
+    "Which runs an experiment trains: the seeds, the lr × epochs grid and the dev metric that picks its cell, the folds."
+    seeds:tuple=()               # seeds for `train_seeds` (empty: just the config's `seed`)
+    lrs:tuple=()                 # learning rates of the `grid_search` grid (empty: just the config's `lr`)
+    epochs_grid:tuple=()         # epoch counts of the grid (empty: just the config's `epochs`)
+    folds:int|None=None          # k for `cross_validate` (`None`: 5, or the data's `fold` column)
+    select:str|None=None         # dev metric that picks a grid cell (a `stance_nb.metrics.METRICS` name); `None`: the run's metric
+    grid_per_variant:bool=False  # data variants (e.g. X-stance Table 5) each run their own grid instead of reusing the chosen cell
+
+    def validate(self) -> 'RunPlan':
+        "Check the plan; raise `ValueError` naming the field and the valid values."
+        def bad(f, exp): raise ValueError(f"RunPlan.{f}={getattr(self, f)!r} is invalid (expected {exp})")
+        for f in ('seeds', 'epochs_grid'):
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in getattr(self, f)): bad(f, 'a tuple of ints')
+        if not all(isinstance(v, (int, float)) and v > 0 for v in self.lrs): bad('lrs', 'a tuple of positive numbers')
+        if self.folds is not None and (not isinstance(self.folds, int) or self.folds < 2): bad('folds', 'None or an int >= 2')
+        if self.select is not None and self.select not in METRICS: bad('select', f'None or one of {sorted(METRICS)}')
+        return self
+
+    def grid(self, cfg:TrainConfig) -> tuple[tuple, tuple]:
+        "The (learning rates, epoch counts) of the grid; an empty list falls back on `cfg`'s single value."
+        return tuple(self.lrs or (cfg.lr,)), tuple(self.epochs_grid or (cfg.epochs,))
+
+# %% ../nbs/05_train.ipynb #427d29a8
+@dataclass(frozen=True)
+class Preset:
+    "A paper's settings: hyperparameters, run plan, where they come from and (where it applies) the head."
+    config:TrainConfig           # the hyperparameters (`TrainConfig` or a subclass such as `MDLConfig`)
+    plan:RunPlan=field(default_factory=RunPlan) # seeds, grid and selection metric, folds
+    source:str=''                # the paper and section, e.g. 'Schiller et al. 2021 §3.2, App. 1'
+    head:str|None=None           # the classification head, where the preset fixes one
+
+    def summary(self) -> dict:
+        "Model, selection rule, weight decay, head and source, then every config and plan value."
+        c, p = self.config, self.plan
+        if getattr(c, 'selection', None) is not None: sel = _MDL_SELECTION[c.selection]
+        elif p.lrs or p.epochs_grid: sel = f"grid lr {list(p.grid(c)[0])} x epochs {list(p.grid(c)[1])} on dev {p.select or 'run metric'}"
+        elif c.select_best_epoch: sel = f"best epoch on dev {p.select or 'run metric'}"
+        else: sel = 'last epoch' + (f', {p.folds}-fold CV' if p.folds else '')
+        return dict(model=c.model, selection=sel, weight_decay=c.weight_decay, head=self.head, source=self.source,
+                    config=asdict(c), plan=asdict(p))
+
+_MDL_SELECTION = {'overall': 'one epoch for all datasets: best mean dev score over the datasets',
+                  'dataset': "each dataset's own best dev epoch", 'last': 'last epoch'}
 
 # %% ../nbs/05_train.ipynb #7baf4cdd
-PRESETS:dict[str, TrainConfig] = dict(
-    xstance_mbert=TrainConfig(model='bert-base-multilingual-cased', batch_size=16, max_length=512, lr=5e-5, epochs=3,
-                              lrs=(5e-5, 3e-5, 2e-5), epochs_grid=(3, 4), balance=True),
-    cheese_gbert=TrainConfig(model='dbmdz/bert-base-german-uncased', batch_size=16, max_length=512, lr=3e-5, epochs=4, folds=5),
-    ezstance_bert=TrainConfig(model='bert-base-uncased', batch_size=64, max_length=256, lr=2e-5, epochs=4, seeds=(1, 2, 3, 4)),
-    ezstance_roberta=TrainConfig(model='roberta-base', batch_size=64, max_length=256, lr=2e-5, epochs=4, seeds=(1, 2, 3, 4)),
-    ezstance_xlnet=TrainConfig(model='xlnet-base-cased', batch_size=64, max_length=256, lr=2e-5, epochs=4, seeds=(1, 2, 3, 4)),
-    benchmark_bert_sdl=TrainConfig(model='bert-base-uncased', batch_size=16, max_length=100, lr=5e-5, epochs=5,
-                                   optimizer='adamax', max_grad_norm=1.0, dropout=0.1, seeds=(1, 2, 3, 4, 5),
-                                   select_best_epoch=True),
-    smoke=TrainConfig(model='', batch_size=16, max_length=64, lr=3e-3, epochs=6, mixed_precision='no', warmup_ratio=0.1),
+PRESETS:dict[str, Preset] = dict(
+    xstance_mbert=Preset(TrainConfig(model='bert-base-multilingual-cased', batch_size=16, max_length=512, lr=5e-5, epochs=3, balance=True),
+                         RunPlan(lrs=(5e-5, 3e-5, 2e-5), epochs_grid=(3, 4), select='accuracy', grid_per_variant=True),
+                         'Vamvas & Sennrich 2020 §4.3, §4.6', head='linear (new)'),
+    cheese_gbert=Preset(TrainConfig(model='dbmdz/bert-base-german-uncased', batch_size=16, max_length=512, lr=3e-5, epochs=4),
+                        RunPlan(folds=5), 'Mascarell et al. 2021 §4', head='linear (new)'),
+    ezstance_bert=Preset(TrainConfig(model='bert-base-uncased', batch_size=64, max_length=256, lr=2e-5, epochs=4),
+                         RunPlan(seeds=(1, 2, 3, 4)), 'Zhao & Caragea 2024 §5, App. F', head='linear (new)'),
+    ezstance_roberta=Preset(TrainConfig(model='roberta-base', batch_size=64, max_length=256, lr=2e-5, epochs=4),
+                            RunPlan(seeds=(1, 2, 3, 4)), 'Zhao & Caragea 2024 §5, App. F', head='linear (new)'),
+    ezstance_xlnet=Preset(TrainConfig(model='xlnet-base-cased', batch_size=64, max_length=256, lr=2e-5, epochs=4),
+                          RunPlan(seeds=(1, 2, 3, 4)), 'Zhao & Caragea 2024 §5, App. F', head='linear (new)'),
+    smoke=Preset(TrainConfig(model='', batch_size=16, max_length=64, lr=3e-3, epochs=6, mixed_precision='no', warmup_ratio=0.1),
+                 RunPlan(), 'no paper: a tiny local model, seconds on a CPU', head='linear (new)'),
 )
+MOVED_PRESETS = {  # retired preset names -> where their runs live now
+    'benchmark_bert_sdl': "BERT_SDL is the benchmark's MDL model trained on one dataset (SAN head for pair datasets, linear for "
+                          "scd and semeval2019t7): stance_nb.mdl.train_mdl([dataset], config=MDLConfig.preset('paper')) or "
+                          "`stance_nb mdl --datasets <name> --preset paper`",
+}
 
 # %% ../nbs/05_train.ipynb #bbc70fa9
 _TOKEN_CACHE:dict[str, dict] = {}
@@ -560,7 +617,7 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
         if model is None: model = _load_model(cfg, labels)
         if cfg.target_tokens:              # X-stance's "target embeddings": one reserved token per question as segment A
             from stance_nb.ablations import target_token_map, add_target_tokens, apply_target_tokens
-            tmap = target_token_map(df); add_target_tokens(tok, model, tmap.values())
+            tmap = target_token_map(df, tok); add_target_tokens(tok, model, tmap.values())
             parts = {s: apply_target_tokens(p, tmap) if len(p) else p for s, p in parts.items()}; pair = True
         train_df = balance_by_upsampling(parts['train'], seed=cfg.seed) if cfg.balance else parts['train']
         cache_dir = outputs_dir(out_dir, 'cache', 'tokenized') if cfg.disk_cache else None
@@ -598,33 +655,44 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
 
 # %% ../nbs/05_train.ipynb #9f0b24de
 def grid_search(df:pd.DataFrame, cfg:TrainConfig,
-                lrs:Iterable[float]|None=None,    # default `cfg.lrs` (or `(cfg.lr,)`)
-                epochs:Iterable[int]|None=None,   # default `cfg.epochs_grid` (or `(cfg.epochs,)`)
-                metric:str|Callable='f1_macro', **kwargs) -> tuple[pd.DataFrame, TrainResult]:
-    "Train every (lr, epochs) cell; return the table (one row per cell) and the run with the best dev metric."
-    lrs = tuple(lrs or cfg.lrs or (cfg.lr,)); epochs = tuple(epochs or cfg.epochs_grid or (cfg.epochs,))
-    mname = metric if isinstance(metric, str) else getattr(metric, '__name__', 'custom')
+                lrs:Iterable[float]|None=None,    # default `plan.lrs` (or `(cfg.lr,)`)
+                epochs:Iterable[int]|None=None,   # default `plan.epochs_grid` (or `(cfg.epochs,)`)
+                metric:str|Callable='f1_macro',   # the runs' dev/test metric
+                select:str|None=None,             # dev metric that picks the cell (default `plan.select`, else `metric`)
+                plan:RunPlan|None=None,           # the grid and selection metric, where not given above
+                **kwargs) -> tuple[pd.DataFrame, TrainResult]:
+    "Train every (lr, epochs) cell; return the table (one row per cell) and the run with the best dev `select` metric."
+    plan = (plan or RunPlan()).validate()
+    lrs = tuple(lrs or plan.grid(cfg)[0]); epochs = tuple(epochs or plan.grid(cfg)[1])
+    mname = select or plan.select or (metric if isinstance(metric, str) else getattr(metric, '__name__', 'custom'))
     rows, runs = [], []
     for lr, ep in itertools.product(lrs, epochs):
         r = train_classifier(df, replace(cfg, lr=lr, epochs=ep, select_best_epoch=False), metric=metric, **kwargs)
         runs.append(r)
         rows.append(dict(lr=lr, epochs=ep, **{f'dev_{k}': v for k, v in r.dev.items()}, **{f'test_{k}': v for k, v in r.test.items()}))
     table = pd.DataFrame(rows)
-    if f'dev_{mname}' not in table: raise ValueError("grid_search needs a dev split to choose on")
+    if f'dev_{mname}' not in table:
+        raise ValueError(f"grid_search chooses on dev {mname!r}, which the runs did not score (dev columns: "
+                         f"{[c for c in table if c.startswith('dev_')]}; a dev split is needed)")
     best = int(table[f'dev_{mname}'].to_numpy().argmax())   # first best cell on ties
     table['chosen'] = [i == best for i in range(len(table))]
+    table.attrs['select'] = mname
     return table, runs[best]
 
-def train_seeds(df:pd.DataFrame, cfg:TrainConfig, seeds:Iterable[int]|None=None, **kwargs) -> tuple[pd.DataFrame, list[TrainResult]]:
-    "One run per seed (default `cfg.seeds`); the table has one row per seed."
-    runs = [train_classifier(df, replace(cfg, seed=s), **kwargs) for s in (seeds or cfg.seeds or (cfg.seed,))]
+def train_seeds(df:pd.DataFrame, cfg:TrainConfig,
+                seeds:Iterable[int]|None=None, # default `plan.seeds` (or `(cfg.seed,)`)
+                plan:RunPlan|None=None, **kwargs) -> tuple[pd.DataFrame, list[TrainResult]]:
+    "One run per seed; the table has one row per seed."
+    runs = [train_classifier(df, replace(cfg, seed=s), **kwargs) for s in (seeds or (plan and plan.seeds) or (cfg.seed,))]
     return pd.DataFrame([dict(seed=r.record.seed, **{f'dev_{k}': v for k, v in r.dev.items()},
                               **{f'test_{k}': v for k, v in r.test.items()}) for r in runs]), runs
 
-def cross_validate(df:pd.DataFrame, cfg:TrainConfig, folds:int|None=None, name:str='cv', **kwargs) -> tuple[pd.DataFrame, list[TrainResult]]:
+def cross_validate(df:pd.DataFrame, cfg:TrainConfig,
+                   folds:int|None=None,    # k (default `plan.folds`, else 5); ignored when `df` has a `fold` column
+                   name:str='cv', plan:RunPlan|None=None, **kwargs) -> tuple[pd.DataFrame, list[TrainResult]]:
     "k-fold cross-validation over all rows of `df` (its `fold` column, else stratified folds seeded by `cfg.seed`)."
     from sklearn.model_selection import StratifiedKFold
-    k = folds or cfg.folds or 5
+    k = folds or (plan and plan.folds) or 5
     if 'fold' in df: fold = df['fold'].to_numpy()
     else:
         fold = np.zeros(len(df), dtype=int)
