@@ -11,7 +11,7 @@ from .reference import reference
 
 # %% auto #0
 __all__ = ['PAPER_FIGURE2', 'PAPER_C', 'PAPER_TABLE5', 'PAPER_TABLE7', 'paper_table11', 'potency', 'resilience', 'resilience_rel',
-           'relative_drop', 'robustness_tables', 'paraphrase_c']
+           'relative_drop', 'robustness_tables', 'paraphrase_c', 'correctness_study']
 
 # %% ../nbs/08a_robustness.ipynb #f870f086
 _ATTACKS = ['spelling', 'negation', 'paraphrase']      # the order of Tables 5 and 7
@@ -141,3 +141,31 @@ def paraphrase_c(annotation=None, # a filled two-annotator CSV (`stance_nb.attac
     pc = paraphrase_correctness(annotation if isinstance(annotation, pd.DataFrame) else read_annotation(annotation))
     return dict(c_a=pc['c_a'], measured=True, label=f"c_a measured on our paraphrases ({pc['c_a']:.3f}, n={pc['n']}, kappa {pc['kappa']:.2f})",
                 kappa=pc['kappa'], n=pc['n'])
+
+# %% ../nbs/08a_robustness.ipynb #8e80d24f
+def correctness_study(tests:Mapping[str, tuple], # dataset -> (test split, its input segments)
+                      n:int=25, sample_seed:int=0, attack_seed:int=0, # samples per dataset (paper: 25), their draw, the attack's seed
+                      annotation=None,            # a filled paraphrase annotation CSV (two annotators); `None`: the paper's c_a
+                      export_to=None,             # write the paraphrase pairs of the samples to annotate here (needs the translation models)
+                      paraphrase_options:Mapping|None=None, # options of the paraphrase attack (models, cache, device)
+                     ) -> dict:
+    "c_a of each attack with its provenance, the per-dataset spelling table and the judged samples."
+    from stance_nb.attacks import spelling_correctness, attack_pairs, correctness_sample, export_annotation, NEGATION_C
+    c = {'negation': (NEGATION_C, 'by construction (the prefix keeps the meaning)')}
+    out = dict(per_dataset=None, judged=None, annotation_file=None)
+    if tests:
+        c_s, judged = spelling_correctness({k: v[0] for k, v in tests.items()}, n=n, seed=sample_seed, attack_seed=attack_seed,
+                                           columns={k: v[1] for k, v in tests.items()})
+        per = judged.groupby('dataset').agg(n=('correct', 'size'), correct=('correct', 'sum'), c_a=('correct', 'mean')).reset_index()
+        c['spelling'] = (c_s, f"measured: Flesch-Kincaid criterion on {len(judged)} samples of {len(tests)} test set(s)")
+        out.update(per_dataset=per, judged=judged)
+        if export_to is not None:
+            pairs = pd.concat([attack_pairs(correctness_sample(df, n, sample_seed), 'paraphrase', seed=attack_seed, columns=cols, dataset=k,
+                                            **dict(paraphrase_options or {})) for k, (df, cols) in tests.items()], ignore_index=True)
+            out['annotation_file'] = export_annotation(pairs, export_to)
+    else: c['spelling'] = (PAPER_C['spelling'], "the paper's Table 5 (no test sets given to measure ours)")
+    pc = paraphrase_c(annotation)
+    c['paraphrase'] = (pc['c_a'], pc['label'])
+    out['c'] = c
+    return out
+

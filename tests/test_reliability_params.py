@@ -59,7 +59,9 @@ INVALID = {
                       ({'seeds': [1, 1]}, 'distinct'), ({'fasttext_preset': 'nope'}, "fasttext_preset: unknown ['nope']")],
     'run_ezstance': [({'dataset': 'nope'}, "dataset: unknown ['nope']"), ({'models': ['GPT-9']}, "models: unknown ['GPT-9']"),
                      ({'epochs': '4'}, "parameter epochs='4' must be int"), ({'domains': ['XX']}, 'XX')],
-    'run_robustness': [({'datasets': ['nope']}, 'nope'), ({'n_samples': 0}, 'n_samples'), ({'n_samples': 'many'}, 'n_samples'),
+    'run_robustness': [({'datasets': ['nope']}, "datasets: unknown ['nope']"), ({'n_samples': 0}, 'n_samples=0: expected > 0'),
+                       ({'n_samples': 'many'}, 'n_samples'), ({'run_name': '../x'}, 'no path separators'), ({'smoke': 1}, 'smoke')],
+}, 'nope'), ({'n_samples': 0}, 'n_samples'), ({'n_samples': 'many'}, 'n_samples'),
                        ({'smoke_rows': 5}, 'smoke_rows')],
 }
 FIRST_CHECK_CELL = 1   # code cell 0 holds the parameters; validation must fail in the next one
