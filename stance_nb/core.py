@@ -12,9 +12,9 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 # %% auto #0
-__all__ = ['repo_root', 'cache_dir', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device', 'atomic_write',
-           'write_text', 'write_json', 'write_jsonl', 'write_csv', 'is_quiet', 'progress', 'library_versions',
-           'git_sha', 'hardware', 'RunRecord', 'run_id', 'RunLock', 'check_parameters', 'as_list']
+__all__ = ['repo_root', 'cache_dir', 'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device',
+           'atomic_write', 'write_text', 'write_json', 'write_jsonl', 'write_csv', 'is_quiet', 'progress',
+           'library_versions', 'git_sha', 'hardware', 'RunRecord', 'run_id', 'RunLock', 'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #9743fa7c
 def repo_root() -> Path|None:
@@ -28,6 +28,15 @@ def cache_dir() -> Path:
     "The per-user cache directory (`$XDG_CACHE_HOME/stance_nb`, default `~/.cache/stance_nb`)."
     return Path(os.environ.get('XDG_CACHE_HOME', Path.home()/'.cache'))/'stance_nb'
 
+# %% ../nbs/00_core.ipynb #08e0e6f2
+def check_name(param:str, # the parameter's name, for the message (e.g. 'run_name')
+               value,     # a user-given name that becomes a folder or file name under the outputs folder
+              ) -> str:
+    "`value` if it names one folder or file inside its parent (no path separator, no '..', not absolute); else a `ValueError`."
+    if isinstance(value, str) and value.strip() and value not in ('.', '..') and not any(c in value for c in '/\\\x00'): return value
+    raise ValueError(f"{param}={value!r} must be one folder or file name inside the outputs folder: a non-empty name without "
+                     f"'/', '\\' or '..' path parts (e.g. 'benchmark-2')")
+
 # %% ../nbs/00_core.ipynb #8b31ee4f
 def data_dir(path:str|Path|None=None, # explicit data directory; wins over everything else
              name:str|None=None,      # a dataset's sub-folder inside the data directory
@@ -38,13 +47,13 @@ def data_dir(path:str|Path|None=None, # explicit data directory; wins over every
     return root/name if name else root
 
 def outputs_dir(path:str|Path|None=None, # explicit output directory
-                *parts:str,              # sub-folders, created on demand
+                *parts:str,              # sub-folders, created on demand (one folder name each: see `check_name`)
                ) -> Path:
     "Resolve the output directory: `path` > `$STANCE_NB_OUTPUTS` > `<repo>/outputs` > `cache_dir()/'outputs'`."
     if path is not None: root = Path(path)
     elif os.environ.get('STANCE_NB_OUTPUTS'): root = Path(os.environ['STANCE_NB_OUTPUTS'])
     else: root = repo_root()/'outputs' if repo_root() else cache_dir()/'outputs'
-    d = root.expanduser().resolve().joinpath(*parts)
+    d = root.expanduser().resolve().joinpath(*(check_name('outputs_dir part', p) for p in parts))
     d.mkdir(parents=True, exist_ok=True)
     return d
 
