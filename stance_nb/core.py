@@ -28,7 +28,7 @@ def cache_dir() -> Path:
     "The per-user cache directory (`$XDG_CACHE_HOME/stance_nb`, default `~/.cache/stance_nb`)."
     return Path(os.environ.get('XDG_CACHE_HOME', Path.home()/'.cache'))/'stance_nb'
 
-# %% ../nbs/00_core.ipynb #08e0e6f2
+# %% ../nbs/00_core.ipynb #82952ec7
 def check_name(param:str, # the parameter's name, for the message (e.g. 'run_name')
                value,     # a user-given name that becomes a folder or file name under the outputs folder
               ) -> str:
