@@ -344,6 +344,8 @@ def _save_checkpoint(acc, ckpt_dir:Path, state:FitState, keep:int):
         for old in sorted(p for p in ckpt_dir.glob('step-*') if p.is_dir())[:-keep]: shutil.rmtree(old, ignore_errors=True)
     acc.wait_for_everyone()
 
+def _first_line(e:BaseException) -> str: return f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[0]}"
+
 def _checkpoint_problem(acc, path:Path) -> str|None:
     "Why checkpoint folder `path` cannot give an exact resume (a missing or unreadable file), or `None`."
     from safetensors import safe_open
@@ -351,12 +353,12 @@ def _checkpoint_problem(acc, path:Path) -> str|None:
     rng = path/f'random_states_{acc.process_index}.pkl'
     if not rng.exists(): return f"{rng} is missing (without the RNG states a resumed run differs from an uninterrupted one)"
     try: s = acc_load(rng)
-    except Exception as e: return f"{rng} cannot be read ({type(e).__name__}: {e})"
+    except Exception as e: return f"{rng} cannot be read ({_first_line(e)})"
     if not isinstance(s, dict) or not {'random_state', 'numpy_random_seed', 'torch_manual_seed'} <= set(s): return f"{rng} lacks RNG states"
     for f in sorted(path.glob('*.safetensors')):
         try:
             with safe_open(str(f), 'pt') as h: h.keys()
-        except Exception as e: return f"{f} is damaged ({type(e).__name__}: {e})"
+        except Exception as e: return f"{f} is damaged ({_first_line(e)})"
     return None
 
 def load_latest_checkpoint(accelerator, # the run's `Accelerator`, after `prepare`: its model, optimizer and scheduler are restored
@@ -366,18 +368,18 @@ def load_latest_checkpoint(accelerator, # the run's `Accelerator`, after `prepar
     ckpt_dir, problems, states = Path(ckpt_dir), [], {}
     latest, dirs = ckpt_dir/'latest.json', sorted((p for p in ckpt_dir.glob('step-*') if p.is_dir()), reverse=True)
     if not latest.exists() and not dirs: return None
-    try: d = json.loads(latest.read_text(encoding='utf-8')); states[d.pop('dir')] = FitState(**d)
+    try: d = json.loads(latest.read_text(encoding='utf-8')); name = d.pop('dir'); states[name] = FitState(**d)
     except FileNotFoundError: pass
-    except (ValueError, TypeError, KeyError, AttributeError) as e: problems.append(f"{latest} is damaged ({type(e).__name__}: {e})")
+    except (ValueError, TypeError, KeyError, AttributeError) as e: problems.append(f"{latest} is damaged ({_first_line(e)})")
     for p in dirs:
         st = states.get(p.name)
         if st is None:
             try: st = FitState(**json.loads((p/'fit_state.json').read_text(encoding='utf-8')))
             except FileNotFoundError: problems.append(f"{p/'fit_state.json'} is missing"); continue
-            except (ValueError, TypeError) as e: problems.append(f"{p/'fit_state.json'} is damaged ({type(e).__name__}: {e})"); continue
+            except (ValueError, TypeError) as e: problems.append(f"{p/'fit_state.json'} is damaged ({_first_line(e)})"); continue
         if why := _checkpoint_problem(accelerator, p): problems.append(why); continue
         try: accelerator.load_state(str(p))
-        except Exception as e: problems.append(f"{p} cannot be loaded ({type(e).__name__}: {e})"); continue
+        except Exception as e: problems.append(f"{p} cannot be loaded ({_first_line(e)})"); continue
         if problems: warnings.warn(f"resuming from checkpoint {p} (step {st.step}): " + '; '.join(problems))
         return st
     raise RuntimeError(f"no intact checkpoint to resume from in {ckpt_dir}: " + '; '.join(problems) +

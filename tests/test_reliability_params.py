@@ -47,16 +47,21 @@ def kernels(tmp_path_factory):
 
 # one invalid value per check kind, for each notebook: (parameters, text the error must contain)
 INVALID = {
-    'run_xstance': [({'seeds': 'one'}, 'seeds'), ({'lr': -1.0}, 'lr must be a positive number'),
+    'run_xstance': [({'run_name': '../../escape'}, "run_name='../../escape' must be one folder or file name inside the outputs folder"),
+                    ({'seeds': 'one'}, 'seeds'), ({'lr': -1.0}, 'lr must be a positive number'),
                     ({'epochs': 2.5}, 'epochs must be a positive int'), ({'model': 'bert'}, "model='bert'"),
                     ({'preset': 'nope'}, 'preset must be'), ({'smoke': 'yes'}, 'smoke and english_questions must be True or False')],
-    'run_cheese': [({'seeds': [1, 1]}, 'seeds must be distinct'), ({'seeds': 'one'}, 'seeds'), ({'n_folds': 1}, 'n_folds must be an int >= 2'), ({'model': 'gbert'}, "model='gbert'"),
+    'run_cheese': [({'run_name': '../../escape'}, "run_name='../../escape' must be one folder or file name inside the outputs folder"),
+                   ({'seeds': [1, 1]}, 'seeds must be distinct'), ({'seeds': 'one'}, 'seeds'), ({'n_folds': 1}, 'n_folds must be an int >= 2'), ({'model': 'gbert'}, "model='gbert'"),
                    ({'fold_order': 'random'}, "fold_order must be 'official' or 'file'"), ({'lr': 'fast'}, 'lr must be a positive number')],
-    'run_benchmark': [({'datasets': ['fnc1', 'nope']}, "unknown benchmark dataset(s) ['nope']"), ({'model': 'bert'}, "model='bert'"),
+    'run_benchmark': [({'run_name': '../../escape'}, "run_name='../../escape' must be one folder or file name inside the outputs folder"),
+                      ({'datasets': ['fnc1', 'nope']}, "unknown benchmark dataset(s) ['nope']"), ({'model': 'bert'}, "model='bert'"),
                       ({'n_jobs': 0}, 'n_jobs must be a positive int'), ({'seeds': 'one'}, 'seeds'), ({'select': 'f1'}, 'select must be one of')],
-    'run_ezstance': [({'dataset': 'nope'}, "dataset: unknown ['nope']"), ({'models': ['GPT-9']}, "models: unknown ['GPT-9']"),
+    'run_ezstance': [({'run_name': '../../escape'}, "run_name='../../escape' must be one folder or file name inside the outputs folder"),
+                     ({'dataset': 'nope'}, "dataset: unknown ['nope']"), ({'models': ['GPT-9']}, "models: unknown ['GPT-9']"),
                      ({'epochs': '4'}, "parameter epochs='4' must be int"), ({'domains': ['XX']}, 'XX')],
-    'run_robustness': [({'datasets': ['nope']}, 'nope'), ({'n_samples': 0}, 'n_samples'), ({'n_samples': 'many'}, 'n_samples'),
+    'run_robustness': [({'run_name': '../../escape'}, "run_name='../../escape' must be one folder or file name inside the outputs folder"),
+                       ({'datasets': ['nope']}, 'nope'), ({'n_samples': 0}, 'n_samples'), ({'n_samples': 'many'}, 'n_samples'),
                        ({'smoke_rows': 5}, 'smoke_rows')],
 }
 FIRST_CHECK_CELL = 1   # code cell 0 holds the parameters; validation must fail in the next one

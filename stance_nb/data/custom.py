@@ -192,6 +192,7 @@ def load_jsonl(folder, path=None, columns:dict|None=None, labels=None, label_map
     parts = []
     for fsplit, p in _paths(path):
         recs = read_jsonl(p, encoding=encoding, line_numbers=True)
+        if not recs: raise StanceDataError('no data rows', path=p, expected='at least one JSON object')
         found = list(dict.fromkeys(k for _, r in recs for k in r))
         colmap = _column_map(dict(columns or {}), found, p)
         core = [c for c in colmap.values() if c is not None]
