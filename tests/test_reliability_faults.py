@@ -315,3 +315,52 @@ def test_cli_repeated_seeds(capsys):
     from stance_nb.cli import make_parser
     with pytest.raises(SystemExit) as ei: make_parser().parse_args(['train', '--dataset', 'ibmcs', '--preset', 'smoke', '--seeds', '1,1'])
     assert ei.value.code == 2 and "values must be distinct, got '1,1'" in capsys.readouterr().err
+
+# ================================================================ the README's reliability table
+
+def _collected() -> dict:
+    "Collected cases of the fault suite per test function, from `pytest --collect-only`."
+    import collections
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT/'tests').glob('test_reliability_*.py'))
+    r = subprocess.run([sys.executable, '-m', 'pytest', '--collect-only', '-q', '-p', 'no:cacheprovider', *files],
+                       capture_output=True, text=True, cwd=str(ROOT))
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    return collections.Counter(l.split('::')[1].split('[')[0] for l in r.stdout.splitlines() if '::' in l)
+
+def _readme_table(text:str) -> tuple[list, re.Match]:
+    "(rows as (test names, cases cell), the totals sentence) of the README's Reliability section."
+    sec = text[text.index('## Reliability'):]
+    sec = sec[:sec.index('\n## ', 1)]
+    rows = [[c.strip() for c in l.strip().strip('|').split('|')] for l in sec.splitlines() if l.startswith('| ')][1:]
+    return [(re.findall(r'`(test_\w+)`', r[1]), r[2]) for r in rows], re.search(r'\*\*(\d+) cases\*\* over \*\*(\d+) kinds of fault\*\*', sec)
+
+def readme_counts(text:str, counts:dict) -> str:
+    "The README text with its Cases column and totals recomputed from `counts` (`python tests/test_reliability_faults.py`)."
+    rows, total = _readme_table(text)
+    sec0 = text.index('## Reliability'); sec1 = text.index('\n## ', sec0 + 1)
+    lines, i = text[sec0:sec1].splitlines(), 0
+    for j, l in enumerate(lines):
+        if l.startswith('| ') and not l.startswith('| What is tested'):
+            cells = l.split(' | ')
+            names = rows[i][0]; i += 1
+            cells[2] = str(sum(counts[n] for n in names)) if names else '–'
+            lines[j] = ' | '.join(cells)
+    sec = '\n'.join(lines)
+    n = sum(counts[x] for r, _ in rows for x in r)
+    sec = re.sub(r'\*\*\d+ cases\*\* over \*\*\d+ kinds of fault\*\*', f'**{n} cases** over **{len(rows)} kinds of fault**', sec)
+    return text[:sec0] + sec + text[sec1:]
+
+def test_readme_counts_match_the_suite():
+    "Every test of the suite is in one row of the README's table, whose Cases column and totals are what pytest collects."
+    text = (ROOT/'README.md').read_text(encoding='utf-8')
+    counts = _collected()
+    rows, total = _readme_table(text)
+    named = [n for r, _ in rows for n in r]
+    assert sorted(set(counts) - set(named)) == [], 'tests missing from the README table'
+    assert sorted(set(named) - set(counts)) == [] and len(named) == len(set(named)), 'unknown or repeated test names in the README table'
+    assert total is not None, 'the totals sentence is missing'
+    assert readme_counts(text, counts) == text, 'README counts are stale: run `python tests/test_reliability_faults.py`'
+
+if __name__ == '__main__':
+    readme = ROOT/'README.md'
+    readme.write_text(readme_counts(readme.read_text(encoding='utf-8'), _collected()), encoding='utf-8')
