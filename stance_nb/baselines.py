@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_baselines.ipynb #d416e188
 from __future__ import annotations
-import os, sys, json, time, ctypes, contextlib, subprocess, tempfile, urllib.parse
+import os, re, sys, json, math, time, ctypes, signal, hashlib, threading, warnings, contextlib, subprocess, tempfile, urllib.parse
 from pathlib import Path
 from dataclasses import dataclass, field, asdict
 from functools import lru_cache
@@ -13,13 +13,13 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 import fasttext
-from .core import write_json, RunRecord
+from .core import write_json, RunRecord, StanceDataError
 from .metrics import write_predictions, accuracy, f1_macro
 
 # %% auto #0
 __all__ = ['SELECT_METRICS', 'FASTTEXT_PRESETS', 'BASELINES', 'NotFittedError', 'Baseline', 'Majority', 'TargetMajority',
            'RandomBaseline', 'moses_tokenize', 'fasttext_texts', 'upsample', 'malloc_fill', 'FastTextError',
-           'FastTextClassifier', 'fasttext_grid', 'get_baseline', 'record_run', 'read_runs']
+           'sigterm_exits', 'FastTextClassifier', 'fasttext_grid', 'get_baseline', 'record_run', 'read_runs']
 
 # %% ../nbs/04_baselines.ipynb #6e02cb8b
 class NotFittedError(RuntimeError):
@@ -116,6 +116,8 @@ def moses_tokenize(text:str, lang:str='en') -> str:
     "Tokenize like the Europarl/Moses `tokenizer.perl -l lang` (no escaping); tokens joined by single spaces (cached)."
     return ' '.join(_moses(lang).tokenize(' '.join(str(text).split()), escape=False))
 
+_LABEL_WORD = re.compile(r'(^|\s)__label__')   # a word fastText would read as a label: written as '_label__' instead
+
 def fasttext_texts(df:pd.DataFrame,
                    pair:bool=True,      # prepend `target` to `text` (X-stance: question + comment)
                    tokenize:bool=True,  # Moses-tokenize; False only flattens whitespace
@@ -126,7 +128,8 @@ def fasttext_texts(df:pd.DataFrame,
     targets = df['target'].astype(str).tolist() if pair else [''] * len(df)
     langs = df['language'].astype(str).tolist() if 'language' in df.columns else [lang] * len(df)
     tok = moses_tokenize if tokenize else (lambda s, l: ' '.join(str(s).split()))
-    return [' '.join(p for p in (tok(t, l) if t.strip() else '', tok(x, l)) if p) for t, x, l in zip(targets, df['text'], langs)]
+    lines = (' '.join(p for p in (tok(t, l) if t.strip() else '', tok(x, l)) if p) for t, x, l in zip(targets, df['text'], langs))
+    return [_LABEL_WORD.sub(r'\1_label__', s) for s in lines]
 
 # %% ../nbs/04_baselines.ipynb #24c67ef3
 def upsample(df:pd.DataFrame, seed:int=1, column:str='label') -> pd.DataFrame:
@@ -176,17 +179,34 @@ if a.get("predict"):
     with open(a["predict_out"], "w", encoding="utf-8") as f: json.dump([l[0] for l in labs], f)
 '''
 
-def _train_subprocess(args:dict, model_path:Path, predict_path:Path|None=None) -> list|None:
+def _train_subprocess(args:dict, model_path:Path, predict_path:Path|None=None,
+                      procs:list|None=None, # running child processes are added here while they run (so a caller can end them)
+                     ) -> list|None:
     "Train in a fresh Python process, save the model to `model_path`; optionally return its predictions for the lines of `predict_path`."
     spec = dict(train=args, model=str(model_path))
     if predict_path is not None: spec.update(predict=str(predict_path), predict_out=str(model_path) + '.pred.json')
-    r = subprocess.run([sys.executable, '-c', _CHILD, json.dumps(spec)], capture_output=True, text=True)
-    if r.returncode != 0:
-        err = (r.stderr.strip().splitlines() or ['(no message)'])[-1]
-        raise FastTextError(f"fastText training failed in a subprocess (exit code {r.returncode}; a negative code is "
+    p = subprocess.Popen([sys.executable, '-c', _CHILD, json.dumps(spec)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if procs is not None: procs.append(p)
+    try: _, stderr = p.communicate()
+    finally:
+        if p.poll() is None: p.kill(); p.wait()
+        if procs is not None: procs.remove(p)
+    if p.returncode != 0:
+        err = (stderr.strip().splitlines() or ['(no message)'])[-1]
+        raise FastTextError(f"fastText training failed in a subprocess (exit code {p.returncode}; a negative code is "
                             f"the signal that killed it) with {args}: {err}")
     if predict_path is None: return None
     return json.loads(Path(spec['predict_out']).read_text(encoding='utf-8'))
+
+@contextlib.contextmanager
+def sigterm_exits():
+    "Inside the block, SIGTERM raises `SystemExit(143)` so that `finally` blocks and temporary folders are cleaned up."
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield; return                          # only the main thread can set handlers; keep a handler someone installed
+    def _exit(signum, frame): raise SystemExit(128 + signum)
+    signal.signal(signal.SIGTERM, _exit)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 def _train_inprocess(args:dict):
     try:
@@ -197,6 +217,12 @@ def _train_inprocess(args:dict):
 
 # %% ../nbs/04_baselines.ipynb #98757431
 def _enc(label) -> str: return '__label__' + urllib.parse.quote(str(label), safe='')
+def _sha256(path:Path) -> str:
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for b in iter(lambda: f.read(1 << 20), b''): h.update(b)
+    return h.hexdigest()
+
 def _dec(label:str) -> str: return urllib.parse.unquote(label[len('__label__'):])
 
 @dataclass(repr=False)
@@ -217,7 +243,14 @@ class FastTextClassifier(Baseline):
     options:dict=field(default_factory=dict) # further `fasttext.train_supervised` arguments (minCount, loss, bucket, …)
     name = 'fasttext'
 
-    def __post_init__(self): self.model_, self.labels_ = None, None
+    def __post_init__(self):
+        self.model_, self.labels_ = None, None
+        lr_ok = isinstance(self.lr, (int, float)) and not isinstance(self.lr, bool) and math.isfinite(self.lr) and self.lr > 0
+        if not lr_ok: raise ValueError(f"FastTextClassifier.lr={self.lr!r} is invalid (expected a finite number > 0)")
+        for f in ('epoch', 'dim', 'word_ngrams', 'thread'):
+            v = getattr(self, f)
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < 1:
+                raise ValueError(f"FastTextClassifier.{f}={v!r} is invalid (expected an int >= 1)")
     def params(self): return {k: getattr(self, k) for k in self.__dataclass_fields__}
     def state(self): return {'labels': self.labels_} if self.model_ is not None else {}
 
@@ -250,7 +283,7 @@ class FastTextClassifier(Baseline):
     def fit(self, train_df:pd.DataFrame) -> 'FastTextClassifier':
         "Train on `train_df` (tidy table with `target`, `text`, `label`)."
         lines = self.train_lines(train_df)
-        with tempfile.TemporaryDirectory() as d:
+        with sigterm_exits(), tempfile.TemporaryDirectory() as d:
             p = Path(d)/'train.txt'; p.write_text('\n'.join(lines) + '\n', encoding='utf-8')
             return self._fit_file(p, train_df['label'].unique())
 
@@ -275,13 +308,19 @@ class FastTextClassifier(Baseline):
         except BaseException:
             with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
             raise
-        write_json(str(path) + '.json', dict(name=self.name, params=self.params(), state=self.state()))
+        write_json(str(path) + '.json', dict(name=self.name, params=self.params(), state=self.state(),
+                                             file=dict(bytes=path.stat().st_size, sha256=_sha256(path))))
         return path
 
     @classmethod
     def load(cls, path:str|Path) -> 'FastTextClassifier':
         "Load a classifier written by `save`."
         meta = json.loads(Path(str(path) + '.json').read_text(encoding='utf-8'))
+        want = meta.get('file')
+        if want is None: warnings.warn(f"{path}.json records no checksum (saved by an older version): the model file is not verified")
+        elif (size := Path(path).stat().st_size) != want['bytes'] or _sha256(Path(path)) != want['sha256']:
+            raise StanceDataError(f"damaged model file ({size} bytes, checksum differs from the one saved)", path=path,
+                                  expected=f"the file written by save ({want['bytes']} bytes, SHA-256 {want['sha256']})")
         m = cls(**meta['params']); m.model_ = fasttext.load_model(str(path)); m.labels_ = meta['state']['labels']
         return m
 
@@ -300,24 +339,33 @@ def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
     base = FastTextClassifier(**kwargs)
     gold = dev_df['label'].astype(str).tolist()
     cells = [(float(lr), int(ep)) for lr in lrs for ep in epochs]
+    for lr, ep in cells: FastTextClassifier(**{**base.params(), 'lr': lr, 'epoch': ep})   # every cell's settings are valid
     lines, dev_texts = base.train_lines(train_df), base.texts(dev_df)
     labels = train_df['label'].unique()
     rows, best, best_score = [], None, -np.inf
-    with tempfile.TemporaryDirectory() as d:
+    procs = []                       # fastText subprocesses now running (n_jobs > 1)
+    with sigterm_exits(), tempfile.TemporaryDirectory() as d:
         d = Path(d); train_path, dev_path = d/'train.txt', d/'dev.txt'
         train_path.write_text('\n'.join(lines) + '\n', encoding='utf-8')
         dev_path.write_text(''.join(t + '\n' for t in dev_texts), encoding='utf-8')
         def run(i, lr, ep):
             m = FastTextClassifier(**{**base.params(), 'lr': lr, 'epoch': ep}); t0 = time.time()
             if n_jobs > 1:
-                preds = [_dec(l) for l in _train_subprocess(m.fasttext_args(train_path), d/f'cell{i}.bin', dev_path)]
+                preds = [_dec(l) for l in _train_subprocess(m.fasttext_args(train_path), d/f'cell{i}.bin', dev_path, procs)]
             else:
                 m._fit_file(train_path, labels); preds = m.predict(dev_df)
             return m, preds, time.time() - t0
         if n_jobs > 1:   # longest cells first, so that the workers finish together
             order = sorted(range(len(cells)), key=lambda i: -cells[i][1])
-            with ThreadPoolExecutor(n_jobs) as ex: futs = {i: ex.submit(run, i, *cells[i]) for i in order}
-            results = [futs[i].result() for i in range(len(cells))]
+            ex = ThreadPoolExecutor(n_jobs)
+            try:
+                futs = {i: ex.submit(run, i, *cells[i]) for i in order}
+                results = [futs[i].result() for i in range(len(cells))]
+            except BaseException:            # SIGTERM, Ctrl-C or a failed cell: end the running cells before the folder goes
+                ex.shutdown(wait=False, cancel_futures=True)
+                for p in list(procs): p.kill()
+                raise
+            finally: ex.shutdown(wait=True)
         else: results = None
         for i, (lr, ep) in enumerate(cells):
             m, preds, secs = results[i] if results else run(i, lr, ep)

@@ -16,9 +16,11 @@ __all__ = ['add_config_options', 'config_changes', 'make_parser', 'list_presets'
 
 # %% ../nbs/09_cli.ipynb #9da92fec
 def _seeds(s:str) -> tuple:
-    "Parse '1,2,3' into (1, 2, 3)."
-    try: return tuple(int(x) for x in s.split(',') if x.strip())
+    "Parse '1,2,3' into (1, 2, 3); a repeated value is an error (it would count one run twice)."
+    try: out = tuple(int(x) for x in s.split(',') if x.strip())
     except ValueError: raise argparse.ArgumentTypeError(f"seeds must be comma-separated integers, got {s!r}")
+    if len(set(out)) != len(out): raise argparse.ArgumentTypeError(f"values must be distinct, got {s!r}")
+    return out
 
 def _names(s:str) -> list: return [x.strip() for x in s.split(',') if x.strip()]
 

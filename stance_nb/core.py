@@ -12,9 +12,9 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 # %% auto #0
-__all__ = ['repo_root', 'cache_dir', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device', 'atomic_write',
-           'write_text', 'write_json', 'write_jsonl', 'write_csv', 'is_quiet', 'progress', 'library_versions',
-           'git_sha', 'hardware', 'RunRecord', 'run_id', 'RunLock', 'check_parameters', 'as_list']
+__all__ = ['repo_root', 'cache_dir', 'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device',
+           'atomic_write', 'write_text', 'write_json', 'write_jsonl', 'write_csv', 'is_quiet', 'progress',
+           'library_versions', 'git_sha', 'hardware', 'RunRecord', 'run_id', 'RunLock', 'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #9743fa7c
 def repo_root() -> Path|None:
@@ -28,6 +28,15 @@ def cache_dir() -> Path:
     "The per-user cache directory (`$XDG_CACHE_HOME/stance_nb`, default `~/.cache/stance_nb`)."
     return Path(os.environ.get('XDG_CACHE_HOME', Path.home()/'.cache'))/'stance_nb'
 
+# %% ../nbs/00_core.ipynb #82952ec7
+def check_name(param:str, # the parameter's name, for the message (e.g. 'run_name')
+               value,     # a user-given name that becomes a folder or file name under the outputs folder
+              ) -> str:
+    "`value` if it names one folder or file inside its parent (no path separator, no '..', not absolute); else a `ValueError`."
+    if isinstance(value, str) and value.strip() and value not in ('.', '..') and not any(c in value for c in '/\\\x00'): return value
+    raise ValueError(f"{param}={value!r} must be one folder or file name inside the outputs folder: a non-empty name without "
+                     f"'/', '\\' or '..' path parts (e.g. 'benchmark-2')")
+
 # %% ../nbs/00_core.ipynb #8b31ee4f
 def data_dir(path:str|Path|None=None, # explicit data directory; wins over everything else
              name:str|None=None,      # a dataset's sub-folder inside the data directory
@@ -38,13 +47,13 @@ def data_dir(path:str|Path|None=None, # explicit data directory; wins over every
     return root/name if name else root
 
 def outputs_dir(path:str|Path|None=None, # explicit output directory
-                *parts:str,              # sub-folders, created on demand
+                *parts:str,              # sub-folders, created on demand (one folder name each: see `check_name`)
                ) -> Path:
     "Resolve the output directory: `path` > `$STANCE_NB_OUTPUTS` > `<repo>/outputs` > `cache_dir()/'outputs'`."
     if path is not None: root = Path(path)
     elif os.environ.get('STANCE_NB_OUTPUTS'): root = Path(os.environ['STANCE_NB_OUTPUTS'])
     else: root = repo_root()/'outputs' if repo_root() else cache_dir()/'outputs'
-    d = root.expanduser().resolve().joinpath(*parts)
+    d = root.expanduser().resolve().joinpath(*(check_name('outputs_dir part', p) for p in parts))
     d.mkdir(parents=True, exist_ok=True)
     return d
 
@@ -208,33 +217,40 @@ def run_id(name:str, params:dict, seed:int|None=None) -> str:
     return f"{name.replace('/', '-')}-s{seed}-{h}"
 
 # %% ../nbs/00_core.ipynb #857fb2d6
-def _pid_alive(pid:int) -> bool:
-    try: os.kill(pid, 0)
-    except ProcessLookupError: return False
-    except PermissionError: return True
-    return True
+def _read_owner(path:Path) -> tuple[str, str]:
+    "(pid, host) written in a lock file; '?' while its owner is still writing it."
+    for _ in range(20):
+        try: pid, host = path.read_text().split()[:2]; return pid, host
+        except (FileNotFoundError, ValueError): time.sleep(0.01)
+    return '?', '?'
 
 class RunLock:
-    "Exclusive claim on a run folder (`with RunLock(folder): ...`); stale locks of dead processes are taken over."
-    def __init__(self, folder:str|Path): self.folder = Path(folder); self.path = self.folder/'.lock'
+    "Exclusive claim on a run folder (`with RunLock(folder): ...`); the lock of a process that died is taken over."
+    # The claim is an `flock` on `.lock`, held for as long as the owner runs: the kernel releases it when the owner dies,
+    # so taking over a dead run's lock is one atomic step (no read pid, delete, create race between restarting runs).
+    def __init__(self, folder:str|Path): self.folder = Path(folder); self.path = self.folder/'.lock'; self._fd = None
     def acquire(self) -> 'RunLock':
+        import fcntl
         self.folder.mkdir(parents=True, exist_ok=True)
-        for _ in range(2):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-                with os.fdopen(fd, 'w') as f: f.write(f'{os.getpid()} {socket.gethostname()}\n')
-                return self
-            except FileExistsError:
-                try: pid, host = self.path.read_text().split()[:2]
-                except (FileNotFoundError, ValueError): continue
-                if host == socket.gethostname() and not _pid_alive(int(pid)):
-                    with contextlib.suppress(FileNotFoundError): self.path.unlink()   # stale: its owner is gone
-                    continue
+        for _ in range(100):
+            fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o644)
+            try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                pid, host = _read_owner(self.path)
                 raise RuntimeError(f"{self.folder} is in use by process {pid} on {host}; "
-                                   f"wait for it or choose another output folder (remove {self.path} if that process is gone)")
+                                   f"wait for it or choose another output folder") from None
+            try: current = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError: current = False
+            if not current: os.close(fd); continue     # its owner released (and removed) it meanwhile: lock the new file
+            os.ftruncate(fd, 0); os.write(fd, f'{os.getpid()} {socket.gethostname()}\n'.encode())
+            self._fd = fd
+            return self
         raise RuntimeError(f"could not lock {self.folder}")
     def release(self):
-        with contextlib.suppress(FileNotFoundError): self.path.unlink()
+        if self._fd is None: return
+        with contextlib.suppress(FileNotFoundError): self.path.unlink()   # removed while still locked, then unlocked
+        os.close(self._fd); self._fd = None
     def __enter__(self): return self.acquire()
     def __exit__(self, *exc): self.release()
 

@@ -95,8 +95,10 @@ def _favor_against(labels:Iterable) -> list:
 def semeval2016_f1(gold, pred) -> float:
     "SemEval-2016 Task 6's score: the mean F1 of 'favor' and 'against' (NONE excluded from the average), a fraction."
     gold, pred = check_labels(gold, pred, labels=set(_labels_of(gold, 'gold')) | {'NONE', 'none', 'FAVOR', 'favor', 'AGAINST', 'against'})
-    fa = _favor_against(set(gold) | set(pred))
-    fa = fa or ['AGAINST', 'FAVOR']
+    if other := sorted({str(g) for g in gold if str(g).lower() not in ('favor', 'against', 'none')}):
+        raise StanceDataError(f"gold labels {other} are not SemEval-2016 stances", field='label',
+                              expected="the labels FAVOR, AGAINST and NONE (any case); map other label names first")
+    fa = _favor_against(set(gold) | set(pred)) or ['AGAINST', 'FAVOR']
     return float(f1_score(gold, pred, labels=fa, average='macro', zero_division=0))
 
 # %% ../nbs/02_metrics.ipynb #a9b4e6d3
@@ -216,7 +218,7 @@ def score(dataset_name:str|None, # a key of `DATASETS` (its `.metric` and `.labe
         if info is None: raise KeyError(f"unknown dataset {dataset_name!r} and no metric given; registered: {sorted(DATASETS)}")
         metric = info.metric
     if metric not in METRICS: raise KeyError(f"unknown metric {metric!r}; known: {sorted(METRICS)}")
-    if info is not None:
+    if info is not None and info.labels is not None:   # datasets with labels=None (csv, jsonl): the labels of gold and pred
         gold, pred = check_labels(gold, pred, labels=set(info.labels) | set(_labels_of(gold, 'gold')))
         bad = sorted(set(gold) - set(info.labels), key=str)
         if bad: raise StanceDataError(f"gold label {bad[0]!r} is not a label of dataset {dataset_name!r}", field='label', expected=f"one of {info.labels}")

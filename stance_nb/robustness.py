@@ -142,7 +142,7 @@ def paraphrase_c(annotation=None, # a filled two-annotator CSV (`stance_nb.attac
     return dict(c_a=pc['c_a'], measured=True, label=f"c_a measured on our paraphrases ({pc['c_a']:.3f}, n={pc['n']}, kappa {pc['kappa']:.2f})",
                 kappa=pc['kappa'], n=pc['n'])
 
-# %% ../nbs/08a_robustness.ipynb #8e80d24f
+# %% ../nbs/08a_robustness.ipynb #92129882
 def correctness_study(tests:Mapping[str, tuple], # dataset -> (test split, its input segments)
                       n:int=25, sample_seed:int=0, attack_seed:int=0, # samples per dataset (paper: 25), their draw, the attack's seed
                       annotation=None,            # a filled paraphrase annotation CSV (two annotators); `None`: the paper's c_a

@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_train.ipynb #d1582839
 from __future__ import annotations
-import os, json, math, time, shutil, random, hashlib, itertools, contextlib, dataclasses
+import os, json, math, time, shutil, random, hashlib, warnings, itertools, contextlib, dataclasses
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -21,8 +21,8 @@ from .metrics import METRICS, accuracy, write_predictions
 __all__ = ['PRESETS', 'MOVED_PRESETS', 'PEAK_FLOPS', 'TrainConfig', 'RunPlan', 'Preset', 'tokenization_key', 'tokenize_pairs',
            'EncodedDataset', 'LengthGroupedBatchSampler', 'PadCollator', 'make_loader', 'balance_by_upsampling',
            'build_optimizer', 'build_scheduler', 'resolve_precision', 'make_accelerator', 'TrainOOMError', 'FitState',
-           'FitResult', 'latest_checkpoint', 'fit', 'predict_logits', 'score', 'TrainResult', 'train_classifier',
-           'grid_search', 'train_seeds', 'cross_validate', 'peak_flops', 'model_flops_utilization']
+           'FitResult', 'load_latest_checkpoint', 'latest_checkpoint', 'fit', 'predict_logits', 'score', 'TrainResult',
+           'train_classifier', 'grid_search', 'train_seeds', 'cross_validate', 'peak_flops', 'model_flops_utilization']
 
 # %% ../nbs/05_train.ipynb #4d2df539
 _OPTIMIZERS = ('adamw', 'adamax')
@@ -385,7 +385,14 @@ def _save_checkpoint(acc, ckpt_dir:Path, state:FitState, keep:int):
     tmp, final = ckpt_dir/f'.tmp-{name}', ckpt_dir/name
     if acc.is_main_process and tmp.exists(): shutil.rmtree(tmp)
     acc.wait_for_everyone()
-    acc.save_state(str(tmp), safe_serialization=True)
+    try:
+        acc.save_state(str(tmp), safe_serialization=True)
+        if acc.is_main_process: write_json(tmp/'fit_state.json', asdict(state))   # lets a resume do without latest.json
+    except (OSError, RuntimeError) as e:      # torch reports a full disk as "[enforce fail at inline_container.cc…]"
+        if acc.is_main_process: shutil.rmtree(tmp, ignore_errors=True)
+        free = shutil.disk_usage(ckpt_dir).free if ckpt_dir.exists() else 0
+        raise OSError(f"could not write checkpoint {name} in {ckpt_dir}: {type(e).__name__}: {(str(e).splitlines() or [''])[0]}. "
+                      f"Check the disk space there ({free/2**30:.2f} GiB free); or lower keep_checkpoints, or set checkpoint=False.") from e
     acc.wait_for_everyone()
     if acc.is_main_process:
         if final.exists(): shutil.rmtree(final)
@@ -393,6 +400,47 @@ def _save_checkpoint(acc, ckpt_dir:Path, state:FitState, keep:int):
         write_json(ckpt_dir/'latest.json', dict(asdict(state), dir=name))   # the pointer is written last
         for old in sorted(p for p in ckpt_dir.glob('step-*') if p.is_dir())[:-keep]: shutil.rmtree(old, ignore_errors=True)
     acc.wait_for_everyone()
+
+def _first_line(e:BaseException) -> str: return f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[0]}"
+
+def _checkpoint_problem(acc, path:Path) -> str|None:
+    "Why checkpoint folder `path` cannot give an exact resume (a missing or unreadable file), or `None`."
+    from safetensors import safe_open
+    from accelerate.utils import load as acc_load
+    rng = path/f'random_states_{acc.process_index}.pkl'
+    if not rng.exists(): return f"{rng} is missing (without the RNG states a resumed run differs from an uninterrupted one)"
+    try: s = acc_load(rng)
+    except Exception as e: return f"{rng} cannot be read ({_first_line(e)})"
+    if not isinstance(s, dict) or not {'random_state', 'numpy_random_seed', 'torch_manual_seed'} <= set(s): return f"{rng} lacks RNG states"
+    for f in sorted(path.glob('*.safetensors')):
+        try:
+            with safe_open(str(f), 'pt') as h: h.keys()
+        except Exception as e: return f"{f} is damaged ({_first_line(e)})"
+    return None
+
+def load_latest_checkpoint(accelerator, # the run's `Accelerator`, after `prepare`: its model, optimizer and scheduler are restored
+                           ckpt_dir:str|Path,
+                          ) -> FitState|None:
+    "Restore the newest intact checkpoint of `ckpt_dir` (warning which files were damaged); its `FitState`, or `None` when there is none."
+    ckpt_dir, problems, states = Path(ckpt_dir), [], {}
+    latest, dirs = ckpt_dir/'latest.json', sorted((p for p in ckpt_dir.glob('step-*') if p.is_dir()), reverse=True)
+    if not latest.exists() and not dirs: return None
+    try: d = json.loads(latest.read_text(encoding='utf-8')); name = d.pop('dir'); states[name] = FitState(**d)
+    except FileNotFoundError: pass
+    except (ValueError, TypeError, KeyError, AttributeError) as e: problems.append(f"{latest} is damaged ({_first_line(e)})")
+    for p in dirs:
+        st = states.get(p.name)
+        if st is None:
+            try: st = FitState(**json.loads((p/'fit_state.json').read_text(encoding='utf-8')))
+            except FileNotFoundError: problems.append(f"{p/'fit_state.json'} is missing"); continue
+            except (ValueError, TypeError) as e: problems.append(f"{p/'fit_state.json'} is damaged ({_first_line(e)})"); continue
+        if why := _checkpoint_problem(accelerator, p): problems.append(why); continue
+        try: accelerator.load_state(str(p))
+        except Exception as e: problems.append(f"{p} cannot be loaded ({_first_line(e)})"); continue
+        if problems: warnings.warn(f"resuming from checkpoint {p} (step {st.step}): " + '; '.join(problems))
+        return st
+    raise RuntimeError(f"no intact checkpoint to resume from in {ckpt_dir}: " + '; '.join(problems) +
+                       ". Delete that folder to start the run again (or pass resume=False).")
 
 def latest_checkpoint(ckpt_dir:str|Path) -> tuple[Path, FitState]|None:
     "The last complete checkpoint in `ckpt_dir` and its `FitState`, or `None`."
@@ -427,10 +475,8 @@ def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `
     model, optimizer, scheduler = acc.prepare(model, optimizer, scheduler)
     ckpt_dir = Path(ckpt_dir) if ckpt_dir is not None else None
     state, resumed_from, rng = FitState(), None, None
-    if ckpt_dir is not None and resume and (found := latest_checkpoint(ckpt_dir)):
-        path, state = found
-        acc.load_state(str(path))
-        resumed_from, rng = state.step, _rng_get()
+    if ckpt_dir is not None and resume and (found := load_latest_checkpoint(acc, ckpt_dir)) is not None:
+        state, resumed_from, rng = found, found.step, _rng_get()
     t_train, n_ex, n_tok = 0.0, 0, torch.zeros((), dtype=torch.long, device=acc.device)
     unwrapped = lambda: acc.unwrap_model(model)
     for epoch in range(state.epoch, cfg.epochs):
@@ -569,6 +615,24 @@ def _data_sha(df:pd.DataFrame) -> str:
     return hashlib.sha256(pd.util.hash_pandas_object(df[cols].astype(str), index=False).to_numpy().tobytes()).hexdigest()[:12]
 
 
+_OFFSET_POSITIONS = ('roberta', 'xlm-roberta', 'xlm-roberta-xl', 'camembert', 'longformer')   # positions start after pad_token_id
+
+def _check_model(cfg:TrainConfig, conf) -> None:
+    "Refuse a `max_length` beyond the model's position embeddings (a tensor-size error deep inside the model otherwise)."
+    n = getattr(conf, 'max_position_embeddings', None)
+    if n is None: return
+    usable = n - ((conf.pad_token_id or 0) + 1 if getattr(conf, 'model_type', '') in _OFFSET_POSITIONS else 0)
+    if cfg.max_length > usable: raise ValueError(f"TrainConfig.max_length={cfg.max_length} exceeds the {usable} positions of model "
+                                                 f"{cfg.model!r} (expected max_length <= {usable})")
+
+def _model_config(cfg:TrainConfig):
+    "The model's config, or a `ValueError` naming `TrainConfig.model` when there is no model at that name or folder."
+    from transformers import AutoConfig
+    try: return AutoConfig.from_pretrained(cfg.model, trust_remote_code=cfg.trust_remote_code)
+    except (OSError, ValueError) as e:
+        raise ValueError(f"TrainConfig.model={cfg.model!r}: no model found ({type(e).__name__}: {(str(e).splitlines() or [''])[0]}) "
+                         f"(expected a local folder with config.json, or a Hub id available offline or online)") from None
+
 def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` column (train, dev, test)
                      cfg:TrainConfig,     # settings; see `PRESETS`
                      labels:list|None=None, # the label list (default: sorted labels of `df`)
@@ -601,10 +665,14 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
     if missing: raise StanceDataError(f"missing column(s) {missing}", field=missing[0], expected="columns id, split, target, text, label")
     labels = sorted(labels if labels is not None else df.label.dropna().unique().tolist())
     if unknown := sorted(set(df.label.dropna()) - set(labels)): raise StanceDataError(f"labels {unknown} are not in the label list {labels}", field='label')
+    if len(labels) < 2: raise StanceDataError(f"one label {labels}: a one-label head trains as a regression", field='label', expected='at least two labels')
     if pair is None: pair = 'target' in df and df.target.fillna('').astype(str).str.len().gt(0).any()
     label2id = {l: i for i, l in enumerate(labels)}
     parts = {s: df[df.split == s].reset_index(drop=True) for s in ('train', 'dev', 'test')}
     if not len(parts['train']): raise StanceDataError("no rows with split == 'train'", field='split')
+    if (seen := sorted(parts['train'].label.unique())) and len(seen) < 2:
+        raise StanceDataError(f"every train row has the label {seen[0]!r}", field='label', expected='at least two labels in the train split')
+    _check_model(cfg, model.config if model is not None else _model_config(cfg))   # before the run folder is created
     params = dict(asdict(cfg), labels=labels, pair=bool(pair), metric=metric if isinstance(metric, str) else getattr(metric, '__name__', 'custom'),
                   n={s: len(p) for s, p in parts.items()}, data_sha=_data_sha(df))
     rid = run_id(name, params, cfg.seed)

@@ -125,12 +125,29 @@ def read_jsonl(path:str|Path, required:Iterable[str]=(), encoding:str='utf-8',
         out.append((i, rec) if line_numbers else rec)
     return out
 
-def read_table(path:str|Path, required:Iterable[str]=(), sep:str=',', encoding:str='utf-8', **kwargs) -> pd.DataFrame:
+def _check_fields(path:Path, sep:str, encoding:str):
+    "Every record of a delimited file has as many fields as its header; else an error naming the data row."
+    with open(path, encoding=encoding, newline='') as f:
+        recs = csv.reader(f, delimiter=sep)
+        header, row = next(recs, None), 0
+        for rec in recs if header is not None else ():
+            if not rec: continue               # a blank line, skipped as pandas skips it
+            row += 1
+            if len(rec) != len(header):
+                raise StanceDataError(f"{len(rec)} fields where the header has {len(header)}", path=path, row=row,
+                                      expected=f"{len(header)} fields {header}; quote a field that contains {sep!r}")
+
+def read_table(path:str|Path, required:Iterable[str]=(), sep:str=',', encoding:str='utf-8',
+               dtype=str,                # column types: `str` for all, or a dict `{column: type}`
+               check_fields:bool=False,  # refuse a record with more or fewer fields than the header (a stray separator)
+               **kwargs) -> pd.DataFrame:
     "Read a CSV/TSV with every column as string; missing columns and wrong encodings are reported by name."
     path = Path(path)
-    try: df = pd.read_csv(path, sep=sep, encoding=encoding, dtype=str, keep_default_na=False, **kwargs)
+    try:
+        if check_fields: _check_fields(path, sep, encoding)
+        df = pd.read_csv(path, sep=sep, encoding=encoding, dtype=dtype, keep_default_na=False, **({'index_col': False} if check_fields else {}), **kwargs)
     except UnicodeDecodeError as e: raise StanceDataError(f"cannot decode as {encoding}: {e.reason} at byte {e.start}", path=path, expected=f'{encoding} text') from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError) as e: raise StanceDataError(f"cannot parse: {e}", path=path, expected='a delimited table') from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as e: raise StanceDataError(f"cannot parse: {e}", path=path, expected='a delimited table') from None
     miss = [c for c in required if c not in df.columns]
     if miss: raise StanceDataError(f"missing column(s) {miss}; found {list(df.columns)}", path=path, field=miss[0], expected=f"columns {list(required)}")
     return df

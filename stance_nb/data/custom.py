@@ -4,7 +4,9 @@
 
 # %% ../../nbs/01c_data.custom.ipynb #789d6ab0
 from __future__ import annotations
+import os, warnings
 from pathlib import Path
+import numpy as np
 import pandas as pd
 from ..core import StanceDataError
 from .core import register_dataset, read_jsonl, read_table, SPLITS, TIDY_COLUMNS
@@ -14,6 +16,7 @@ __all__ = ['load_csv', 'load_jsonl']
 
 # %% ../../nbs/01c_data.custom.ipynb #d308d528
 _SPLIT_ALIASES = {'train': 'train', 'training': 'train', 'dev': 'dev', 'valid': 'dev', 'validation': 'dev', 'val': 'dev', 'test': 'test'}
+_NA_LABELS = ('', 'nan', 'na', 'n/a', '#n/a', 'null', '<na>')   # missing-value markers, compared case-insensitively (NONE is a stance)
 
 def _split_name(s, split_map:dict|None, where) -> str:
     m = {**_SPLIT_ALIASES, **(split_map or {})}
@@ -22,88 +25,181 @@ def _split_name(s, split_map:dict|None, where) -> str:
     if key.lower() in m: return m[key.lower()]
     raise StanceDataError(f'unknown split {s!r}', **where, field='split', expected=f'one of {sorted(m)} (or pass split_map=)')
 
+def _file(p) -> Path:
+    "The resolved path of a data file given by the user; a folder, a link loop or a missing file is a `StanceDataError`."
+    p = Path(p).expanduser()
+    try: r = p.resolve()
+    except (RuntimeError, OSError) as e: raise StanceDataError(f'cannot resolve the path ({e})', path=p, expected='a file, not a symbolic-link loop') from None
+    if r.is_dir(): raise StanceDataError('a folder, not a file', path=r, expected='a file (or a dict {split: file})')
+    if not r.exists():
+        if os.path.islink(p): raise StanceDataError('a symbolic link that leads nowhere (a loop or a missing target)', path=p, expected='a file')
+        raise StanceDataError('missing file', path=r, expected='the file given in path=')
+    if not r.is_file(): raise StanceDataError('not a regular file', path=r, expected='a file')
+    return r
+
 def _paths(path) -> list[tuple[str|None, Path]]:
     "(split or None, file) pairs from a path or a `{split: path}` dict."
     if path is None: raise ValueError("pass path= (a file, or a dict {split: file})")
-    if isinstance(path, dict): return [(_split_name(s, None, dict(path=p)), Path(p).expanduser().resolve()) for s, p in path.items()]
-    return [(None, Path(path).expanduser().resolve())]
+    if isinstance(path, dict): return [(_split_name(s, None, dict(path=p)), _file(p)) for s, p in path.items()]
+    return [(None, _file(path))]
 
-def _tidy(parts:list, columns:dict|None, labels, split:str, split_map, allow_empty_text:bool) -> pd.DataFrame:
-    "Build the tidy table from `(split or None, path, raw DataFrame, row numbers)` parts and validate it."
-    columns = dict(columns or {})
+def _column_map(columns:dict, found:list, path:Path) -> dict:
+    "`{tidy name: file column or None}`; a column whose name matches only up to case and spaces is taken with a warning."
     bad = sorted(set(columns) - set(TIDY_COLUMNS))
     if bad: raise ValueError(f'columns= maps tidy names {list(TIDY_COLUMNS)} to file columns; unknown key(s) {bad}')
+    out = {}
+    for k in TIDY_COLUMNS:
+        want = columns.get(k, k)
+        if want in found: out[k] = want; continue
+        near = [c for c in found if str(c).strip().casefold() == str(want).strip().casefold()]
+        if len(near) > 1: raise StanceDataError(f'columns {near} all match {want!r} for {k!r}', path=path, field=want, expected=f"one of them named in columns={{'{k}': ...}}")
+        if near:
+            warnings.warn(f"{path}: no column {want!r} for {k!r}; taking column {near[0]!r}", stacklevel=3)
+            out[k] = near[0]
+        elif k in ('text', 'label'): raise StanceDataError(f'missing column {want!r} for {k!r}; found {list(found)}', path=path, field=want, expected=f"a {k} column (columns={{'{k}': ...}})")
+        elif k in columns: raise StanceDataError(f'missing column {want!r} for {k!r}; found {list(found)}', path=path, field=want, expected='the mapped column')
+        else: out[k] = None
+    return out
+
+def _value(v, what:str, where:dict) -> str:
+    "An id, target or label read from a file as a string: ints are written out, null and other types are errors."
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)): v = str(int(v))
+    if not isinstance(v, str):
+        raise StanceDataError(f"{'null' if v is None else type(v).__name__} {what}", **where, expected='a string' + (' or an integer' if what != 'text' else ''))
+    return v
+
+def _valid_unicode(v:str, where:dict) -> str:
+    try: v.encode('utf-8')
+    except UnicodeEncodeError as e: raise StanceDataError(f'invalid Unicode: lone surrogate {v[e.start]!r} at character {e.start}', **where, expected='valid Unicode text') from None
+    return v
+
+def _part(fsplit, path:Path, raw:pd.DataFrame, rows, colmap:dict, split:str, split_map, label_ok:set, allow_empty_text:bool) -> pd.DataFrame:
+    "The tidy rows of one file, every value checked; other columns kept as read."
+    if not len(raw): raise StanceDataError('no data rows', path=path, expected='at least one row after the header')
+    cols = {k: raw[c].tolist() if c is not None else None for k, c in colmap.items()}
+    out = dict(id=[], split=[], target=[], text=[], label=[])
+    for i, r in enumerate(rows):
+        at = lambda k: dict(path=path, row=r, field=colmap[k])
+        out['split'].append(fsplit if fsplit is not None else _split_name(cols['split'][i], split_map, dict(path=path, row=r))
+                            if cols['split'] is not None else _split_name(split, split_map, dict(path=path)))
+        out['id'].append(_valid_unicode(_value(cols['id'][i], 'id', at('id')), at('id')) if cols['id'] is not None else f"{out['split'][-1]}-{r}")
+        out['target'].append(_valid_unicode(_value(cols['target'][i], 'target', at('target')), at('target')) if cols['target'] is not None else '')
+        t = cols['text'][i]
+        if t is None or (isinstance(t, float) and t != t): raise StanceDataError('missing text (null)', **at('text'), expected='a string')
+        if not isinstance(t, str): raise StanceDataError(f'text is a {type(t).__name__}', **at('text'), expected='a string')
+        if not allow_empty_text and not t.strip(): raise StanceDataError('empty text', **at('text'), expected='a non-empty string (or allow_empty_text=True)')
+        out['text'].append(_valid_unicode(t, at('text')))
+        lab = _valid_unicode(_value(cols['label'][i], 'label', at('label')), at('label')).strip()
+        if lab.casefold() in _NA_LABELS and lab not in label_ok:
+            raise StanceDataError(f"missing label {cols['label'][i]!r}", **at('label'), expected='a label (declare it in labels= or map it with label_map= if it is one)')
+        out['label'].append(lab)
+    df = pd.DataFrame(out)
+    if colmap['id'] is not None and (dup := df.id[df.id.duplicated()]).size:
+        first = df.index[df.id == dup.iloc[0]]
+        raise StanceDataError(f'duplicate id {dup.iloc[0]!r} (rows {rows[first[0]]} and {rows[first[1]]})', path=path, row=rows[first[1]], field=colmap['id'], expected='a unique id per row')
+    for c in raw.columns:
+        if c not in set(colmap.values()) and c not in df.columns: df[c] = raw[c].values
+    df['_path'], df['_row'] = str(path), list(rows)
+    return df
+
+def _labels(df:pd.DataFrame, labels, label_map:dict|None, field:str) -> tuple[list, str]:
+    "Map labels through `label_map`, refuse case variants of one label; the label list and where it came from."
+    def where(mask): r = df[mask].iloc[0]; return dict(path=r._path, row=int(r._row), field=field)
+    if label_map is not None:
+        m = {str(k).strip(): str(v) for k, v in label_map.items()}
+        if (miss := ~df.label.isin(m)).any():
+            raise StanceDataError(f'label {df.label[miss].iloc[0]!r} is not in label_map', **where(miss),
+                                  expected=f'a key of label_map {sorted(m)}; labels seen: {sorted(df.label.unique())}')
+        df['label'] = df.label.map(m)
+    seen, declared = sorted(df.label.unique()), set() if labels is None else {str(l) for l in labels}
+    groups = {}
+    for l in seen: groups.setdefault(l.casefold(), []).append(l)
+    if variants := [g for g in groups.values() if len(g) > 1 and not set(g) <= declared]:
+        raise StanceDataError(f'labels that differ only in case: {variants}', **where(df.label == variants[0][1]),
+                              expected=f"one spelling per label (map them with label_map={{{variants[0][1]!r}: {variants[0][0]!r}, ...}})")
+    if labels is not None: return sorted(declared), 'the declared labels'
+    train = df.split == 'train'
+    return sorted(df.label[train].unique() if train.any() else seen), 'the labels of the train rows' if train.any() else 'the labels found'
+
+def _overlap(df:pd.DataFrame, colmap:dict):
+    "Refuse a (target, text) pair that occurs in two splits: test rows seen in training."
+    key = df.target + '\x00' + df.text
+    first = {}
+    for k, s, p, r in zip(key, df.split, df._path, df._row):
+        if k in first and first[k][0] != s:
+            s0, p0, r0 = first[k]
+            raise StanceDataError(f'the same target and text as {s0} row {r0} of {p0} (a {s} row seen in {s0})', path=p, row=int(r),
+                                  field=colmap['text'], expected='disjoint splits (or allow_overlap=True)')
+        first.setdefault(k, (s, p, r))
+
+def _tidy(parts:list, labels, split:str, split_map, allow_empty_text:bool, label_map:dict|None=None, allow_overlap:bool=False) -> pd.DataFrame:
+    "Build the tidy table from `(split or None, path, raw DataFrame, row numbers, column map)` parts and validate it."
+    label_ok = {str(k).strip() for k in (label_map or {})} | {str(l) for l in (labels or [])}
     frames, has_target = [], None
-    for fsplit, path, raw, rows in parts:
-        colmap = {k: columns.get(k, k) for k in TIDY_COLUMNS}
-        for k in ('text', 'label'):
-            if colmap[k] not in raw.columns: raise StanceDataError(f'missing column {colmap[k]!r} for {k!r}; found {list(raw.columns)}', path=path, field=colmap[k], expected=f"a {k} column (columns={{'{k}': ...}})")
-        for k in ('id', 'split', 'target'):
-            if k in columns and columns[k] not in raw.columns: raise StanceDataError(f'missing column {columns[k]!r} for {k!r}; found {list(raw.columns)}', path=path, field=columns[k], expected='the mapped column')
-        tgt = colmap['target'] in raw.columns
-        if has_target is not None and tgt != has_target: raise StanceDataError('some files have a target column and some do not', path=path, field=colmap['target'], expected='the same columns in every file')
+    for fsplit, path, raw, rows, colmap in parts:
+        tgt = colmap['target'] is not None
+        if has_target is not None and tgt != has_target: raise StanceDataError('some files have a target column and some do not', path=path, field=colmap['target'] or 'target', expected='the same columns in every file')
         has_target = tgt
-        if fsplit is not None: sp = [fsplit]*len(raw)
-        elif colmap['split'] in raw.columns: sp = [_split_name(s, split_map, dict(path=path, row=r)) for s, r in zip(raw[colmap['split']], rows)]
-        else: sp = [_split_name(split, split_map, dict(path=path))]*len(raw)
-        out = pd.DataFrame(dict(id=raw[colmap['id']].astype(str) if colmap['id'] in raw.columns else [f'{s}-{r}' for s, r in zip(sp, rows)],
-                                split=sp, target=raw[colmap['target']].astype(str) if tgt else '',
-                                text=raw[colmap['text']], label=raw[colmap['label']].astype(str)))
-        for c in raw.columns:
-            if c not in set(colmap.values()) and c not in out.columns: out[c] = raw[c].values
-        if len(out) != len(raw): raise StanceDataError(f'built {len(out)} of {len(raw)} rows', path=path, expected='every row')
-        for i, (t, r) in enumerate(zip(out.text, rows)):
-            if t is None or (isinstance(t, float) and t != t): raise StanceDataError('missing text (null)', path=path, row=r, field=colmap['text'], expected='a string')
-            if not isinstance(t, str): raise StanceDataError(f'text is a {type(t).__name__}', path=path, row=r, field=colmap['text'], expected='a string')
-            if not allow_empty_text and not t.strip(): raise StanceDataError('empty text', path=path, row=r, field=colmap['text'], expected='a non-empty string (or allow_empty_text=True)')
-        out['_path'], out['_row'] = str(path), list(rows)
-        frames.append(out)
+        frames.append(_part(fsplit, path, raw, list(rows), colmap, split, split_map, label_ok, allow_empty_text))
     df = pd.concat(frames, ignore_index=True)
-    if labels is not None: labs, why = sorted(str(l) for l in labels), 'the declared labels'
-    else:
-        src = df[df.split == 'train'] if (df.split == 'train').any() else df
-        labs, why = sorted(src.label.unique()), ("the labels of the train rows" if (df.split == 'train').any() else 'the labels found')
+    field = parts[0][4]['label']
+    labs, why = _labels(df, labels, label_map, field)
     unk = df.index[~df.label.isin(labs)]
     if len(unk):
         r = df.loc[unk[0]]
-        raise StanceDataError(f'unknown label {r.label!r}', path=r._path, row=int(r._row), field=columns.get('label', 'label'), expected=f'one of {why} {labs}')
+        raise StanceDataError(f'unknown label {r.label!r}', path=r._path, row=int(r._row), field=field, expected=f'one of {why} {labs}')
+    if not allow_overlap: _overlap(df, parts[0][4])
     df = df.drop(columns=['_path', '_row'])
     df.attrs.update(labels=labs, pair=bool(has_target))
     return df
 
 # %% ../../nbs/01c_data.custom.ipynb #616f01c7
+_OPTIONS = dict(path=None, columns=None, labels=None, label_map=None, split='train', split_map=None, encoding='utf-8',
+                allow_empty_text=False, allow_overlap=False)
+
 @register_dataset('csv', labels=None, pair=None, metric='f1_macro', folder=None,
-    source='your own delimited file(s): load("csv", path=..., columns={...})', domain='user data',
-    options=dict(path=None, columns=None, labels=None, split='train', split_map=None, sep=',', encoding='utf-8', allow_empty_text=False))
+    source='your own delimited file(s): load("csv", path=..., columns={...})', domain='user data', options=dict(_OPTIONS, sep=','))
 def load_csv(folder,                      # unused (these datasets are read from `path`)
              path=None,                   # a file, or `{split: file}`
              columns:dict|None=None,      # `{tidy name: file column}`
              labels=None,                 # the label list; default: the train rows' labels
+             label_map:dict|None=None,    # `{label in the file: label}`, e.g. `{'0': 'AGAINST', '1': 'FAVOR'}`; every label must be a key
              split:str='train',           # the split of every row of a single file without a split column
              split_map:dict|None=None,    # extra `{value in the split column: 'train'/'dev'/'test'}`
              sep:str=',',                 # '\t' for TSV
              encoding:str='utf-8',
              allow_empty_text:bool=False,
+             allow_overlap:bool=False,    # accept a (target, text) pair in two splits
             ) -> pd.DataFrame:
     "Your own CSV/TSV file(s) as a tidy table; the label list is in `df.attrs['labels']`."
     parts = []
     for fsplit, p in _paths(path):
-        if not p.exists(): raise StanceDataError('missing file', path=p, expected='the file given in path=')
-        raw = read_table(p, sep=sep, encoding=encoding)
-        parts.append((fsplit, p, raw, range(1, len(raw)+1)))
-    return _tidy(parts, columns, labels, split, split_map, allow_empty_text)
+        head = read_table(p, sep=sep, encoding=encoding, nrows=0)
+        colmap = _column_map(dict(columns or {}), list(head.columns), p)
+        core = [c for c in colmap.values() if c is not None]
+        raw = read_table(p, sep=sep, encoding=encoding, dtype={c: str for c in core}, check_fields=True, usecols=core)
+        if extra := [c for c in head.columns if c not in core]:   # other columns: the types pandas reads
+            other = pd.read_csv(p, sep=sep, encoding=encoding, usecols=extra, index_col=False)
+            raw = pd.concat([raw, other], axis=1)[list(head.columns)]
+        parts.append((fsplit, p, raw, range(1, len(raw)+1), colmap))
+    return _tidy(parts, labels, split, split_map, allow_empty_text, label_map, allow_overlap)
 
 @register_dataset('jsonl', labels=None, pair=None, metric='f1_macro', folder=None,
-    source='your own JSON-lines file(s): load("jsonl", path=..., columns={...})', domain='user data',
-    options=dict(path=None, columns=None, labels=None, split='train', split_map=None, encoding='utf-8', allow_empty_text=False))
-def load_jsonl(folder, path=None, columns:dict|None=None, labels=None, split:str='train', split_map:dict|None=None,
-               encoding:str='utf-8', allow_empty_text:bool=False) -> pd.DataFrame:
+    source='your own JSON-lines file(s): load("jsonl", path=..., columns={...})', domain='user data', options=_OPTIONS)
+def load_jsonl(folder, path=None, columns:dict|None=None, labels=None, label_map:dict|None=None, split:str='train',
+               split_map:dict|None=None, encoding:str='utf-8', allow_empty_text:bool=False, allow_overlap:bool=False) -> pd.DataFrame:
     "Your own JSON-lines file(s) (one flat object per line) as a tidy table; the label list is in `df.attrs['labels']`."
-    parts, cols = [], dict(columns or {})
-    need = [cols.get('text', 'text'), cols.get('label', 'label')] + [cols[k] for k in ('id', 'split', 'target') if k in cols]
+    parts = []
     for fsplit, p in _paths(path):
-        if not p.exists(): raise StanceDataError('missing file', path=p, expected='the file given in path=')
-        recs = read_jsonl(p, required=need, encoding=encoding, line_numbers=True)
-        raw = pd.DataFrame([r for _, r in recs])
-        parts.append((fsplit, p, raw, [i for i, _ in recs]))
-    return _tidy(parts, columns, labels, split, split_map, allow_empty_text)
+        recs = read_jsonl(p, encoding=encoding, line_numbers=True)
+        if not recs: raise StanceDataError('no data rows', path=p, expected='at least one JSON object')
+        found = list(dict.fromkeys(k for _, r in recs for k in r))
+        colmap = _column_map(dict(columns or {}), found, p)
+        core = [c for c in colmap.values() if c is not None]
+        for i, r in recs:
+            if miss := [colmap[k] for k in ('text', 'label', 'target', 'id', 'split') if colmap[k] is not None and colmap[k] not in r]: raise StanceDataError('missing field', path=p, row=i, field=miss[0], expected=f'fields {core}')
+        raw = pd.DataFrame({c: pd.Series([r[c] for _, r in recs], dtype=object) for c in core})   # values as written (7 stays 7)
+        if extra := [c for c in found if c not in core]:   # other fields: the types pandas infers from the JSON values
+            raw = pd.concat([raw, pd.DataFrame([{c: r.get(c) for c in extra} for _, r in recs])], axis=1)
+        parts.append((fsplit, p, raw, [i for i, _ in recs], colmap))
+    return _tidy(parts, labels, split, split_map, allow_empty_text, label_map, allow_overlap)
