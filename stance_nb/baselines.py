@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 import fasttext
-from .core import write_json, RunRecord, StanceDataError
+from .core import write_json, RunRecord, StanceDataError, available_cpus
 from .metrics import write_predictions, accuracy, f1_macro
 
 # %% auto #0
@@ -331,11 +331,13 @@ def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
                   lrs=(0.1, 0.2, 1.0),   # learning rates tried (X-stance)
                   epochs=(5, 50),        # epoch counts tried (X-stance)
                   select:str|Callable='accuracy', # dev metric to maximise: 'accuracy', 'f1_macro' or f(gold, pred) -> float
-                  n_jobs:int=1,          # grid cells trained at once (subprocesses when > 1)
+                  n_jobs:int|None=None,  # grid cells trained at once, in subprocesses when > 1; default: the available cores
                   **kwargs,              # the other `FastTextClassifier` fields (seed, dim, pair, lang, …)
                  ) -> tuple[FastTextClassifier, pd.DataFrame]:
     "Train one model per (lr, epoch), score it on `dev_df`, return the best model and the grid table."
     score = SELECT_METRICS[select] if isinstance(select, str) else select
+    n_jobs = available_cpus() if n_jobs is None else n_jobs
+    if not isinstance(n_jobs, int) or isinstance(n_jobs, bool) or n_jobs < 1: raise ValueError(f"fasttext_grid: n_jobs={n_jobs!r} must be an int >= 1 or None")
     base = FastTextClassifier(**kwargs)
     gold = dev_df['label'].astype(str).tolist()
     cells = [(float(lr), int(ep)) for lr in lrs for ep in epochs]

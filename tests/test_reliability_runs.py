@@ -389,3 +389,20 @@ def test_out_of_memory_names_batch_and_fix(tiny_model, tmp_path, monkeypatch):
     assert 'batch_size=8' in msg and 'max_length=32' in msg and 'Lower batch_size (e.g. 4)' in msg and 'grad_accum (e.g. 2)' in msg, msg
     assert isinstance(ei.value.__cause__, torch.cuda.OutOfMemoryError)
     assert not list(tmp_path.rglob('.lock')), 'the run folder stays locked after the error'
+
+# ================================================================ divergence
+
+def test_divergence_stops_with_step_epoch_lr(tiny_model, tmp_path):
+    "A learning rate that makes the loss NaN stops the run with an error naming the step, epoch and learning rate, not a silent result."
+    from stance_nb.train import train_classifier, TrainDivergedError
+    with pytest.raises(TrainDivergedError) as ei:
+        train_classifier(_data(), _cfg(tiny_model, lr=1e4, checkpoint=False), name='diverge', out_dir=tmp_path, save_model=False)
+    msg = str(ei.value)
+    assert re.search(r'the loss is (nan|inf|-inf) at optimizer step \d+ \(epoch \d, learning rate [0-9.e+]+', msg), msg
+    assert 'Lower the learning rate (TrainConfig.lr=10000)' in msg and 'check the training data' in msg, msg
+    assert not list(tmp_path.rglob('record.json')) and not list(tmp_path.rglob('.lock'))
+
+@pytest.mark.parametrize('lr', [float('inf'), float('nan')])
+def test_non_finite_lr_rejected(lr):
+    from stance_nb.train import TrainConfig
+    with pytest.raises(ValueError, match=r'TrainConfig.lr=(inf|nan) is invalid \(expected a finite positive number\)'): TrainConfig(lr=lr).validate()
