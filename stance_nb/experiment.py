@@ -536,7 +536,8 @@ def run(exp:Experiment,
             missing[k] = str(e)
     for k, why in missing.items(): print(f"left out {k}: {why}")
     keys = [k for k in keys if k not in missing and any(kk == k for kk, _ in frames)]   # data no selected row runs on is not read
-    if not keys: raise StanceDataError(f"no data of experiment {exp.name!r} could be read", path=data_dir, expected=f"one of {list(exp.data)}")
+    if not keys: raise StanceDataError(f"no data of experiment {exp.name!r} could be read" + (f"; first: {next(iter(missing.values()))}" if missing else ''),
+                                       path=data_dir, expected=f"one of {list(exp.data)}")
     tests, fps, skipped = {}, {}, {}
     for k in keys:
         clean = next(_split(f, 'test') for (kk, _), f in frames.items() if kk == k)

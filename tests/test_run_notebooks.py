@@ -1,5 +1,5 @@
 "Execute every result notebook (`nbs/run_*.ipynb`) with its smoke parameters through papermill's Python API."
-import json, os
+import json, os, re
 from pathlib import Path
 import pytest
 
@@ -22,11 +22,12 @@ def test_parameters_cell_first(nb):
 
 @pytest.mark.parametrize('nb', RUN_NBS, ids=[p.stem for p in RUN_NBS])
 def test_run_notebook_smoke(nb, tmp_path, monkeypatch):
-    "The notebook runs end to end on its smoke defaults, writing only under a temporary outputs folder."
+    "The notebook runs end to end with `smoke=True` (fixtures, tiny models), writing only under a temporary outputs folder."
     import papermill as pm
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'outputs'))
     monkeypatch.setenv('STANCE_NB_QUIET', '1')
-    pm.execute_notebook(str(nb), str(tmp_path/nb.name), kernel_name='python3', cwd=str(NBS), progress_bar=False)
+    smoke = {'smoke': True} if re.search(r'^smoke\s*[:=]', ''.join(_parameters_cell(nb)['source']), flags=re.M) else {}
+    pm.execute_notebook(str(nb), str(tmp_path/nb.name), parameters=smoke, kernel_name='python3', cwd=str(NBS), progress_bar=False)
     assert any((tmp_path/'outputs').rglob('*.json')), f'{nb.name} wrote no run record'
 
 def test_unknown_parameter_fails(tmp_path):
