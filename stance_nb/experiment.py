@@ -536,8 +536,9 @@ def run(exp:Experiment,
             missing[k] = str(e)
     for k, why in missing.items(): print(f"left out {k}: {why}")
     keys = [k for k in keys if k not in missing and any(kk == k for kk, _ in frames)]   # data no selected row runs on is not read
-    if not keys: raise StanceDataError(f"no data of experiment {exp.name!r} could be read" + (f"; first: {next(iter(missing.values()))}" if missing else ''),
-                                       path=data_dir, expected=f"one of {list(exp.data)}")
+    if not keys:
+        first = f"; first: {next(iter(missing.values()))}" if missing else ''
+        raise StanceDataError(f"no data of experiment {exp.name!r} could be read{first}", path=data_dir, expected=f"one of {list(exp.data)}")
     tests, fps, skipped = {}, {}, {}
     for k in keys:
         clean = next(_split(f, 'test') for (kk, _), f in frames.items() if kk == k)
@@ -704,7 +705,8 @@ def compare_table(exp:Experiment, table:str, ours:pd.DataFrame,
     if ours.row.isin(list(more)).any():   # rows the paper prints in another table with the same columns (an appendix)
         mine, where = ours[~ours.row.isin(list(more))], ours.row.map(more)
         parts = ([compare_table(exp, table, mine, keys)] if len(mine) else []) + [
-            compare_table(exp, t, ours[where == t], keys).assign(note=lambda d, t=t: [f"paper: its Table {t}" + (f'; {n}' if n else '') for n in d.note])
+            compare_table(exp, t, ours[where == t], keys)
+            .assign(note=lambda d, t=t: [f"paper: its Table {t}" + (f'; {n}' if n else '') for n in d.note])
             for t in dict.fromkeys(where.dropna())]
         res = pd.concat(parts, ignore_index=True)
         res.attrs.update(parts[0].attrs, paper=exp.paper, table=str(table))

@@ -130,7 +130,8 @@ def _zeroshot(ctx):
     from stance_nb.zeroshot import train_zeroshot, zeroshot_config, ZEROSHOT_MODELS
     name = ctx.row.options.get('model', ctx.row.name)
     if ZEROSHOT_MODELS[name].inputs == 'words':
-        if not ctx.settings.get('word_vectors'): raise RowSkipped(f"{name} reads pretrained word vectors: pass a GloVe/word2vec text file as `word_vectors`")
+        if not ctx.settings.get('word_vectors'):
+            raise RowSkipped(f"{name} reads pretrained word vectors: pass a GloVe/word2vec text file as `word_vectors`")
         kw = dict(word_vectors=str(ctx.settings['word_vectors']))
     else: kw = dict(encoder=str(model_of(ctx, name)))
     cfg = zeroshot_config(name, **(ctx.settings.get('zeroshot_changes') or {}), device=ctx.settings.get('device'))
@@ -147,7 +148,8 @@ def llm_generator(spec, batch_size:int=8, device=None):
     from stance_nb.llm import HFGenerator, OpenAIClient
     if isinstance(spec, dict):
         bad = sorted(set(spec) - {'base_url', 'model', 'api_key_env', 'max_new_tokens', 'timeout', 'max_retries'})
-        if bad or not {'base_url', 'model'} <= set(spec): raise ValueError(f"an LLM endpoint needs 'base_url' and 'model' (unknown keys: {bad}), got {spec}")
+        if bad or not {'base_url', 'model'} <= set(spec):
+            raise ValueError(f"an LLM endpoint needs 'base_url' and 'model' (unknown keys: {bad}), got {spec}")
         return OpenAIClient(**spec)
     return HFGenerator(str(spec), batch_size=batch_size, device=device)
 
@@ -188,7 +190,8 @@ def _nli_rows() -> list:
         if m.get('zero_shot'): rows.append(Row(name, 'nli_zero_shot', tables=tables, data=_ZERO))
         else: rows.append(Row(name, 'nli_finetune', tables=tables, data=_PROMPTED if m['prompt'] != 'none' else _TRAINED))
     rows += [Row(table10_row(p), 'nli_finetune', {'model': 'BART-MNLI-e_p', 'prompt': p}, tables=('10',), data=('A:N',)) for p in PAPER_PROMPTS]
-    rows += [Row(k, 'nli_finetune', {'model': 'BART-MNLI-e_p'}, tables=('9',), data=(d,)) for k, d in (('E->V', 'E->V'), ('V->E', 'V->E'), ('V->V', 'V'))]
+    rows += [Row(k, 'nli_finetune', {'model': 'BART-MNLI-e_p'}, tables=('9',), data=(d,))
+             for k, d in (('E->V', 'E->V'), ('V->E', 'V->E'), ('V->V', 'V'))]
     return rows
 
 NLI_ROWS = [r.name for r in _nli_rows() if set(r.tables) & set(_APPX)]
