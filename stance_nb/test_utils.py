@@ -170,7 +170,8 @@ def _ezstance_smoke(folder:Path) -> dict:
     vec = tiny_word_vectors(folder/'vectors.txt', (w for t in texts for w in word_tokenize(t)))
     from stance_nb.nli import EZSTANCE_MODELS
     models = {n: str(folder/('bart-mnli' if n.startswith('BART') else 'bert-mnli')) for n in EZSTANCE_MODELS}
-    models.update({n: str(folder/'bert') for n in ('BERT', 'RoBERTa', 'XLNet', 'TGA-Net')}, **{n: str(folder/'llama') for n in ('LLaMA 2', 'ChatGPT')})
+    models.update({n: str(folder/'bert') for n in ('BERT', 'RoBERTa', 'XLNet', 'TGA-Net')})
+    models.update({n: str(folder/'llama') for n in ('LLaMA 2', 'ChatGPT')})
     return dict(data_dir=root, models=models, word_vectors=str(vec), domains=('CE',), max_seeds=2,
                 settings=dict(train_changes=dict(epochs=1, batch_size=16, max_length=64, checkpoint=False),
                               zeroshot_changes=dict(epochs=2, batch_size=32, hidden=8, n_clusters=3, encoder_batch_size=32, max_text_len=64),
