@@ -10,7 +10,7 @@ import pandas as pd
 
 # %% auto #0
 __all__ = ['SYNTH_TARGETS', 'synthetic_stance', 'tiny_tokenizer', 'tiny_bert_config', 'tiny_bert', 'tiny_fasttext', 'tiny_llama',
-           'tiny_translation_model', 'tiny_mtdnn_checkpoint', 'smoke_environment']
+           'tiny_translation_model', 'tiny_word_vectors', 'tiny_mtdnn_checkpoint', 'smoke_environment']
 
 # %% ../nbs/90_test_utils.ipynb #673b0820
 SYNTH_TARGETS = ('nuclear power', 'school uniforms', 'animal testing', 'wind farms')
@@ -139,6 +139,46 @@ def tiny_translation_model(path:str|Path, # folder to save model and tokenizer t
     model.save_pretrained(path); tok.save_pretrained(path)
     return Path(path)
 
+# %% ../nbs/90_test_utils.ipynb #64c80a04
+def tiny_word_vectors(path:str|Path, # the GloVe-format text file to write
+                      words:Iterable[str], dim:int=8, seed:int=0) -> Path:
+    "A GloVe-format text file with a random vector for each of `words` (for BiCE and CrossNet in tests)."
+    import numpy as np
+    rng = np.random.RandomState(seed)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(''.join(f"{w} {' '.join(f'{v:.4f}' for v in rng.randn(dim))}\n" for w in sorted(set(words))), encoding='utf-8')
+    return Path(path)
+
+def _ezstance_smoke(folder:Path) -> dict:
+    "EZ-STANCE and VAST fixtures, tiny NLI checkpoints (a BERT, a BART), a tiny BERT, a tiny LLaMA and tiny word vectors."
+    import torch
+    from transformers import BartForSequenceClassification
+    from stance_nb.fixtures.papers import write_ezstance, write_vast
+    from stance_nb.data import load
+    from stance_nb.nli import tiny_bart_config
+    from stance_nb.zeroshot import word_tokenize
+    root = folder/'data'
+    write_ezstance(root/'ezstance', per_domain=3, seed=0, domains=('CE',)); write_vast(root/'vast')
+    texts = [t for d in (load('ezstance', root), load('vast', root)) for t in list(d.text) + list(d.target)]
+    nli = {0: 'ENTAILMENT', 1: 'NEUTRAL', 2: 'CONTRADICTION'}
+    tiny_bert(folder/'bert-mnli', num_labels=3, texts=texts, id2label=nli, label2id={v: k for k, v in nli.items()})
+    tiny_bert(folder/'bert', num_labels=3, texts=texts)
+    tok = tiny_tokenizer(texts); torch.manual_seed(0)
+    bart = {0: 'contradiction', 1: 'neutral', 2: 'entailment'}   # another label order than the BERT's, as in the real checkpoints
+    cfg = tiny_bart_config(len(tok), pad_token_id=tok.pad_token_id, bos_token_id=tok.cls_token_id, eos_token_id=tok.sep_token_id,
+                           id2label=bart, label2id={v: k for k, v in bart.items()})
+    BartForSequenceClassification(cfg).save_pretrained(folder/'bart-mnli'); tok.save_pretrained(folder/'bart-mnli')
+    tiny_llama(folder/'llama')
+    vec = tiny_word_vectors(folder/'vectors.txt', (w for t in texts for w in word_tokenize(t)))
+    from stance_nb.nli import EZSTANCE_MODELS
+    models = {n: str(folder/('bart-mnli' if n.startswith('BART') else 'bert-mnli')) for n in EZSTANCE_MODELS}
+    models.update({n: str(folder/'bert') for n in ('BERT', 'RoBERTa', 'XLNet', 'TGA-Net')})
+    models.update({n: str(folder/'llama') for n in ('LLaMA 2', 'ChatGPT')})
+    return dict(data_dir=root, models=models, word_vectors=str(vec), domains=('CE',), max_seeds=2,
+                settings=dict(train_changes=dict(epochs=1, batch_size=16, max_length=64, checkpoint=False),
+                              zeroshot_changes=dict(epochs=2, batch_size=32, hidden=8, n_clusters=3, encoder_batch_size=32, max_text_len=64),
+                              llm_batch_size=16))
+
 # %% ../nbs/90_test_utils.ipynb #de472977
 def tiny_mtdnn_checkpoint(path:str|Path, # the `.pt` file to write
                           texts=None, seed:int=0) -> Path:
@@ -194,5 +234,6 @@ def smoke_environment(experiment:str, # a key of `stance_nb.experiment.EXPERIMEN
         tiny_bert(folder/'bert', num_labels=4, texts=list(d.text) + list(d.target))
         return dict(data_dir=folder/'data', models={'German BERT': str(folder/'bert')}, max_seeds=2, train_changes=tiny_training,
                     overrides=fixed_cell)
+    if experiment == 'ezstance': return _ezstance_smoke(folder)
     raise KeyError(f"no smoke environment for experiment {experiment!r}")
 

@@ -57,9 +57,9 @@ INVALID = {
                       ({'n_jobs': 0}, 'n_jobs=0: expected > 0'), ({'seeds': 'one'}, 'seeds'), ({'ratios': [0.0, 1.0]}, 'ratios'),
                       ({'run_name': '../../escape'}, 'no path separators'), ({'lr': float('inf')}, 'lr=inf'), ({'tables': ['9']}, "tables: unknown ['9']"),
                       ({'seeds': [1, 1]}, 'distinct'), ({'fasttext_preset': 'nope'}, "fasttext_preset: unknown ['nope']")],
-    'run_ezstance': [({'run_name': '../../escape'}, "run_name='../../escape' must be one folder or file name inside the outputs folder"),
-                     ({'dataset': 'nope'}, "dataset: unknown ['nope']"), ({'models': ['GPT-9']}, "models: unknown ['GPT-9']"),
-                     ({'epochs': '4'}, "parameter epochs='4' must be int"), ({'domains': ['XX']}, 'XX')],
+    'run_ezstance': [({'tables': ['11']}, "tables: unknown ['11']"), ({'models': ['GPT-9']}, "models: unknown ['GPT-9']"),
+                     ({'epochs': '4'}, "epochs='4': expected int"), ({'domains': ['XX']}, "domains: unknown ['XX']"),
+                     ({'seeds': [1, 1]}, 'distinct'), ({'head': 'old'}, "head: unknown ['old']"), ({'run_name': '../x'}, 'no path separators')],
     'run_robustness': [({'datasets': ['nope']}, "datasets: unknown ['nope']"), ({'n_samples': 0}, 'n_samples=0: expected > 0'),
                        ({'n_samples': 'many'}, 'n_samples'), ({'run_name': '../../escape'}, 'no path separators'), ({'smoke': 1}, 'smoke')],
 }

@@ -3,3 +3,4 @@
 from .benchmark import BENCHMARK_EXPERIMENT
 from .xstance import XSTANCE_EXPERIMENT
 from .cheese import CHEESE_EXPERIMENT
+from .ezstance import EZSTANCE_EXPERIMENT
