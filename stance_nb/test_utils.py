@@ -139,7 +139,7 @@ def tiny_translation_model(path:str|Path, # folder to save model and tokenizer t
     model.save_pretrained(path); tok.save_pretrained(path)
     return Path(path)
 
-# %% ../nbs/90_test_utils.ipynb #099d1388
+# %% ../nbs/90_test_utils.ipynb #de472977
 def tiny_mtdnn_checkpoint(path:str|Path, # the `.pt` file to write
                           texts=None, seed:int=0) -> Path:
     "Save a tiny random BERT encoder in the MT-DNN checkpoint layout (plus one task head) to `path`."
