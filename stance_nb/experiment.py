@@ -221,7 +221,8 @@ def data_specs(data:Mapping|str|None, # {key: {"dataset": name, loader or prepar
     out = {}
     for key, d in dict(data or {}).items():
         if not SAFE_NAME.match(str(key)): raise ValueError(f"data key {key!r}: expected a plain name (letters, digits, '.', '_', '-')")
-        if not isinstance(d, Mapping) or 'dataset' not in d: raise ValueError(f"data[{key!r}]: expected an object with 'dataset' (e.g. 'csv') and its options")
+        if not isinstance(d, Mapping) or 'dataset' not in d:
+            raise ValueError(f"data[{key!r}]: expected an object with 'dataset' (e.g. 'csv') and its options")
         opts = {k: v for k, v in d.items() if k != 'dataset'}
         if d['dataset'] not in DATASETS: raise KeyError(f"data[{key!r}]: unknown dataset {d['dataset']!r}; registered: {sorted(DATASETS)}")
         bad = sorted(set(opts) - set(DATASETS[d['dataset']].options) - set(PREPARE_OPTIONS))
@@ -563,7 +564,8 @@ def _attacked(frame:pd.DataFrame, attack:str, spec:DataSpec, seed:int, settings:
         out.attrs.update(frame.attrs); return out
     from stance_nb.attacks import apply_attack, input_columns
     pair = frame.attrs.get('pair')
-    cols = (('target', 'text') if pair else ('text',)) if pair is not None else input_columns(spec.dataset) if spec.dataset in DATASETS else ('target', 'text')
+    if pair is not None: cols = ('target', 'text') if pair else ('text',)
+    else: cols = input_columns(spec.dataset) if spec.dataset in DATASETS else ('target', 'text')
     opts = dict((settings.get('attack_options') or {}).get(attack, {}))
     return apply_attack(frame, attack, seed=seed, columns=cols, **opts).reset_index(drop=True)
 
