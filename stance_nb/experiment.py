@@ -840,6 +840,13 @@ def compare_table(exp:Experiment, table:str, ours:pd.DataFrame,
             if isinstance(k, str) and r.status == 'ok':
                 n = len(k.split('+'))
                 cmp.loc[i, 'note'] = f"ours averages {n} dataset(s) ({k.replace('+', ', ')})" + (', the paper more' if n < max(n_paper.get(r.row, 0), 1) else '')
+        extra = set(keys or ()) - set(exp.data)   # datasets the paper lacks (a result notebook's `data`)
+        for i, r in cmp.iterrows():
+            k = ks.get((r.row, r.column))
+            if isinstance(k, str) and set(k.split('+')) & extra:
+                cmp.loc[i, ['paper', 'delta']] = float('nan')
+                why = f"ours averages {k.replace('+', ', ')}, data the paper lacks: no paper value to compare"
+                cmp.loc[i, ['status', 'note']] = ['not in paper', why]
     if 'note' in ours:
         notes = ours.dropna(subset=['note']).drop_duplicates(['row', 'column']).set_index(['row', 'column'])['note']
         for i, r in cmp.iterrows():
