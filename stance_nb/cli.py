@@ -322,7 +322,7 @@ def _baselines(args, parser) -> dict:
     rows = [Row(s, s, {'preset': args.fasttext_preset} if s == 'fasttext' else {}) for s in args.systems]
     exp = Experiment('baselines', '', data={spec.key: spec}, rows=rows)
     res = run(exp, rows, seeds=list(args.seeds or (1,)), data_dir=args.data_dir, out=outputs_dir(args.output_dir, 'baselines', spec.key),
-              settings=dict(n_jobs=args.threads or 1))
+              settings=dict(n_jobs=args.threads or 1, save_model=True))
     return dict(command='baselines', data=_data_summary(spec, df), test=_test_scores(res.scores), conditions=res.conditions,
                 records=[str(Path(f)/'record.json') for f in res.records])
 

@@ -318,7 +318,8 @@ def _fasttext(ctx):
             best, table = fasttext_grid(tr, dev, **grid, n_jobs=ctx.settings.get('n_jobs', 1), **kw)
             info[key] = dict(lr=best.lr, epoch=best.epoch, dev_score=float(table.score.max()), select=grid['select'])
             write_csv(ctx.out/f'grid_{key}.csv', table)
-        info[key]['model'] = best.save(ctx.out/f'fasttext_{key}.bin').name   # `stance_nb predict --run <job folder>` uses it
+        if ctx.option('save_model', False):   # keep the model (`stance_nb predict --run <job folder>`); off by default: tens of MB each
+            info[key]['model'] = best.save(ctx.out/f'fasttext_{key}.bin').name
         for (k, t), frame in ctx.tests.items():
             if k == key: preds[k, t] = list(best.predict(frame))
     return preds, info
