@@ -149,7 +149,8 @@ def is_quiet() -> bool:
 def progress(it:Iterable, desc:str|None=None, total:int|None=None, **kwargs):
     "A `tqdm` progress bar over `it`, silent under test."
     from tqdm.auto import tqdm
-    return tqdm(it, desc=desc, total=total, disable=is_quiet() or kwargs.pop('disable', False), **kwargs)
+    off = kwargs.pop('disable', False)   # popped first: `is_quiet() or ...` would skip it and pass `disable` twice
+    return tqdm(it, desc=desc, total=total, disable=is_quiet() or off, **kwargs)
 
 # %% ../nbs/00_core.ipynb #3d9692e8
 _LIBS = ('stance_nb', 'torch', 'transformers', 'accelerate', 'fasttext', 'numpy', 'pandas', 'scikit-learn', 'sacremoses')
@@ -233,13 +234,30 @@ class RunRecord:
         return self
 
     def save(self, path:str|Path) -> Path:
-        "Write the record atomically to `path`."
-        return write_json(path, asdict(self))
+        "Write the record atomically to `path`; its files under the outputs folder are stored relative to the record's folder."
+        folder = Path(path).expanduser().resolve().parent
+        return write_json(path, {**asdict(self), 'files': {k: _portable(v, folder) for k, v in self.files.items()}})
 
     @classmethod
     def load(cls, path:str|Path) -> 'RunRecord':
-        "Read a record written by `save`."
-        return cls(**json.loads(Path(path).read_text(encoding='utf-8')))
+        "Read a record written by `save`; relative file paths come back absolute (resolved against the record's folder)."
+        d = json.loads(Path(path).read_text(encoding='utf-8'))
+        folder = Path(path).expanduser().resolve().parent
+        d['files'] = {k: v if not isinstance(v, str) or Path(v).is_absolute() else str(folder/v) for k, v in d.get('files', {}).items()}
+        return cls(**d)
+
+def _outputs_root() -> Path:
+    "The outputs folder `outputs_dir()` resolves to, without creating it."
+    if os.environ.get('STANCE_NB_OUTPUTS'): return Path(os.environ['STANCE_NB_OUTPUTS']).expanduser().resolve()
+    return ((repo_root()/'outputs') if repo_root() else cache_dir()/'outputs').resolve()
+
+def _portable(f, folder:Path):
+    "A record's file path as stored: relative to the record's `folder` when both lie in the outputs folder or in `folder`'s parent, else absolute."
+    if not isinstance(f, (str, Path)) or not Path(f).is_absolute(): return f
+    p = Path(f).resolve()
+    for root in (_outputs_root(), folder.parent):
+        if p.is_relative_to(root) and folder.is_relative_to(root): return os.path.relpath(p, folder)
+    return str(p)
 
 # %% ../nbs/00_core.ipynb #9d829af1
 def run_id(name:str, params:dict, seed:int|None=None) -> str:

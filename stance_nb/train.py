@@ -628,7 +628,7 @@ def predict_logits(model, ds:EncodedDataset, tokenizer, batch_size:int=64, accel
     idx, out = [], []
     was_training = m.training; m.eval()
     with torch.no_grad():
-        for b in batches[acc.process_index::acc.num_processes]:
+        for b in progress(batches[acc.process_index::acc.num_processes], desc='predict', leave=False, disable=not acc.is_main_process):
             batch = {k: v.to(acc.device) for k, v in collate([ds[i] for i in b]).items() if k != 'labels'}
             try: out.append(m(**batch).logits.float()); idx.extend(b)   # stays on the device: no host sync per batch
             except torch.cuda.OutOfMemoryError as e:
