@@ -206,11 +206,14 @@ def build(out=ROOT/'_site', jobs=2, use_cache=True, only=None):
         if errors: raise DocsBuildError('notebooks that did not render:\n' + '\n'.join(errors))
     t1 = time.time()
     stage(nbs, executed, CACHE/'src')
+    # Sphinx builds inside the cache (MyST-NB writes a `jupyter_execute/` folder next to its output folder)
     cmd = [sys.executable, '-m', 'sphinx', '-b', 'html', '-q', '-c', str(CONF), '-d', str(CACHE/'doctrees'),
-           str(CACHE/'src'), str(out)]
+           str(CACHE/'src'), str(CACHE/'html')]
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     sys.stderr.write(r.stderr)
     if r.returncode: raise DocsBuildError(f'sphinx failed ({r.returncode}): {" ".join(cmd)}\n{r.stdout}')
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(CACHE/'html', out, ignore=shutil.ignore_patterns('.buildinfo', '.doctrees'))
     t2 = time.time()
     print(f'site: {out}/index.html ({len(nbs)} pages); execute {t1 - t0:.1f} s, sphinx {t2 - t1:.1f} s', flush=True)
     return {'execute': t1 - t0, 'sphinx': t2 - t1, 'notebooks': timings}
