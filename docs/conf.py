@@ -17,3 +17,4 @@ myst_enable_extensions = ['attrs_inline', 'colon_fence', 'deflist']
 myst_heading_anchors = 3
 exclude_patterns = ['**.ipynb_checkpoints']
 suppress_warnings = ['myst.header', 'misc.highlighting_failure']
+smartquotes = False                                # titles and code-like prose exactly as in the notebooks

@@ -36,7 +36,7 @@ class _Page(HTMLParser):
         if tag in ('script', 'style', 'svg'): self._skip -= 1
         elif tag == 'title': self._in = None
         elif tag in ('h1', 'h2', 'h3', 'h4') and self._heading is not None:
-            self.headings.append(''.join(self._heading).strip().rstrip('#').strip()); self._heading = None
+            self.headings.append(''.join(self._heading).strip().rstrip('#¶').strip()); self._heading = None
     def handle_data(self, data):
         if self._skip: return
         if self._in == 'title': self.title += data
@@ -66,9 +66,12 @@ def _exported_names(nb):
                   if isinstance(t, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not t.name.startswith('_')]
     return names
 
+def _norm(s): return ' '.join(s.split())
+
 def _rendered_outputs(nb):
-    "Tables and figures the executed, processed notebook holds: the page must show at least these."
-    tables = figures = 0
+    "Tables, figures and printed lines of the executed, processed notebook: the page must show at least these."
+    tables = figures = printed_tables = 0
+    printed = []
     for c in nb['cells']:
         src = ''.join(c['source'])
         if c['cell_type'] == 'markdown': tables += len(re.findall(r'^\|?\s*:?-{3,}:?\s*\|', src, flags=re.M)); continue
@@ -76,7 +79,11 @@ def _rendered_outputs(nb):
             data = o.get('data', {})
             if 'image/png' in data or 'image/svg+xml' in data: figures += 1
             elif '<table' in ''.join(data.get('text/html', '')): tables += ''.join(data['text/html']).count('<table')
-    return tables, figures
+            elif o.get('output_type') == 'stream':
+                text = ''.join(o['text'])
+                printed_tables += len(re.findall(r'^\|?\s*:?-{3,}:?\s*\|', text, flags=re.M))
+                printed += [_norm(l)[:80] for l in text.splitlines()[:1] if _norm(l)]
+    return tables, figures, printed_tables, printed
 
 @pytest.fixture(scope='module')
 def site():
@@ -103,7 +110,10 @@ def test_page_renders(site, nb_path):
     assert not re.search(r'^\s*#\|', text, flags=re.M), f'{nb_path.stem}: an nbdev directive comment is shown'
     missing = [n for n in _exported_names(nb) if n not in page.headings]
     assert not missing, f'{nb_path.stem}: no API section (signature + docments) for {missing}'
-    tables, figures = _rendered_outputs(json.loads((SRC/nb_path.name).read_text(encoding='utf-8')))
-    if nb_path.name.startswith('run_'): assert tables >= 1, f'{nb_path.stem}: the smoke run printed no table'
+    tables, figures, printed_tables, printed = _rendered_outputs(json.loads((SRC/nb_path.name).read_text(encoding='utf-8')))
+    if nb_path.name.startswith('run_'): assert tables + printed_tables >= 1, f'{nb_path.stem}: the smoke run showed no table'
     assert page.tables >= tables, f'{nb_path.stem}: {page.tables} tables shown, the notebook has {tables}'
     assert page.imgs >= figures, f'{nb_path.stem}: {page.imgs} figures shown, the notebook has {figures}'
+    shown = _norm(text)
+    lost = [l for l in printed if l not in shown]
+    assert not lost, f'{nb_path.stem}: printed output missing from the page: {lost[:3]}'

@@ -29,6 +29,8 @@ NOTE = ('> **Rendered from a smoke run.** This page was executed with {how}, on 
 KERNELSPEC = {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}
 LANGUAGE_INFO = {'name': 'python', 'pygments_lexer': 'ipython3'}
 
+_SITE_MARK = '# --- ' + 'site:'   # spelt in two parts so that only the section heading below matches
+
 class DocsBuildError(RuntimeError): "A notebook could not be executed or rendered for the documentation site."
 
 def settings():
@@ -43,9 +45,9 @@ def doc_notebooks():
     return sorted(nbs, key=lambda p: (p.stem != 'index', p.name.startswith('run_'), p.name))
 
 def source_hash(nb_path):
-    "Hash of what a page's outputs depend on: the notebook, every package file, this script and the test flags."
-    h = hashlib.sha256()
-    for p in [nb_path, Path(__file__).resolve(), ROOT/'settings.ini', *sorted((ROOT/'stance_nb').rglob('*'))]:
+    "Hash of what a page's outputs depend on: the notebook, the package's files, this script's execution part, settings."
+    h = hashlib.sha256(Path(__file__).read_text(encoding='utf-8').split(_SITE_MARK)[0].encode())  # the execution code
+    for p in [nb_path, ROOT/'settings.ini', *sorted((ROOT/'stance_nb').rglob('*'))]:
         if p.is_file() and '__pycache__' not in p.parts: h.update(str(p.relative_to(ROOT)).encode() + b'\0' + p.read_bytes())
     return h.hexdigest()
 
@@ -152,7 +154,10 @@ def render(path, dest, flags):
     tmp_dest.replace(dest)
     return path.name, time.time() - start
 
-# --- site ----------------------------------------------------------------------------------------------------------
+# --- site: nothing below changes what is executed, so it is left out of the cache key ---------------------------
+
+_CELL_KEYS = {'markdown': {'id', 'cell_type', 'metadata', 'source', 'attachments'}, 'raw': {'id', 'cell_type', 'metadata', 'source'},
+              'code': {'id', 'cell_type', 'metadata', 'source', 'outputs', 'execution_count'}}
 
 def _toctree(caption, names):
     return '```{toctree}\n:caption: ' + caption + '\n:maxdepth: 1\n\n' + '\n'.join(names) + '\n```\n'
@@ -175,6 +180,9 @@ def stage(nbs, executed, src):
             toc = _toctree('Library', lib) + '\n' + _toctree('Result notebooks', res)
             nb['cells'].append({'cell_type': 'markdown', 'metadata': {}, 'source': toc})
         nb['metadata'].setdefault('kernelspec', KERNELSPEC); nb['metadata'].setdefault('language_info', LANGUAGE_INFO)
+        for i, c in enumerate(nb['cells']):                     # nbformat's schema: no extra keys, every cell an id
+            for k in set(c) - _CELL_KEYS[c['cell_type']]: del c[k]
+            c.setdefault('id', f'{p.stem[:40]}-{i}'.replace('.', '-'))
         _write_if_changed(src/p.name, json.dumps(nb, indent=1, ensure_ascii=False).encode())
 
 def build(out=ROOT/'_site', jobs=2, use_cache=True, only=None):
