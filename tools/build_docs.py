@@ -159,6 +159,9 @@ def render(path, dest, flags):
 _CELL_KEYS = {'markdown': {'id', 'cell_type', 'metadata', 'source', 'attachments'}, 'raw': {'id', 'cell_type', 'metadata', 'source'},
               'code': {'id', 'cell_type', 'metadata', 'source', 'outputs', 'execution_count'}}
 
+# show_doc puts its `[source](...)` link, floated right by quarto, before the heading; here it goes under it
+_SOURCE_LINK = re.compile(r'^\[source\]\(([^)]*)\)\{[^}]*\}\s*\n\s*\n(#+ [^\n]*)\n', flags=re.M)
+
 def _toctree(caption, names):
     return '```{toctree}\n:caption: ' + caption + '\n:maxdepth: 1\n\n' + '\n'.join(names) + '\n```\n'
 
@@ -181,6 +184,7 @@ def stage(nbs, executed, src):
             nb['cells'].append({'cell_type': 'markdown', 'metadata': {}, 'source': toc})
         nb['metadata'].setdefault('kernelspec', KERNELSPEC); nb['metadata'].setdefault('language_info', LANGUAGE_INFO)
         for i, c in enumerate(nb['cells']):                     # nbformat's schema: no extra keys, every cell an id
+            if c['cell_type'] == 'markdown': c['source'] = _SOURCE_LINK.sub(r'\2\n\n[source](\1)\n', ''.join(c['source']))
             for k in set(c) - _CELL_KEYS[c['cell_type']]: del c[k]
             c.setdefault('id', f'{p.stem[:40]}-{i}'.replace('.', '-'))
         _write_if_changed(src/p.name, json.dumps(nb, indent=1, ensure_ascii=False).encode())
