@@ -45,8 +45,9 @@ def doc_notebooks():
     return sorted(nbs, key=lambda p: (p.stem != 'index', p.name.startswith('run_'), p.name))
 
 def source_hash(nb_path):
-    "Hash of what a page's outputs depend on: the notebook, the package's files, this script's execution part, settings."
+    "Hash of what a page's outputs depend on: notebook, package files, this script's execution part, settings, data folder."
     h = hashlib.sha256(Path(__file__).read_text(encoding='utf-8').split(_SITE_MARK)[0].encode())  # the execution code
+    h.update(os.environ.get('STANCE_NB_DATA', '').encode() + b'\0')    # some cells print statistics of the data mirror
     for p in [nb_path, ROOT/'settings.ini', *sorted((ROOT/'stance_nb').rglob('*'))]:
         if p.is_file() and '__pycache__' not in p.parts: h.update(str(p.relative_to(ROOT)).encode() + b'\0' + p.read_bytes())
     return h.hexdigest()
