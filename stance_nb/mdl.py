@@ -295,7 +295,7 @@ class MDLConfig(TrainConfig):
     san_step_drop:float=0.1      # SAN stochastic prediction dropout (MT-DNN `answer_mem_drop_p`)
     temperature:float=1.0        # dataset sampling temperature (1: proportional to size, MT-DNN's default)
     train_ratio:float=1.0        # fraction of every training set (low-resource runs); dev/test unchanged
-    selection:str='overall'      # 'overall' (one epoch for all datasets: best mean dev score), 'dataset' (each dataset's best dev epoch), 'last'
+    selection:str='overall'      # 'overall' (one epoch for all datasets: best mean dev macro-F1), 'dataset' (each dataset's best dev epoch), 'last'
     max_train_rows:int|None=None # cap each training split (seeded sample) for smoke runs; `None`: all
     max_eval_rows:int|tuple|None=None # cap each dev/test split (seeded sample; `(dev, test)` for two caps) for smoke runs; `None`: all
 

@@ -140,7 +140,7 @@ class Preset:
         return dict(model=c.model, selection=sel, weight_decay=c.weight_decay, head=self.head, source=self.source,
                     config=asdict(c), plan=asdict(p))
 
-_MDL_SELECTION = {'overall': 'one epoch for all datasets: best mean dev score over the datasets',
+_MDL_SELECTION = {'overall': 'one epoch for all datasets: best mean dev macro-F1 over the datasets',
                   'dataset': "each dataset's own best dev epoch", 'last': 'last epoch'}
 
 # %% ../nbs/05_train.ipynb #df09b6b3
