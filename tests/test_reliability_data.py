@@ -1,4 +1,4 @@
-"""Issue 9, bad input: every registered loader × every kind of damaged input gives one clear `StanceDataError` naming
+"""Bad input: every registered loader × every kind of damaged input gives one clear `StanceDataError` naming
 the file, the row or field and what was expected; no loader drops or reorders rows silently."""
 import csv, io, json, zipfile
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""Issue 9: interruptions (SIGKILL and resume, atomic writes, one writer per run folder), determinism (fastText, the
+"""Interruptions (SIGKILL and resume, atomic writes, one writer per run folder), determinism (fastText, the
 transformer trainer, MDL, the attacks), safe loading (weights_only, trust_remote_code, safetensors, checksums, archive
 extraction) and resources (a batch that does not fit in GPU memory)."""
 import json, os, re, signal, subprocess, sys, textwrap, time, zipfile, tarfile, hashlib
