@@ -515,7 +515,7 @@ def _reproduce(args, parser) -> dict:
     if P.get('smoke'):   # fixtures and tiny models come from the test utilities, which the package itself never imports
         parser.error(f"smoke runs are the result notebook's: papermill -k python3 nbs/run_{exp.name}.ipynb out.ipynb -p smoke True")
     result, tables = reproduce(exp, P)
-    return dict(command='reproduce', experiment=exp.name, parameters=P, tables_dir=str(result.conditions['tables_dir']),
+    return dict(command='reproduce', experiment=exp.name, parameters=P, tables_dir=str(result.out),
                 tables={t: cmp.to_dict('records') for t, cmp in tables.items()}, skipped=result.skipped,
                 conditions=result.conditions, records=[str(Path(f)/'record.json') for f in result.records])
 
