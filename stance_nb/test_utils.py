@@ -6,6 +6,7 @@
 from __future__ import annotations
 import os, random, tempfile
 from pathlib import Path
+from typing import Iterable
 import pandas as pd
 
 # %% auto #0
@@ -146,9 +147,9 @@ def tiny_word_vectors(path:str|Path, # the GloVe-format text file to write
     "A GloVe-format text file with a random vector for each of `words` (for BiCE and CrossNet in tests)."
     import numpy as np
     rng = np.random.RandomState(seed)
+    from stance_nb.core import write_text
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(''.join(f"{w} {' '.join(f'{v:.4f}' for v in rng.randn(dim))}\n" for w in sorted(set(words))), encoding='utf-8')
-    return Path(path)
+    return write_text(path, ''.join(f"{w} {' '.join(f'{v:.4f}' for v in rng.randn(dim))}\n" for w in sorted(set(words))))
 
 def _ezstance_smoke(folder:Path) -> dict:
     "EZ-STANCE and VAST fixtures, tiny NLI checkpoints (a BERT, a BART), a tiny BERT, a tiny LLaMA and tiny word vectors."

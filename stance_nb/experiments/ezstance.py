@@ -252,7 +252,7 @@ def _default_models() -> dict:
     "The paper's models, by row name: NLI checkpoints (Hub ids), the plain encoders, TGA-Net's BERT and LLaMA 2 (ChatGPT: none)."
     from stance_nb.nli import EZSTANCE_MODELS
     from stance_nb.train import PRESETS
-    return {**{n: m['checkpoint'] for n, m in EZSTANCE_MODELS.items()}, **{n: PRESETS[p].model for n, p in EZSTANCE_ENCODERS.items()},
+    return {**{n: m['checkpoint'] for n, m in EZSTANCE_MODELS.items()}, **{n: PRESETS[p].config.model for n, p in EZSTANCE_ENCODERS.items()},
             'TGA-Net': 'bert-base-uncased', 'LLaMA 2': 'meta-llama/Llama-2-13b-chat-hf', 'ChatGPT': None}
 
 def _ezstance_configure(p:dict, smoke:dict|None) -> dict:
