@@ -1,4 +1,19 @@
-"Shared pytest configuration: the `slow` marker (tests over 60 s on a 2-core CPU; all run by default)."
+"Shared pytest configuration: the `slow` marker (tests over 60 s on a 2-core CPU; all run by default), the tiny model the fault suite trains."
+import pytest
 
 def pytest_configure(config):
     config.addinivalue_line('markers', 'slow: takes more than 60 s on a 2-core CPU (deselect with -m "not slow")')
+
+@pytest.fixture(scope='session')
+def tiny_model(tmp_path_factory):
+    "A tiny BERT saved to a folder once, so every process (and every run) starts from the same weights and vocabulary."
+    from stance_nb.test_utils import tiny_bert
+    path = tmp_path_factory.mktemp('tiny_bert')/'model'
+    tiny_bert(path, num_labels=2, seed=0)
+    return path
+
+def train_config(model, **kw):
+    "The fault suite's `TrainConfig` for `model`: two short epochs of the tiny model on CPU, `kw` changed."
+    from stance_nb.train import TrainConfig
+    base = dict(model=str(model), epochs=2, batch_size=8, max_length=32, lr=3e-3, mixed_precision='no', seed=1, warmup_ratio=0.1)
+    return TrainConfig(**{**base, **kw})

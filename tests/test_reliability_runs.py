@@ -8,18 +8,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT/'stance_nb'
 
-@pytest.fixture(scope='module')
-def tiny_model(tmp_path_factory):
-    "A tiny BERT saved to a folder once, so every process (and every run) starts from the same weights and vocabulary."
-    from stance_nb.test_utils import tiny_bert
-    path = tmp_path_factory.mktemp('tiny_bert')/'model'
-    tiny_bert(path, num_labels=2, seed=0)
-    return path
-
-def _cfg(model, **kw):
-    from stance_nb.train import TrainConfig
-    base = dict(model=str(model), epochs=2, batch_size=8, max_length=32, lr=3e-3, mixed_precision='no', seed=1, warmup_ratio=0.1)
-    return TrainConfig(**{**base, **kw})
+from conftest import train_config as _cfg   # the `tiny_model` fixture comes from conftest too
 
 def _data(n=24):
     from stance_nb.test_utils import synthetic_stance
