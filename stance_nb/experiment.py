@@ -19,13 +19,14 @@ from .metrics import METRICS, score, summarize, write_predictions, read_predicti
 from .reference import compare, to_markdown, reference
 
 # %% auto #0
-__all__ = ['EXPERIMENTS', 'SAFE_NAME', 'PREPARE_OPTIONS', 'SYSTEMS', 'TRANSFORMS', 'TABLE_BUILDERS', 'CSV_COLUMNS',
-           'get_experiment', 'ParamType', 'parse_annotation', 'check_value', 'parameters', 'DataSpec', 'fingerprint',
-           'prepare_data', 'load_data', 'data_specs', 'System', 'register_system', 'Context', 'RowSkipped', 'Row',
-           'Experiment', 'Job', 'plan_jobs', 'job_params', 'score_predictions', 'RunResult', 'register_transform',
-           'portable_path', 'estimate_encoder_seconds', 'run', 'per_data', 'by_ratio', 'attacked', 'attack_averages',
-           'correctness_ratios', 'robustness', 'cells', 'compare_table', 'significance_notes', 'conditions_text',
-           'render', 'plot_comparison', 'with_smoke', 'reproduce', 'show']
+__all__ = ['EXPERIMENTS', 'SAFE_NAME', 'PREPARE_OPTIONS', 'SYSTEMS', 'COLLAPSE_SHARE', 'TRANSFORMS', 'TABLE_BUILDERS',
+           'CSV_COLUMNS', 'get_experiment', 'ParamType', 'parse_annotation', 'check_value', 'parameters', 'DataSpec',
+           'fingerprint', 'prepare_data', 'load_data', 'data_specs', 'System', 'register_system', 'Context',
+           'RowSkipped', 'Row', 'Experiment', 'Job', 'plan_jobs', 'job_params', 'score_predictions', 'RunResult',
+           'label_shares', 'collapse_lines', 'register_transform', 'portable_path', 'estimate_encoder_seconds', 'run',
+           'per_data', 'by_ratio', 'attacked', 'attack_averages', 'correctness_ratios', 'robustness', 'cells',
+           'compare_table', 'significance_notes', 'add_notes', 'conditions_text', 'collapse_notes', 'render',
+           'plot_comparison', 'with_smoke', 'reproduce', 'show']
 
 # %% ../nbs/10_experiment.ipynb #2dcbfa0c
 EXPERIMENTS:dict = {}   # experiment name -> `Experiment`: one per paper, registered by the modules of `stance_nb.experiments`
@@ -248,6 +249,7 @@ class System:
     seeded:bool=True         # one run per seed (False: one deterministic run)
     joint:bool=False         # one job over all the row's data (multi-dataset learning) instead of one per dataset
     trains_encoder:bool=False # fine-tunes a transformer (the runner estimates its time on a CPU)
+    constant:bool=False      # predicts one label by design (a majority baseline): its predictions are not checked for collapse
 
 def _check_new(old:Callable|None, new:Callable, what:str):
     "A name is registered once; the same definition run again (a notebook re-executed, a module reloaded) replaces itself."
@@ -256,11 +258,11 @@ def _check_new(old:Callable|None, new:Callable, what:str):
 
 SYSTEMS:dict[str, System] = {}
 
-def register_system(name:str, seeded:bool=True, joint:bool=False, trains_encoder:bool=False):
+def register_system(name:str, seeded:bool=True, joint:bool=False, trains_encoder:bool=False, constant:bool=False):
     "Decorator: register `fn(ctx) -> (predictions, info)` as system `name`."
     def _reg(fn):
         _check_new(SYSTEMS.get(name) and SYSTEMS[name].fn, fn, f"system {name!r}")
-        SYSTEMS[name] = System(fn, seeded, joint, trains_encoder)
+        SYSTEMS[name] = System(fn, seeded, joint, trains_encoder, constant)
         return fn
     return _reg
 
@@ -291,12 +293,12 @@ def _predict_all(ctx:Context, fit:Callable) -> dict:
             if k == key: preds[k, t] = list(m.predict(frame))
     return preds
 
-@register_system('majority', seeded=False)
+@register_system('majority', seeded=False, constant=True)
 def _majority(ctx):
     from stance_nb.baselines import Majority
     return _predict_all(ctx, lambda tr, k: Majority().fit(tr)), {}
 
-@register_system('target_majority', seeded=False)
+@register_system('target_majority', seeded=False, constant=True)
 def _target_majority(ctx):
     from stance_nb.baselines import TargetMajority
     by = ctx.option('by', 'target')
@@ -571,6 +573,29 @@ class RunResult:
     skipped:dict                 # row name -> why it did not run
     conditions:dict              # model, data (fingerprints, sizes), seeds, hardware, wall time, ...
     out:Path|None=None           # the folder its tables were written to (set by `reproduce`)
+    labels:pd.DataFrame|None=None # one row per (job, data, test set): the predicted labels' distribution (`label_shares`)
+
+COLLAPSE_SHARE = 0.95   # a system that is not constant by design and predicts one label for this share of a test set has collapsed
+
+def label_shares(gold:Sequence, pred:Sequence, collapse_share:float=COLLAPSE_SHARE) -> dict:
+    "The most predicted label, its share of the predictions and of the gold labels; `collapsed` when one label swamps the predictions."
+    p, g = pd.Series(list(pred), dtype=object), pd.Series(list(gold), dtype=object)
+    if not len(p): return dict(n=0, n_labels=0, top_label=None, top_share=float('nan'), gold_share=float('nan'), collapsed=False)
+    counts = p.value_counts()
+    label, share = counts.index[0], float(counts.iloc[0] / len(p))
+    gold_share = float((g == label).mean()) if len(g) else float('nan')
+    return dict(n=len(p), n_labels=int(len(counts)), top_label=label, top_share=share, gold_share=gold_share,
+                collapsed=bool(share >= collapse_share and not share - gold_share < 0.1))
+
+def collapse_lines(labels:pd.DataFrame|None) -> list[str]:
+    "One line per (row, data, ratio, seed) whose predictions collapsed onto one label, naming the test sets."
+    if labels is None or not len(labels) or not labels.collapsed.any(): return []
+    out = []
+    for (row, key, ratio, seed), g in labels[labels.collapsed].groupby(['row', 'key', 'ratio', 'seed'], sort=False, dropna=False):
+        t = g.iloc[0]
+        out.append(f"{row} on {key} ({ratio:.0%} of train, seed {seed}): {t.top_label!r} for {t.top_share:.1%} of the rows "
+                   f"(gold {t.gold_share:.1%}) on {', '.join(g.test)}")
+    return out
 
 TRANSFORMS:dict[str, Callable] = {}   # name -> fn(df, seed) -> df: a row's change to its data (train, dev and test), or a test set
 
@@ -703,7 +728,7 @@ def run(exp:Experiment,
     for a, why in skipped.items(): print(f"{a} not available: {why}")
     jobs = plan_jobs(exp, rows, keys, seeds, ratios, available=set(frames))
     _announce_cpu_cost(jobs, frames, settings)
-    recs, lines, reused = {}, [], 0
+    recs, lines, shares, reused = {}, [], [], 0
     for job in progress(jobs, desc=exp.name):
         if job.row.name in skipped: continue
         ts = {(k, t): f for (k, t), f in tests.items() if k in job.keys and (t == 'test' or t in job.row.attacks)}
@@ -720,6 +745,12 @@ def run(exp:Experiment,
         recs[str(folder)] = rec
         for s in rec.metrics['scores']:
             lines.append(dict(row=job.row.name, system=job.row.system, seed=job.seed, ratio=job.ratio, job=folder.name, **s))
+        for (k, t), frame in ts.items():   # what each test set's predictions look like: a head stuck on one label is reported
+            f = rec.files.get(f'predictions/{k}/{t}')
+            if f is None or 'label' not in frame: continue
+            sh = label_shares(frame.label.tolist(), read_predictions(folder/Path(f).name))
+            if SYSTEMS[job.row.system].constant: sh['collapsed'] = False
+            shares.append(dict(row=job.row.name, system=job.row.system, key=k, test=t, ratio=job.ratio, seed=job.seed, job=folder.name, **sh))
     used = {r.options.get('encoder') for r in rows}   # the conditions name the models of the rows that ran
     used_models = {k: portable_path(v) for k, v in (settings.get('models') or {}).items() if k in used}
     cols = ['row', 'system', 'key', 'test', 'ratio', 'seed', 'table', 'column', 'metric', 'value', 'job']
@@ -737,7 +768,11 @@ def run(exp:Experiment,
                 phases={p: round(sum((r.phases or {}).get(p, 0.0) for r in recs.values()), 1)
                         for p in sorted({p for r in recs.values() for p in (r.phases or {})})},
                 job_seconds=round(sum((r.wall_time or 0) for r in recs.values()), 1))
-    return RunResult(scores, recs, skipped, cond)
+    labels = pd.DataFrame(shares, columns=['row', 'system', 'key', 'test', 'ratio', 'seed', 'job', 'n', 'n_labels', 'top_label',
+                                           'top_share', 'gold_share', 'collapsed']).astype({'seed': 'Int64'})
+    cond['collapsed'] = collapse_lines(labels)
+    for line in cond['collapsed']: warnings.warn(f"collapsed predictions: {line}")
+    return RunResult(scores, recs, skipped, cond, labels=labels)
 
 # %% ../nbs/10_experiment.ipynb #2b00f983
 def _run_job(exp, job, params, folder, data, tests, settings, attack_seconds:dict|None=None) -> RunRecord:
@@ -944,6 +979,11 @@ def significance_notes(ours:pd.DataFrame, # a table builder's cells (row, column
             t, p = paired_ttest({s: a[s] for s in common}, {s: base[s] for s in common})
             note = f"{'*' if t > 0 and p < alpha else 'n.s.'} vs {pairs[r]} (paired t-test over {len(common)} seeds, p = {p:.3g})"
         notes[r, c] = '; '.join(x for x in (notes.get((r, c)), note) if x)
+    return add_notes(ours, notes)
+
+def add_notes(ours:pd.DataFrame, notes:Mapping) -> pd.DataFrame:
+    "`ours` with `notes[(row, column)]` appended to the `note` of each matching cell."
+    if not notes: return ours
     old = ours['note'] if 'note' in ours else pd.Series([None]*len(ours), index=ours.index)
     new = [notes.get((r, c)) for r, c in zip(ours.row, ours.column)]
     return ours.assign(note=['; '.join(str(x) for x in (o, n) if isinstance(x, str) and x) or None for o, n in zip(old, new)])
@@ -970,7 +1010,19 @@ def conditions_text(cond:dict) -> str:
     if cond.get('left_out'): lines.append(f"- left out (data not readable): {', '.join(cond['left_out'])}")
     if cond.get('no_subset'): lines.append(f"- no low-resource training subset (left out at that ratio): {', '.join(cond['no_subset'])}")
     for k, why in (cond.get('skipped') or {}).items(): lines.append(f"- not run: {k}: {why}")
+    for line in cond.get('collapsed') or (): lines.append(f"- collapsed predictions (one label for at least {COLLAPSE_SHARE:.0%}): {line}")
     return '\n'.join(lines)
+
+def collapse_notes(ours:pd.DataFrame, labels:pd.DataFrame|None) -> pd.DataFrame:
+    "`ours` with a note on each per-dataset cell (column = data key) of a row whose clean test predictions collapsed onto one label."
+    if labels is None or not len(labels) or not labels.collapsed.any() or 'row' not in ours: return ours
+    bad = labels[labels.collapsed & (labels.test == 'test')]
+    notes = {}
+    for r in bad.itertuples():
+        if not ((ours.ratio == r.ratio).any() if 'ratio' in ours else r.ratio == 1.0): continue   # per-dataset cells are of the full data
+        notes[r.row, r.key] = (f"collapsed: {r.top_label!r} for {r.top_share:.1%} of the test rows (gold {r.gold_share:.1%}), "
+                               f"{r.ratio:.0%} of train, seed {r.seed}")
+    return add_notes(ours, notes)
 
 def render(exp:Experiment, result:RunResult,
            tables:Iterable[str]|None=None,  # the tables to write (default all the experiment builds)
@@ -982,6 +1034,7 @@ def render(exp:Experiment, result:RunResult,
     stem = run_name or exp.name
     cond_md = conditions_text(result.conditions)
     write_json(out/f'{stem}_conditions.json', result.conditions)
+    if result.labels is not None and len(result.labels): write_csv(out/f'{stem}_labels.csv', result.labels)
     done = {}
     for t in [str(x) for x in (tables or exp.tables)]:
         s = result.scores[result.scores.row.isin([r.name for r in exp.rows if t in r.tables])]
@@ -989,6 +1042,7 @@ def render(exp:Experiment, result:RunResult,
         if ours is None or not len(ours):
             print(f"Table {t}: no cells (its rows did not run in this setting)"); continue
         if exp.significance: ours = significance_notes(ours, exp.significance)
+        ours = collapse_notes(ours, result.labels)
         cmp = compare_table(exp, t, ours, keys=list(result.conditions['data']) + list(result.conditions.get('left_out') or {}))
         write_csv(out/f'{stem}_table{t}.csv', cmp)
         short = cmp.assign(note=[n if len(n) <= 90 else n[:87] + '...' for n in cmp.note.fillna('')])
