@@ -768,6 +768,11 @@ def run(exp:Experiment,
                 phases={p: round(sum((r.phases or {}).get(p, 0.0) for r in recs.values()), 1)
                         for p in sorted({p for r in recs.values() for p in (r.phases or {})})},
                 job_seconds=round(sum((r.wall_time or 0) for r in recs.values()), 1))
+    speed = {}   # row -> training examples/s of its jobs (systems that report it)
+    for folder, r in recs.items():
+        v = ((r.metrics or {}).get('info') or {}).get('train_examples_per_s')
+        if v: speed.setdefault(r.name.split('/', 1)[-1], []).append(float(v))
+    cond['train_examples_per_s'] = {k: round(float(np.mean(v)), 2) for k, v in speed.items()}
     labels = pd.DataFrame(shares, columns=['row', 'system', 'key', 'test', 'ratio', 'seed', 'job', 'n', 'n_labels', 'top_label',
                                            'top_share', 'gold_share', 'collapsed']).astype({'seed': 'Int64'})
     cond['collapsed'] = collapse_lines(labels)
@@ -880,8 +885,9 @@ def robustness(part:str) -> Callable:
         full = sc[sc.ratio == 1.0].drop(columns='ratio')
         if part == 'table5':
             t = robustness_tables(full, c_run)['table5']
+            over = f"averaged over {', '.join(sorted(set(full.system)))}"   # the paper's: BERT_SDL and MT-DNN_MDL
             out = [dict(row=r.attack.capitalize(), column=col, metric=m, value=f*getattr(r, m), seed=None,
-                        note=prov[r.attack] if m != 'raw_potency' else '')
+                        note=f"{prov[r.attack]}; {over}" if m != 'raw_potency' else over)
                    for r in t.itertuples() for col, m, f in (('Raw potency (%)', 'raw_potency', 100), ('Correctness ratio', 'correctness_ratio', 1),
                                                              ('Potency (%)', 'potency', 100))]
             return pd.DataFrame(out).assign(unit_of_ours='paper')
@@ -1007,6 +1013,8 @@ def conditions_text(cond:dict) -> str:
              f"- wall time {cond['wall_seconds']:.0f} s ({cond['jobs']} jobs, {cond['reused']} reused from an earlier identical run; "
              f"{cond['job_seconds']:.0f} s of job time in the records)"]
     if cond.get('phases'): lines.append("- job time by phase: " + ', '.join(f"{p} {v:.0f} s" for p, v in cond['phases'].items()))
+    if cond.get('train_examples_per_s'):
+        lines.append("- training throughput (examples/s, mean over jobs): " + ', '.join(f"{k} {v:g}" for k, v in cond['train_examples_per_s'].items()))
     if cond.get('left_out'): lines.append(f"- left out (data not readable): {', '.join(cond['left_out'])}")
     if cond.get('no_subset'): lines.append(f"- no low-resource training subset (left out at that ratio): {', '.join(cond['no_subset'])}")
     for k, why in (cond.get('skipped') or {}).items(): lines.append(f"- not run: {k}: {why}")
