@@ -441,12 +441,15 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     def eval_fn(m, a):
         with rec.phase('evaluate'): return _eval(m, a)   # inside 'train', which then keeps only the optimizer steps
     every_epoch = cfg.selection == 'dataset'   # per-dataset epochs need each epoch's test predictions; otherwise the kept model's only
+    # test rows to score: the clean ones; copies marked by a `probe` column other than 'test' (attacked test sets) are predicted only
+    clean = {t.name: (t.frame.loc[t.frame.split == 'test', 'probe'] == 'test').to_numpy() if 'probe' in t.frame else None for t in tasks}
     def _scores(split, base, a, row, p_ep):
         for t in tasks:
             p = predict(base, t.name, enc[t.name][split], tok, cfg.eval_batch_size or 2*cfg.batch_size, a)
-            y = gold[t.name][split]
-            row[f'{split}/{t.name}'] = score(None, y, p, metric=t.metric, labels=t.labels)
-            row[f'{split}_f1_macro/{t.name}'] = score(None, y, p, metric='f1_macro', labels=t.labels)
+            y, m = gold[t.name][split], clean[t.name] if split == 'test' else None
+            ys, ps = (y, p) if m is None else ([v for v, k in zip(y, m) if k], [v for v, k in zip(p, m) if k])
+            row[f'{split}/{t.name}'] = score(None, ys, ps, metric=t.metric, labels=t.labels)
+            row[f'{split}_f1_macro/{t.name}'] = score(None, ys, ps, metric='f1_macro', labels=t.labels)
             if split == 'test': p_ep[t.name] = p
         return row
     def _eval(m, a):
@@ -479,7 +482,8 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
         h = hist[(hist.dataset == t.name) & (hist.epoch == sel[t.name])].iloc[0]
         best[t.name] = epoch_preds(sel[t.name])[t.name]
         rows.append(dict(dataset=t.name, metric=t.metric, dev=h.dev, test=h.test, test_f1_macro=h.test_f1_macro, epoch=sel[t.name],
-                         n_train=sizes[t.name], n_dev=len(enc[t.name]['dev']), n_test=len(enc[t.name]['test'])))
+                         n_train=sizes[t.name], n_dev=len(enc[t.name]['dev']),
+                         n_test=len(enc[t.name]['test']) if clean[t.name] is None else int(clean[t.name].sum())))
     scores = pd.DataFrame(rows)
     metrics = {f'{r.dataset}/{r.metric}': r.test for r in scores.itertuples()}
     metrics.update({f'{r.dataset}/f1_macro': r.test_f1_macro for r in scores.itertuples()})
