@@ -685,6 +685,7 @@ def run(exp:Experiment,
         attack_seed:int=0,              # seed of the attacked test sets
         strict:bool=True,               # missing data stops the run; False: data keys that cannot be read are left out, with a note
         force:bool=False,               # run every job again, even when a finished record matches
+        finished_only:bool=False,       # run nothing: tables from the jobs already finished; the others are listed as not run
         specs:Mapping|None=None,        # data key -> `DataSpec` replacing or adding to the experiment's (e.g. other CV folds)
        ) -> RunResult:
     "Run the jobs of `rows` on `keys`; reuse finished jobs with the same parameters and data; score every prediction."
@@ -728,7 +729,8 @@ def run(exp:Experiment,
     for a, why in skipped.items(): print(f"{a} not available: {why}")
     jobs = plan_jobs(exp, rows, keys, seeds, ratios, available=set(frames))
     _announce_cpu_cost(jobs, frames, settings)
-    recs, lines, shares, reused = {}, [], [], 0
+    if force and finished_only: raise ValueError("force=True runs every job again; finished_only=True runs none: choose one")
+    recs, lines, shares, unfinished, reused = {}, [], [], [], 0
     for job in progress(jobs, desc=exp.name):
         if job.row.name in skipped: continue
         ts = {(k, t): f for (k, t), f in tests.items() if k in job.keys and (t == 'test' or t in job.row.attacks)}
@@ -738,6 +740,7 @@ def run(exp:Experiment,
         folder = _job_dir(root, job, params)
         rec = None if force else _finished(folder, params)
         if rec is not None: reused += 1
+        elif finished_only: unfinished.append(job.label); continue
         else:
             try: rec = _run_job(exp, job, params, folder, {k: frames[k, job.ratio] for k in job.keys}, ts, settings, attack_seconds)
             except RowSkipped as e:
@@ -763,7 +766,7 @@ def run(exp:Experiment,
                 data_dir=portable_path(data_dir or os.environ.get('STANCE_NB_DATA')), left_out=missing, skipped=skipped,
                 no_subset={f'{k}@{x:g}': why for (k, x), why in no_subset.items()},
                 settings={k: v for k, v in settings.items() if k not in ('attack_options',)} | dict(models=used_models),
-                jobs=len(jobs), reused=reused,
+                jobs=len(jobs), reused=reused, unfinished=unfinished,
                 hardware=hardware(), git=git_sha(), wall_seconds=round(time.time()-t_start, 1),
                 phases={p: round(sum((r.phases or {}).get(p, 0.0) for r in recs.values()), 1)
                         for p in sorted({p for r in recs.values() for p in (r.phases or {})})},
@@ -1019,6 +1022,7 @@ def conditions_text(cond:dict) -> str:
     if cond.get('left_out'): lines.append(f"- left out (data not readable): {', '.join(cond['left_out'])}")
     if cond.get('no_subset'): lines.append(f"- no low-resource training subset (left out at that ratio): {', '.join(cond['no_subset'])}")
     for k, why in (cond.get('skipped') or {}).items(): lines.append(f"- not run: {k}: {why}")
+    if cond.get('unfinished'): lines.append(f"- not finished (tables from the finished jobs only): {'; '.join(cond['unfinished'])}")
     for line in cond.get('collapsed') or (): lines.append(f"- collapsed predictions (one label for at least {COLLAPSE_SHARE:.0%}): {line}")
     return '\n'.join(lines)
 
@@ -1115,7 +1119,7 @@ def reproduce(exp:Experiment,  # from `EXPERIMENTS`
     folder = _out_root(exp, params.get('smoke'))
     stem = params.get('run_name', exp.name) + ('-smoke' if params.get('smoke') else '')
     rows = exp.select(params.get('rows') or (), params.get('tables') or ())
-    result = run(exp, rows, out=folder/'runs', **kw)
+    result = run(exp, rows, out=folder/'runs', finished_only=bool(params.get('finished_only')), **kw)
     result.out, result.conditions['tables_dir'] = folder, portable_path(folder)
     tables = render(exp, result, params.get('tables') or None, out=folder, run_name=stem)
     print(f"tables: {folder}/{stem}_table<N>.csv|.md; job records: {folder/'runs'}")
