@@ -876,6 +876,14 @@ def correctness_ratios(given:Mapping|None=None) -> tuple[dict, dict]:
     c.update({a: tuple(v) if isinstance(v, (tuple, list)) else (float(v), 'measured') for a, v in (given or {}).items()})
     return {a: float(v) for a, (v, _) in c.items()}, {a: p for a, (_, p) in c.items()}
 
+def _common_datasets(sc:pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    "`sc` cut to the datasets that every system has on every test set (and ratio), and a note naming them and those left out."
+    have = [frozenset(g) for _, g in sc.groupby(['system', 'attack', 'ratio']).dataset]
+    common = frozenset.intersection(*have) if have else frozenset()
+    out = sorted(set(sc.dataset) - common)
+    return sc[sc.dataset.isin(common)], (f"over {', '.join(sorted(common))}" +
+                                         (f"; left out (not scored for every system and ratio): {', '.join(out)}" if out else ''))
+
 def robustness(part:str) -> Callable:
     "Builder for Tables 5 ('table5'), 7 ('table7') and Figure 2b ('figure2'): `stance_nb.robustness.robustness_tables` on this run's scores."
     from stance_nb.robustness import robustness_tables
@@ -885,11 +893,14 @@ def robustness(part:str) -> Callable:
         if not len(sc) or (sc.attack == 'test').all(): return pd.DataFrame()
         c_all, prov = correctness_ratios(c)
         c_run = {a: c_all[a] for a in c_all if a in set(sc.attack)}
+        if part in ('table5', 'table7'): sc = sc[sc.ratio == 1.0]
+        if part in ('table5', 'table7') and not len(sc): return pd.DataFrame()   # a run at lower ratios only: no cells
+        sc, over = _common_datasets(sc)   # averages compare like with like: the datasets scored for every system (and ratio)
+        if not len(sc): return pd.DataFrame()
         full = sc[sc.ratio == 1.0].drop(columns='ratio')
-        if part in ('table5', 'table7') and not len(full): return pd.DataFrame()   # a run at lower ratios only: no cells
         if part == 'table5':
             t = robustness_tables(full, c_run)['table5']
-            over = f"averaged over {', '.join(sorted(set(full.system)))}"   # the paper's: BERT_SDL and MT-DNN_MDL
+            over = f"averaged over {', '.join(sorted(set(full.system)))}; {over}"   # the paper's: BERT_SDL and MT-DNN_MDL
             out = [dict(row=r.attack.capitalize(), column=col, metric=m, value=f*getattr(r, m), seed=None,
                         note=f"{prov[r.attack]}; {over}" if m != 'raw_potency' else over)
                    for r in t.itertuples() for col, m, f in (('Raw potency (%)', 'raw_potency', 100), ('Correctness ratio', 'correctness_ratio', 1),
@@ -897,14 +908,14 @@ def robustness(part:str) -> Callable:
             return pd.DataFrame(out).assign(unit_of_ours='paper')
         if part == 'table7':
             t = robustness_tables(full, c_run)['table7']
-            return pd.DataFrame([dict(row=r.measure.capitalize(), column=r.system, metric='resilience_rel', value=100*r.resilience_rel, seed=None)
-                                 for r in t.itertuples()]).assign(unit_of_ours='paper')
+            return pd.DataFrame([dict(row=r.measure.capitalize(), column=r.system, metric='resilience_rel', value=100*r.resilience_rel, seed=None,
+                                      note=over) for r in t.itertuples()]).assign(unit_of_ours='paper')
         ratios = sorted(set(sc.ratio))
         if len(ratios) < 2: return pd.DataFrame()
         fig = robustness_tables(sc, c_run)['figure2']
         fig = fig[fig.measure == 'overall']
-        return pd.DataFrame([dict(row=r.system, column=f'{round(100*r.ratio)}%', metric='resilience_rel', value=100*r.resilience_rel, seed=None)
-                             for r in fig.itertuples()]).assign(unit_of_ours='paper')
+        return pd.DataFrame([dict(row=r.system, column=f'{round(100*r.ratio)}%', metric='resilience_rel', value=100*r.resilience_rel, seed=None,
+                                  note=over) for r in fig.itertuples()]).assign(unit_of_ours='paper')
     return build
 
 def cells(table:str, rows:Mapping[tuple, str]|None=None) -> Callable:
