@@ -1044,8 +1044,8 @@ def collapse_notes(ours:pd.DataFrame, labels:pd.DataFrame|None) -> pd.DataFrame:
     notes = {}
     for r in bad.itertuples():
         if not ((ours.ratio == r.ratio).any() if 'ratio' in ours else r.ratio == 1.0): continue   # per-dataset cells are of the full data
-        notes[r.row, r.key] = (f"collapsed: {r.top_label!r} for {r.top_share:.1%} of the test rows (gold {r.gold_share:.1%}), "
-                               f"{r.ratio:.0%} of train, seed {r.seed}")
+        note = f"collapsed: {r.top_label!r} for {r.top_share:.1%} of the test rows (gold {r.gold_share:.1%}), {r.ratio:.0%} of train, seed {r.seed}"
+        notes[r.row, r.key] = '; '.join(x for x in (notes.get((r.row, r.key)), note) if x)   # every seed that collapsed
     return add_notes(ours, notes)
 
 def render(exp:Experiment, result:RunResult,
