@@ -674,6 +674,12 @@ def _announce_cpu_cost(jobs:Sequence[Job], frames:dict, settings:dict):
     if parts: print("no GPU: the transformer rows run on the CPU; measured estimate " + '; '.join(parts) + " (then evaluation)")
 
 # %% ../nbs/10_experiment.ipynb #3b01276e
+def _full_data_loads(spec:DataSpec, data_dir, loaded:bool) -> bool:
+    "Whether the full data of `spec` reads: a subset that fails then is a missing subset, not missing data."
+    if loaded: return True
+    try: load_data(spec, data_dir, 1.0); return True
+    except StanceDataError: return False
+
 def run(exp:Experiment,
         rows:Sequence[Row]|None=None,   # the rows to run (default all; see `Experiment.select`)
         keys:Sequence[str]|None=None,   # data keys (default all of the experiment's)
@@ -703,14 +709,16 @@ def run(exp:Experiment,
         if k in missing: continue
         try: frames[k, x] = load_data(exp.data[k], data_dir, x)
         except StanceDataError as e:
-            if x != 1.0 and (k, 1.0) in frames: no_subset[k, x] = str(e).splitlines()[0]; continue
+            if x != 1.0 and _full_data_loads(exp.data[k], data_dir, (k, 1.0) in frames):
+                no_subset[k, x] = str(e).splitlines()[0]; continue
             if strict: raise
             missing[k] = str(e)
     for k, why in missing.items(): print(f"left out {k}: {why}")
     for (k, x), why in no_subset.items(): print(f"no {x:.0%} training subset of {k}: {why[:300]}")
     keys = [k for k in keys if k not in missing and any(kk == k for kk, _ in frames)]   # data no selected row runs on is not read
     if not keys:
-        first = f"; first: {next(iter(missing.values()))}" if missing else ''
+        first = (f"; first: {next(iter(missing.values()))}" if missing else
+                 f"; no training subset at the ratios asked for: {'; '.join(f'{k}@{x:g}: {why}' for (k, x), why in no_subset.items())}" if no_subset else '')
         raise StanceDataError(f"no data of experiment {exp.name!r} could be read{first}", path=data_dir, expected=f"one of {list(exp.data)}")
     tests, fps, skipped, attack_seconds = {}, {}, {}, {}
     for k in keys:
