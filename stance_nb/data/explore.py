@@ -12,8 +12,8 @@ from ..core import atomic_write
 from .core import SPLITS
 
 # %% auto #0
-__all__ = ['XSTANCE_TOPIC_ORDER', 'label_counts', 'dataset_stats', 'save_figure', 'plot_class_distribution', 'favor_by_question',
-           'plot_favor_by_question']
+__all__ = ['XSTANCE_TOPIC_ORDER', 'label_counts', 'dataset_stats', 'split_overlap', 'save_figure', 'plot_class_distribution',
+           'favor_by_question', 'plot_favor_by_question']
 
 # %% ../../nbs/01d_data.explore.ipynb #ff3b9e3e
 def _split_order(splits) -> list:
@@ -48,6 +48,31 @@ def dataset_stats(data:pd.DataFrame|dict, # a tidy table, or `{dataset name: tab
             row.update({f'n_{l}': int(vc.get(l, 0)) for l in sorted(df.label.unique())})
             out.append(row)
     return pd.DataFrame(out)
+
+# %% ../../nbs/01d_data.explore.ipynb #ff32e0e4
+def split_overlap(df:pd.DataFrame,         # a tidy table (`split`, `label`, and `column`)
+                  column:str='text',       # the field compared across splits ('text', 'target', ...)
+                  reference:str='train',   # the split the others are compared with
+                 ) -> pd.DataFrame:
+    "Per other split and gold label: rows, share whose `column` occurs in `reference`, with the same label there, or only with other labels."
+    missing = [c for c in ('split', 'label', column) if c not in df]
+    if missing: raise KeyError(f"split_overlap: the table has no column(s) {missing}")
+    if not (df.split == reference).any(): raise ValueError(f"split_overlap: no {reference!r} rows (splits: {sorted(df.split.unique())})")
+    ref = df[df.split == reference]
+    seen = set(ref[column].astype(str))
+    pairs = set(zip(ref[column].astype(str), ref.label.astype(str)))
+    out = []
+    for split in _split_order(df.split.unique()):
+        if split == reference: continue
+        d = df[df.split == split]
+        v, l = d[column].astype(str), d.label.astype(str)
+        shared = v.isin(seen).to_numpy()
+        same = np.array([(a, b) in pairs for a, b in zip(v, l)], dtype=bool)
+        for label in sorted(l.unique()):
+            m = (l == label).to_numpy()
+            out.append(dict(split=split, label=label, rows=int(m.sum()), shared=shared[m].mean(),
+                            same_label=same[m].mean(), other_label_only=(shared & ~same)[m].mean()))
+    return pd.DataFrame(out, columns=['split', 'label', 'rows', 'shared', 'same_label', 'other_label_only'])
 
 # %% ../../nbs/01d_data.explore.ipynb #1f70116f
 def save_figure(fig, path:str|Path, dpi:int=150) -> Path:
