@@ -674,9 +674,8 @@ def _announce_cpu_cost(jobs:Sequence[Job], frames:dict, settings:dict):
     if parts: print("no GPU: the transformer rows run on the CPU; measured estimate " + '; '.join(parts) + " (then evaluation)")
 
 # %% ../nbs/10_experiment.ipynb #3b01276e
-def _full_data_loads(spec:DataSpec, data_dir, loaded:bool) -> bool:
+def _full_data_loads(spec:DataSpec, data_dir) -> bool:
     "Whether the full data of `spec` reads: a subset that fails then is a missing subset, not missing data."
-    if loaded: return True
     try: load_data(spec, data_dir, 1.0); return True
     except StanceDataError: return False
 
@@ -709,7 +708,7 @@ def run(exp:Experiment,
         if k in missing: continue
         try: frames[k, x] = load_data(exp.data[k], data_dir, x)
         except StanceDataError as e:
-            if x != 1.0 and _full_data_loads(exp.data[k], data_dir, (k, 1.0) in frames):
+            if x != 1.0 and ((k, 1.0) in frames or _full_data_loads(exp.data[k], data_dir)):
                 no_subset[k, x] = str(e).splitlines()[0]; continue
             if strict: raise
             missing[k] = str(e)
