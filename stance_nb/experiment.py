@@ -23,10 +23,10 @@ __all__ = ['EXPERIMENTS', 'SAFE_NAME', 'PREPARE_OPTIONS', 'SYSTEMS', 'COLLAPSE_S
            'CSV_COLUMNS', 'get_experiment', 'ParamType', 'parse_annotation', 'check_value', 'parameters', 'DataSpec',
            'fingerprint', 'prepare_data', 'load_data', 'data_specs', 'System', 'register_system', 'Context',
            'RowSkipped', 'Row', 'Experiment', 'Job', 'plan_jobs', 'job_params', 'score_predictions', 'RunResult',
-           'label_shares', 'collapse_lines', 'register_transform', 'portable_path', 'estimate_encoder_seconds', 'run',
-           'per_data', 'by_ratio', 'attacked', 'attack_averages', 'correctness_ratios', 'robustness', 'cells',
-           'compare_table', 'significance_notes', 'add_notes', 'conditions_text', 'collapse_notes', 'render',
-           'plot_comparison', 'with_smoke', 'reproduce', 'show']
+           'label_shares', 'collapse_lines', 'register_transform', 'portable_path', 'estimate_encoder_seconds',
+           'mean_pair_length', 'cpu_cost', 'run', 'per_data', 'by_ratio', 'attacked', 'attack_averages',
+           'correctness_ratios', 'robustness', 'cells', 'compare_table', 'significance_notes', 'add_notes',
+           'conditions_text', 'collapse_notes', 'render', 'plot_comparison', 'with_smoke', 'reproduce', 'show']
 
 # %% ../nbs/10_experiment.ipynb #2dcbfa0c
 EXPERIMENTS:dict = {}   # experiment name -> `Experiment`: one per paper, registered by the modules of `stance_nb.experiments`
@@ -248,8 +248,12 @@ class System:
     fn:Callable
     seeded:bool=True         # one run per seed (False: one deterministic run)
     joint:bool=False         # one job over all the row's data (multi-dataset learning) instead of one per dataset
-    trains_encoder:bool=False # fine-tunes a transformer (the runner estimates its time on a CPU)
     constant:bool=False      # predicts one label by design (a majority baseline): its predictions are not checked for collapse
+    budget:Callable|None=None # a system that fine-tunes a transformer: `budget(ctx) -> (TrainConfig, epochs trained in all)`,
+                             # from which the runner estimates the job's time on a CPU before it starts
+
+    @property
+    def trains_encoder(self) -> bool: return self.budget is not None
 
 def _check_new(old:Callable|None, new:Callable, what:str):
     "A name is registered once; the same definition run again (a notebook re-executed, a module reloaded) replaces itself."
@@ -258,11 +262,11 @@ def _check_new(old:Callable|None, new:Callable, what:str):
 
 SYSTEMS:dict[str, System] = {}
 
-def register_system(name:str, seeded:bool=True, joint:bool=False, trains_encoder:bool=False, constant:bool=False):
+def register_system(name:str, seeded:bool=True, joint:bool=False, constant:bool=False, budget:Callable|None=None):
     "Decorator: register `fn(ctx) -> (predictions, info)` as system `name`."
     def _reg(fn):
         _check_new(SYSTEMS.get(name) and SYSTEMS[name].fn, fn, f"system {name!r}")
-        SYSTEMS[name] = System(fn, seeded, joint, trains_encoder, constant)
+        SYSTEMS[name] = System(fn, seeded, joint, constant, budget)
         return fn
     return _reg
 
@@ -355,10 +359,15 @@ def _unprobe(key:str, frame:pd.DataFrame, pred:Sequence) -> dict:
     s = pd.Series(list(pred))
     return {(key, t): s[probe == t].tolist() for t in dict.fromkeys(probe)}
 
-def _model_of(ctx:Context) -> str:
-    "The encoder of a transformer row: its `model` option, or the run's `models[<encoder>]`; an MT-DNN checkpoint file is converted once."
+def _model_name(ctx:Context) -> str:
+    "The encoder a transformer row names: its `model` option, or the run's `models[<encoder>]` (a Hub id, a folder or an MT-DNN file)."
     m = ctx.row.options.get('model') or (ctx.settings.get('models') or {}).get(ctx.row.options.get('encoder', ''))
     if not m: raise RowSkipped(f"no model for encoder {ctx.row.options.get('encoder')!r}: pass it in `models`")
+    return str(m)
+
+def _model_of(ctx:Context) -> str:
+    "The encoder of a transformer row (`_model_name`) as a model to load: an MT-DNN checkpoint file is converted once."
+    m = _model_name(ctx)
     if Path(str(m)).is_file(): return str(_mtdnn_folder(Path(str(m)), ctx.out.parent/'.encoders',
                                                        ctx.settings.get('mtdnn_tokenizer', 'bert-large-uncased'),
                                                        ctx.settings.get('local_files_only', False)))
@@ -390,7 +399,10 @@ def _mdl_config(ctx:Context, model:str):
     changes = {k: v for k, v in (ctx.settings.get('mdl_changes') or {}).items() if v is not None}
     return MDLConfig.preset(name, model=model, seed=ctx.seed, **changes)
 
-@register_system('mdl', joint=True, trains_encoder=True)
+def _mdl_budget(ctx:Context):
+    cfg = _mdl_config(ctx, _model_name(ctx)); return cfg, cfg.epochs
+
+@register_system('mdl', joint=True, budget=_mdl_budget)
 def _mdl(ctx):
     "One shared encoder with a head per dataset over all the row's data (one dataset: SDL)."
     from stance_nb.mdl import train_mdl, Task
@@ -414,22 +426,31 @@ def _mdl(ctx):
                 train_examples_per_s=r.record.metrics.get('train_examples_per_s'), record=str(r.out_dir))
     return preds, info
 
-register_system('sdl', trains_encoder=True)(_mdl)   # the same model path, one job per dataset
+register_system('sdl', budget=_mdl_budget)(_mdl)   # the same model path, one job per dataset
 
 # %% ../nbs/10_experiment.ipynb #866622f3
-@register_system('finetune', trains_encoder=True)
+def _finetune_plan(ctx:Context, model:str):
+    "The row's `TrainConfig` (its preset with the run's changes) and the lr and epochs grid it trains."
+    from stance_nb.train import TrainConfig, PRESETS
+    changes = dict(model=model, seed=ctx.seed, **(ctx.settings.get('train_changes') or {}), **ctx.row.options.get('config', {}))
+    cfg = TrainConfig.preset(ctx.option('preset'), **{k: v for k, v in changes.items() if v is not None})
+    glrs, geps = PRESETS[ctx.option('preset')].plan.grid(cfg)
+    lrs = (float(ctx.option('lr')),) if ctx.option('lr') is not None else glrs
+    eps = (int(ctx.option('epochs')),) if ctx.option('epochs') is not None else geps
+    return cfg, lrs, eps
+
+def _finetune_budget(ctx:Context):
+    cfg, lrs, eps = _finetune_plan(ctx, _model_name(ctx)); return cfg, len(lrs) * sum(eps)
+
+@register_system('finetune', budget=_finetune_budget)
 def _finetune(ctx):
     "`stance_nb.train` with a preset: its lr × epochs grid chosen on dev (`select`), or one cell when the run fixes `lr`/`epochs`."
-    from stance_nb.train import TrainConfig, PRESETS, grid_search, train_classifier
+    from stance_nb.train import PRESETS, grid_search, train_classifier
     preds, info = {}, {}
+    cfg, lrs, eps = _finetune_plan(ctx, _model_of(ctx))
+    preset = PRESETS[ctx.option('preset')]
     for key, df in ctx.data.items():
         frame, _ = _with_probes(ctx, key)
-        preset = PRESETS[ctx.option('preset')]
-        changes = dict(model=_model_of(ctx), seed=ctx.seed, **(ctx.settings.get('train_changes') or {}), **ctx.row.options.get('config', {}))
-        cfg = TrainConfig.preset(ctx.option('preset'), **{k: v for k, v in changes.items() if v is not None})
-        glrs, geps = preset.plan.grid(cfg)
-        lrs = (float(ctx.option('lr')),) if ctx.option('lr') is not None else glrs
-        eps = (int(ctx.option('epochs')),) if ctx.option('epochs') is not None else geps
         name = df.attrs.get('dataset', key)
         labels = list(df.attrs.get('labels') or DATASETS[name].labels)
         kw = dict(labels=labels, name=f'{ctx.row.name}/{key}', out_dir=ctx.out, save_model=False)
@@ -639,39 +660,102 @@ def _needed(rows:Sequence[Row], keys:Sequence[str], ratios) -> dict:
                     if ratios is None or x in ratios: need[k, x] = True
     return need
 
-def estimate_encoder_seconds(model:str, n_examples:int, epochs:int, batch_size:int=16, length:int=64, steps:int=2) -> float|None:
-    "Seconds to train `model` on `n_examples` × `epochs` on this machine, from the measured time of a few training steps."
+def estimate_encoder_seconds(model:str,        # a Hub id or folder `AutoModel` loads
+                             n_train:int,      # training examples in all (examples × epochs)
+                             n_predict:int=0,  # examples predicted in all
+                             length:float=64,  # subword tokens per example
+                             batch_size:int=16, eval_batch_size:int=64, steps:int=2,
+                             local_files_only:bool=False) -> tuple[float, float]|None:
+    "(training, predicting) seconds of `model` on this machine, from the measured time of a few steps at `length`; `None`: not loadable."
     import torch
     from transformers import AutoModel
-    try: m = AutoModel.from_pretrained(model)
+    from transformers.utils import logging as hf_logging
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error(); hf_logging.disable_progress_bar()   # the encoder without its task head: no load report
+    try: m = AutoModel.from_pretrained(model, local_files_only=local_files_only)
     except Exception: return None
-    vocab = int(m.config.vocab_size)
-    ids = torch.randint(5, vocab, (batch_size, length))
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars: hf_logging.enable_progress_bar()
+    def timed(n, step):   # seconds per example: one warm-up step, then `steps` timed
+        ids = torch.randint(5, int(m.config.vocab_size), (n, max(2, int(round(length)))))
+        step(ids); t0 = time.perf_counter()
+        for _ in range(steps): step(ids)
+        return (time.perf_counter() - t0) / (steps * n)
     opt = torch.optim.SGD(m.parameters(), lr=0.0)
-    m.train(); t0 = None
-    for i in range(steps + 1):
-        if i == 1: t0 = time.perf_counter()
-        m(input_ids=ids).last_hidden_state.float().mean().backward(); opt.step(); opt.zero_grad()
-    per_ex = (time.perf_counter() - t0) / (steps * batch_size)
-    return per_ex * n_examples * epochs
+    def train_step(ids): m(input_ids=ids).last_hidden_state.float().mean().backward(); opt.step(); opt.zero_grad()
+    def predict_step(ids):
+        with torch.inference_mode(): m(input_ids=ids)
+    m.train(); tr = timed(batch_size, train_step)
+    m.eval(); pr = timed(eval_batch_size, predict_step) if n_predict else 0.0
+    return tr * n_train, pr * n_predict
 
-def _announce_cpu_cost(jobs:Sequence[Job], frames:dict, settings:dict):
-    "On a machine without a GPU, print what the transformer jobs will cost before they start."
+def mean_pair_length(tokenizer, frames:Sequence[pd.DataFrame], max_length:int, n:int=256) -> float:
+    "Mean subword length of the (target, text) pairs of `frames` cut at `max_length`, on a fixed sample of `n` rows of each, weighted by size."
+    lens, sizes = [], []
+    for f in frames:
+        if not len(f): continue
+        s = f.sample(n=min(n, len(f)), random_state=0)
+        tg = s.target.fillna('').astype(str).tolist() if 'target' in s else [''] * len(s)
+        enc = tokenizer(tg, s.text.astype(str).tolist(), truncation=True, max_length=max_length)
+        lens.append(float(np.mean([len(x) for x in enc['input_ids']]))); sizes.append(len(f))
+    return float(np.average(lens, weights=sizes)) if lens else float(max_length)
+
+def cpu_cost(todo:Sequence[tuple], settings:dict) -> dict:
+    """What the transformer jobs of `todo` (`(job, Context)` of the jobs about to run) cost on this machine: job label ->
+    model, examples trained (train rows × epochs), examples predicted (dev after each epoch, then every test set),
+    mean tokens per example, and the seconds of each, timed per model at the jobs' mean length (linear in length)."""
+    from transformers import AutoTokenizer
+    plans, toks = {}, {}
+    for job, ctx in todo:
+        spec = SYSTEMS[job.row.system]
+        if spec.budget is None: continue
+        try: cfg, epochs = spec.budget(ctx)
+        except RowSkipped: continue
+        m = str(cfg.model)
+        if m not in toks:
+            try: toks[m] = AutoTokenizer.from_pretrained(m, local_files_only=settings.get('local_files_only', False))
+            except Exception: toks[m] = None
+        n_tr = sum(int((f.split == 'train').sum()) for f in ctx.data.values())
+        n_dev = sum(int((f.split == 'dev').sum()) for f in ctx.data.values())
+        n_pr = n_dev * epochs + sum(len(f) for f in ctx.tests.values())
+        frames = [*ctx.data.values(), *(f for (k, t), f in ctx.tests.items() if t != 'test')]
+        length = mean_pair_length(toks[m], frames, cfg.max_length) if toks[m] is not None else float(cfg.max_length)
+        plans[job.label] = dict(model=m, train_examples=n_tr * epochs, predict_examples=n_pr, tokens=round(length, 1),
+                                batch_size=cfg.batch_size, eval_batch_size=cfg.eval_batch_size or 2 * cfg.batch_size)
+    for m in {p['model'] for p in plans.values()}:
+        mine = [p for p in plans.values() if p['model'] == m]
+        w = np.array([p['train_examples'] + p['predict_examples'] for p in mine], dtype=float)
+        ref = float(np.average([p['tokens'] for p in mine], weights=w)) if w.sum() else 64.0
+        est = estimate_encoder_seconds(m, 1, 1, length=ref, batch_size=mine[0]['batch_size'], eval_batch_size=mine[0]['eval_batch_size'],
+                                       local_files_only=settings.get('local_files_only', False))
+        for p in mine:
+            scale = p['tokens'] / ref
+            p['train_seconds'] = round(est[0] * p['train_examples'] * scale, 1) if est else None
+            p['predict_seconds'] = round(est[1] * p['predict_examples'] * scale, 1) if est else None
+    for p in plans.values(): p.pop('batch_size'); p.pop('eval_batch_size')
+    return plans
+
+def _hours(s): return f"{s/3600:.1f} h" if s >= 360 else f"{s/60:.0f} min" if s >= 60 else f"{s:.0f} s"
+
+def _announce_cpu_cost(todo:Sequence[tuple], settings:dict) -> dict:
+    "On a machine without a GPU, print what the transformer jobs about to run will cost (`cpu_cost`), and return it."
     import torch
-    if torch.cuda.is_available() or settings.get('smoke'): return
-    enc = [j for j in jobs if SYSTEMS[j.row.system].trains_encoder]
-    if not enc: return
-    by_model, est = {}, {}
-    for j in enc:
-        m = j.row.options.get('model') or (settings.get('models') or {}).get(j.row.options.get('encoder', ''))
-        if not m: continue
-        n = sum(int((frames[k, j.ratio].split == 'train').sum()) for k in j.keys)
-        by_model[str(m)] = by_model.get(str(m), 0) + n
-    epochs = int((settings.get('mdl_changes') or {}).get('epochs') or 5)
-    for m, n in by_model.items(): est[m] = estimate_encoder_seconds(m, n, epochs)
-    parts = [f"{m}: {n:,} training examples × {epochs} epochs ≈ " + (f"{s/3600:.1f} h" if s else 'unknown (model not loadable here)')
-             for (m, n), s in zip(by_model.items(), est.values())]
-    if parts: print("no GPU: the transformer rows run on the CPU; measured estimate " + '; '.join(parts) + " (then evaluation)")
+    if torch.cuda.is_available() or settings.get('smoke'): return {}
+    plans = cpu_cost(todo, settings)
+    if not plans: return {}
+    known = {k: p for k, p in plans.items() if p['train_seconds'] is not None}
+    tr, pr = sum(p['train_seconds'] for p in known.values()), sum(p['predict_seconds'] for p in known.values())
+    lines = [f"no GPU: {len(plans)} transformer job(s) to run on the CPU; measured estimate ≈ {_hours(tr + pr)} "
+             f"(training {sum(p['train_examples'] for p in known.values()):,} examples ≈ {_hours(tr)}, "
+             f"predicting {sum(p['predict_examples'] for p in known.values()):,} ≈ {_hours(pr)})"]
+    for k, p in sorted(known.items(), key=lambda kp: -(kp[1]['train_seconds'] + kp[1]['predict_seconds'])):
+        lines.append(f"  {k}: {p['tokens']:.0f} tokens per example, training {p['train_examples']:,} ≈ {_hours(p['train_seconds'])}, "
+                     f"predicting {p['predict_examples']:,} ≈ {_hours(p['predict_seconds'])}")
+    lines += [f"  {k}: unknown ({p['model']} is not loadable here)" for k, p in plans.items() if k not in known]
+    print('\n'.join(lines))
+    return plans
+
 
 # %% ../nbs/10_experiment.ipynb #3b01276e
 def _full_data_loads(spec:DataSpec, data_dir) -> bool:
@@ -735,16 +819,20 @@ def run(exp:Experiment,
     for (k, t), f in tests.items(): fps[f'{k}:{t}'] = fingerprint(f)
     for a, why in skipped.items(): print(f"{a} not available: {why}")
     jobs = plan_jobs(exp, rows, keys, seeds, ratios, available=set(frames))
-    _announce_cpu_cost(jobs, frames, settings)
     if force and finished_only: raise ValueError("force=True runs every job again; finished_only=True runs none: choose one")
-    recs, lines, shares, unfinished, reused = {}, [], [], [], 0
-    for job in progress(jobs, desc=exp.name):
-        if job.row.name in skipped: continue
+    def setup(job):   # the job's test sets, its parameters (data fingerprints included) and its folder
         ts = {(k, t): f for (k, t), f in tests.items() if k in job.keys and (t == 'test' or t in job.row.attacks)}
         jf = {n: v for n, v in fps.items() if n.split('@')[0].split(':')[0] in job.keys and
               (('@' in n and float(n.split('@')[1]) == job.ratio) or n.split(':')[-1] in ('test', *job.row.attacks))}
         params = job_params(job, jf, settings)
-        folder = _job_dir(root, job, params)
+        return job, ts, params, _job_dir(root, job, params)
+    plan = [setup(job) for job in jobs]
+    todo = [(job, Context(job.row, job.seed, job.ratio, {k: frames[k, job.ratio] for k in job.keys}, ts, folder, settings))
+            for job, ts, params, folder in plan if not finished_only and (force or _finished(folder, params) is None)]
+    estimate = _announce_cpu_cost(todo, settings)
+    recs, lines, shares, unfinished, reused = {}, [], [], [], 0
+    for job, ts, params, folder in progress(plan, desc=exp.name):
+        if job.row.name in skipped: continue
         rec = None if force else _finished(folder, params)
         if rec is not None: reused += 1
         elif finished_only: unfinished.append(job.label); continue
@@ -783,6 +871,7 @@ def run(exp:Experiment,
         v = ((r.metrics or {}).get('info') or {}).get('train_examples_per_s')
         if v: speed.setdefault(r.name.split('/', 1)[-1], []).append(float(v))
     cond['train_examples_per_s'] = {k: round(float(np.mean(v)), 2) for k, v in speed.items()}
+    if estimate: cond['cpu_estimate'] = estimate   # what the jobs run now were expected to cost, beside `phases`
     labels = pd.DataFrame(shares, columns=['row', 'system', 'key', 'test', 'ratio', 'seed', 'job', 'n', 'n_labels', 'top_label',
                                            'top_share', 'gold_share', 'collapsed']).astype({'seed': 'Int64'})
     cond['collapsed'] = collapse_lines(labels)

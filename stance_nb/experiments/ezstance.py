@@ -105,7 +105,10 @@ def _nli_config(ctx, name:str):
     changes = {**dict(model=str(model_of(ctx, name)), seed=ctx.seed, checkpoint=not smoke), **(ctx.settings.get('train_changes') or {})}
     return TrainConfig.preset('smoke' if smoke else ezstance_model(name)['preset'], **{k: v for k, v in changes.items() if v is not None})
 
-@register_system('nli_finetune', trains_encoder=True)
+def _nli_budget(ctx):
+    cfg = _nli_config(ctx, ctx.row.options.get('model', ctx.row.name)); return cfg, cfg.epochs
+
+@register_system('nli_finetune', budget=_nli_budget)
 def _nli_finetune(ctx):
     "An MNLI checkpoint fine-tuned on each data key's training set (its prompt: the row's `prompt` option, else the paper's)."
     from stance_nb.nli import finetune_nli, ezstance_model
