@@ -252,9 +252,6 @@ class System:
     budget:Callable|None=None # a system that fine-tunes a transformer: `budget(ctx) -> (TrainConfig, epochs trained in all)`,
                              # from which the runner estimates the job's time on a CPU before it starts
 
-    @property
-    def trains_encoder(self) -> bool: return self.budget is not None
-
 def _check_new(old:Callable|None, new:Callable, what:str):
     "A name is registered once; the same definition run again (a notebook re-executed, a module reloaded) replaces itself."
     if old is not None and getattr(old, '__qualname__', None) != getattr(new, '__qualname__', None):
