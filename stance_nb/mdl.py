@@ -268,12 +268,20 @@ class _Routed(nn.Module):
 def batch_plan(sizes:dict,           # dataset name -> number of training rows
                batch_size:int, seed:int, epoch:int=0,
                temperature:float=1.0, # 1: every batch of every dataset once (proportional to size); >1 flattens
+               lengths:dict|None=None, # dataset -> token lengths of its training rows: batches of similar length (less padding)
+               megabatch:int=50,       # with `lengths`: rows are sorted by length within random chunks of `megabatch` batches
               ) -> list[tuple[str, np.ndarray]]:
     "The epoch's batches as `(dataset, row indices)`, datasets interleaved in a seeded random order."
     if temperature <= 0: raise ValueError(f"temperature must be > 0, got {temperature}")
     rng = np.random.default_rng([seed, epoch])
     names = sorted(n for n in sizes if sizes[n] > 0)
-    def batches(n): idx = rng.permutation(sizes[n]); return [idx[i:i + batch_size] for i in range(0, len(idx), batch_size)]
+    def batches(n):
+        idx = rng.permutation(sizes[n])
+        if lengths is not None and len(idx):
+            ln, mb = np.asarray(lengths[n]), batch_size * megabatch
+            if len(ln) != sizes[n]: raise ValueError(f"{n}: {len(ln)} lengths for {sizes[n]} training rows")
+            idx = np.concatenate([c[np.argsort(-ln[c], kind='stable')] for c in np.split(idx, range(mb, len(idx), mb))])
+        return [idx[i:i + batch_size] for i in range(0, len(idx), batch_size)]
     per = {n: batches(n) for n in names}
     plan = [(n, b) for n in names for b in per[n]]
     if temperature == 1.0: return [plan[i] for i in rng.permutation(len(plan))]
@@ -291,6 +299,7 @@ class MDLConfig(TrainConfig):
     "`TrainConfig`'s hyperparameters plus the heads, dataset mixing and epoch selection of an SDL/MDL run; `MDLConfig.preset('paper')`."
     pair_head:str='san'          # head of pair datasets: 'san' or 'linear' (single-input datasets always get 'linear')
     head_dropout:float=0.1       # the heads' dropout (`dropout` is the encoder's)
+    group_by_length:bool=False   # the authors' (MT-DNN's) batches: random rows of one dataset; True: similar lengths together (less padding)
     san_steps:int=5              # SAN reasoning steps (MT-DNN `answer_num_turn`)
     san_step_drop:float=0.1      # SAN stochastic prediction dropout (MT-DNN `answer_mem_drop_p`)
     temperature:float=1.0        # dataset sampling temperature (1: proportional to size, MT-DNN's default)
@@ -434,7 +443,8 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
                       kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])  # other datasets' heads get no gradient
     sizes = {t.name: len(enc[t.name]['train']) for t in tasks}
     collator = PadCollator(tok, pad_to_multiple_of=8 if torch.cuda.is_available() else None)
-    loaders = lambda epoch: _PlanBatches(batch_plan(sizes, cfg.batch_size, seed, epoch, cfg.temperature), enc, collator,
+    lengths = {t.name: enc[t.name]['train'].lengths for t in tasks} if cfg.group_by_length else None
+    loaders = lambda epoch: _PlanBatches(batch_plan(sizes, cfg.batch_size, seed, epoch, cfg.temperature, lengths), enc, collator,
                                          acc.process_index, acc.num_processes)
     found = latest_checkpoint(ckpt) if ckpt is not None and resume else None
     epoch_no, preds = [found[1].epoch if found else 0], {}
