@@ -735,11 +735,11 @@ def cpu_cost(todo:Sequence[tuple], settings:dict) -> dict:
 
 def _hours(s): return f"{s/3600:.1f} h" if s >= 360 else f"{s/60:.0f} min" if s >= 60 else f"{s:.0f} s"
 
-def _announce_cpu_cost(todo:Sequence[tuple], settings:dict) -> dict:
-    "On a machine without a GPU, print what the transformer jobs about to run will cost (`cpu_cost`), and return it."
+def _announce_cpu_cost(pending:Callable, settings:dict) -> dict:
+    "On a machine without a GPU, print what the jobs `pending()` lists (`(job, Context)`, about to run) will cost (`cpu_cost`), and return it."
     import torch
-    if torch.cuda.is_available() or settings.get('smoke'): return {}
-    plans = cpu_cost(todo, settings)
+    if torch.cuda.is_available() or settings.get('smoke'): return {}   # before `pending()`, which reads every job's record
+    plans = cpu_cost(pending(), settings)
     if not plans: return {}
     known = {k: p for k, p in plans.items() if p['train_seconds'] is not None}
     tr, pr = sum(p['train_seconds'] for p in known.values()), sum(p['predict_seconds'] for p in known.values())
@@ -824,9 +824,9 @@ def run(exp:Experiment,
         params = job_params(job, jf, settings)
         return job, ts, params, _job_dir(root, job, params)
     plan = [setup(job) for job in jobs]
-    todo = [(job, Context(job.row, job.seed, job.ratio, {k: frames[k, job.ratio] for k in job.keys}, ts, folder, settings))
-            for job, ts, params, folder in plan if not finished_only and (force or _finished(folder, params) is None)]
-    estimate = _announce_cpu_cost(todo, settings)
+    pending = lambda: [(job, Context(job.row, job.seed, job.ratio, {k: frames[k, job.ratio] for k in job.keys}, ts, folder, settings))
+                       for job, ts, params, folder in plan if not finished_only and (force or _finished(folder, params) is None)]
+    estimate = _announce_cpu_cost(pending, settings)
     recs, lines, shares, unfinished, reused = {}, [], [], [], 0
     for job, ts, params, folder in progress(plan, desc=exp.name):
         if job.row.name in skipped: continue
