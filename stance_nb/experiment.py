@@ -19,14 +19,15 @@ from .metrics import METRICS, score, summarize, write_predictions, read_predicti
 from .reference import compare, to_markdown, reference
 
 # %% auto #0
-__all__ = ['EXPERIMENTS', 'SAFE_NAME', 'PREPARE_OPTIONS', 'SYSTEMS', 'COLLAPSE_SHARE', 'TRANSFORMS', 'TABLE_BUILDERS',
-           'CSV_COLUMNS', 'get_experiment', 'ParamType', 'parse_annotation', 'check_value', 'parameters', 'DataSpec',
-           'fingerprint', 'prepare_data', 'load_data', 'data_specs', 'System', 'register_system', 'Context',
-           'RowSkipped', 'Row', 'Experiment', 'Job', 'plan_jobs', 'job_params', 'score_predictions', 'RunResult',
-           'label_shares', 'collapse_lines', 'register_transform', 'portable_path', 'estimate_encoder_seconds',
-           'mean_pair_length', 'cpu_cost', 'run', 'per_data', 'by_ratio', 'attacked', 'attack_averages',
-           'correctness_ratios', 'robustness', 'cells', 'compare_table', 'significance_notes', 'add_notes',
-           'conditions_text', 'collapse_notes', 'render', 'plot_comparison', 'with_smoke', 'reproduce', 'show']
+__all__ = ['EXPERIMENTS', 'SAFE_NAME', 'PREPARE_OPTIONS', 'SYSTEMS', 'NOT_IN_KEY', 'COLLAPSE_SHARE', 'TRANSFORMS',
+           'CPU_CHECKPOINT_EVERY', 'TABLE_BUILDERS', 'CSV_COLUMNS', 'get_experiment', 'ParamType', 'parse_annotation',
+           'check_value', 'parameters', 'DataSpec', 'fingerprint', 'prepare_data', 'load_data', 'data_specs', 'System',
+           'register_system', 'Context', 'RowSkipped', 'Row', 'Experiment', 'Job', 'plan_jobs', 'job_params',
+           'score_predictions', 'RunResult', 'label_shares', 'collapse_lines', 'register_transform', 'portable_path',
+           'estimate_encoder_seconds', 'mean_pair_length', 'cpu_cost', 'run', 'per_data', 'by_ratio', 'attacked',
+           'attack_averages', 'correctness_ratios', 'robustness', 'cells', 'compare_table', 'significance_notes',
+           'add_notes', 'conditions_text', 'collapse_notes', 'render', 'plot_comparison', 'with_smoke', 'reproduce',
+           'show']
 
 # %% ../nbs/10_experiment.ipynb #2dcbfa0c
 EXPERIMENTS:dict = {}   # experiment name -> `Experiment`: one per paper, registered by the modules of `stance_nb.experiments`
@@ -282,6 +283,11 @@ class Context:
         over = (self.settings.get('overrides') or {}).get(self.row.system, {})
         return over[name] if name in over else self.settings.get(name, default)
 
+    def with_schedule(self, cfg):
+        "Trainer config `cfg` with the run's checkpoint schedule (`settings['checkpoint_every']` optimizer steps), where one is set."
+        every = self.settings.get('checkpoint_every')
+        return replace(cfg, checkpoint_every=int(every)).validate() if every else cfg
+
 # %% ../nbs/10_experiment.ipynb #a9abda18
 def _split(df, s): return df[df.split == s].reset_index(drop=True)
 
@@ -394,7 +400,7 @@ def _mdl_config(ctx:Context, model:str):
     from stance_nb.mdl import MDLConfig
     name = ctx.option('mdl_preset', 'smoke' if ctx.settings.get('smoke') else 'paper')
     changes = {k: v for k, v in (ctx.settings.get('mdl_changes') or {}).items() if v is not None}
-    return MDLConfig.preset(name, model=model, seed=ctx.seed, **changes)
+    return ctx.with_schedule(MDLConfig.preset(name, model=model, seed=ctx.seed, **changes))
 
 def _mdl_budget(ctx:Context):
     cfg = _mdl_config(ctx, _model_name(ctx)); return cfg, cfg.epochs
@@ -430,7 +436,7 @@ def _finetune_plan(ctx:Context, model:str):
     "The row's `TrainConfig` (its preset with the run's changes) and the lr and epochs grid it trains."
     from stance_nb.train import TrainConfig, PRESETS
     changes = dict(model=model, seed=ctx.seed, **(ctx.settings.get('train_changes') or {}), **ctx.row.options.get('config', {}))
-    cfg = TrainConfig.preset(ctx.option('preset'), **{k: v for k, v in changes.items() if v is not None})
+    cfg = ctx.with_schedule(TrainConfig.preset(ctx.option('preset'), **{k: v for k, v in changes.items() if v is not None}))
     glrs, geps = PRESETS[ctx.option('preset')].plan.grid(cfg)
     lrs = (float(ctx.option('lr')),) if ctx.option('lr') is not None else glrs
     eps = (int(ctx.option('epochs')),) if ctx.option('epochs') is not None else geps
@@ -548,9 +554,11 @@ def plan_jobs(exp:Experiment, rows:Sequence[Row], keys:Sequence[str], seeds:Sequ
 
 def _hash(obj) -> str: return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
+NOT_IN_KEY = ('n_jobs', 'device', 'quiet', 'checkpoint_every')   # settings that change how a job runs, not its numbers
+
 def job_params(job:Job, fps:dict, settings:dict) -> dict:
     "Everything that determines a job's result: row, system, options, seed, ratio, data and test-set fingerprints, settings."
-    keep = {k: v for k, v in settings.items() if k not in ('n_jobs', 'device', 'quiet')}
+    keep = {k: v for k, v in settings.items() if k not in NOT_IN_KEY}
     if keep.get('models'):   # a model file (an MT-DNN checkpoint) is named by its content, not only its path
         keep['models'] = {k: (f'{v}#sha256:{_file_sha(Path(v))}' if v and Path(str(v)).is_file() else v) for k, v in keep['models'].items()}
     return dict(row=job.row.name, system=job.row.system, options=job.row.options, seed=job.seed, ratio=job.ratio,
@@ -755,6 +763,8 @@ def _announce_cpu_cost(pending:Callable, settings:dict) -> dict:
 
 
 # %% ../nbs/10_experiment.ipynb #3b01276e
+CPU_CHECKPOINT_EVERY = 500   # optimizer steps between checkpoints of a CPU run (batch 16 of 100-token pairs: about 10 min with MiniLM)
+
 def _full_data_loads(spec:DataSpec, data_dir) -> bool:
     "Whether the full data of `spec` reads: a subset that fails then is a missing subset, not missing data."
     try: load_data(spec, data_dir, 1.0); return True
@@ -776,6 +786,9 @@ def run(exp:Experiment,
        ) -> RunResult:
     "Run the jobs of `rows` on `keys`; reuse finished jobs with the same parameters and data; score every prediction."
     t_start, settings = time.time(), dict(settings or {})
+    if settings.get('checkpoint_every') is None and not settings.get('smoke'):
+        import torch   # an epoch of full data takes hours on a CPU: an interrupted job then loses minutes, not its epoch
+        if not torch.cuda.is_available(): settings['checkpoint_every'] = CPU_CHECKPOINT_EVERY
     if specs: exp = replace(exp, data={**exp.data, **specs})
     if is_quiet():
         import transformers; transformers.logging.set_verbosity_error(); transformers.utils.logging.disable_progress_bar()
@@ -1216,6 +1229,7 @@ def reproduce(exp:Experiment,  # from `EXPERIMENTS`
     if params.get('smoke') and smoke is None:
         raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
     kw = exp.configure(params, smoke if params.get('smoke') else None)
+    if params.get('checkpoint_every'): kw = dict(kw, settings={**kw.get('settings', {}), 'checkpoint_every': params['checkpoint_every']})
     if params.get('data'):   # the user's own datasets: added to the experiment, and alone in the run unless `datasets` names others
         specs = data_specs(params['data'])
         kw = dict(kw, specs={**(kw.get('specs') or {}), **specs}, strict=True,

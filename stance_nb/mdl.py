@@ -415,7 +415,7 @@ def train_mdl(datasets,                  # names of registered datasets, `Task`s
                    select_best_epoch=cfg.selection == 'overall').validate()   # the loop keeps that epoch's weights
     tasks = _as_tasks(datasets, cfg, seed, data_dir)
     name = name or ('mdl' if len(tasks) > 1 else 'sdl') + '/' + '+'.join(t.name for t in tasks)
-    params = dict(model=str(model), datasets=[t.name for t in tasks], config=asdict(tcfg),
+    params = dict(model=str(model), datasets=[t.name for t in tasks], config=tcfg.identity(),
                   n={t.name: {s: int((t.frame.split == s).sum()) for s in ('train', 'dev', 'test')} for t in tasks})
     rec = RunRecord(name, params, seed)
     out = outputs_dir(output_dir, 'mdl', run_id(name, params, seed)) if output_dir is not None else None

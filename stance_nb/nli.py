@@ -509,9 +509,8 @@ def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (tr
     return NLIRun(dev, test, preds, res.history, out, record, clf)
 
 def _cfg_dict(cfg) -> dict:
-    "A config dataclass as a plain dict (tuples kept JSON-friendly)."
-    from dataclasses import asdict
-    return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(cfg).items()}
+    "A config's run identity (`TrainConfig.identity`) as a plain dict (tuples kept JSON-friendly)."
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in cfg.identity().items()}
 
 # %% ../nbs/06_nli.ipynb #028c2000
 EZSTANCE_MODELS:dict[str, dict] = {

@@ -29,6 +29,7 @@ __all__ = ['PRESETS', 'MOVED_PRESETS', 'PEAK_FLOPS', 'TrainConfig', 'RunPlan', '
 _OPTIMIZERS = ('adamw', 'adamax')
 _PRECISIONS = ('auto', 'no', 'fp16', 'bf16')
 _TRUNCATIONS = ('longest_first', 'only_first', 'only_second')
+_SCHEDULE_FIELDS = ('checkpoint_every', 'keep_checkpoints', 'cleanup_checkpoints')   # when checkpoints are written and kept, not what is trained
 
 @dataclass
 class TrainConfig:
@@ -79,6 +80,10 @@ class TrainConfig:
         if self.dropout is not None and not 0 <= self.dropout < 1: bad('dropout', 'None or a number in [0, 1)')
         if self.checkpoint_every is not None and self.checkpoint_every < 1: bad('checkpoint_every', 'None or an int >= 1')
         return self
+
+    def identity(self) -> dict:
+        "The config as a run id sees it (`asdict`) with the checkpoint schedule at its defaults: how often checkpoints are written changes no number, so a run restarted with another schedule finds its own folder and resumes."
+        return asdict(replace(self, **{f.name: f.default for f in dataclasses.fields(self) if f.name in _SCHEDULE_FIELDS}))
 
     @classmethod
     def presets(cls) -> dict:
@@ -735,7 +740,7 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
     if (seen := sorted(parts['train'].label.unique())) and len(seen) < 2:
         raise StanceDataError(f"every train row has the label {seen[0]!r}", field='label', expected='at least two labels in the train split')
     _check_model(cfg, model.config if model is not None else _model_config(cfg))   # before the run folder is created
-    params = dict(asdict(cfg), labels=labels, pair=bool(pair), metric=metric if isinstance(metric, str) else getattr(metric, '__name__', 'custom'),
+    params = dict(cfg.identity(), labels=labels, pair=bool(pair), metric=metric if isinstance(metric, str) else getattr(metric, '__name__', 'custom'),
                   n={s: len(p) for s, p in parts.items()}, data_sha=_data_sha(df))
     rid = run_id(name, params, cfg.seed)
     out = outputs_dir(out_dir, 'train', rid)

@@ -103,7 +103,7 @@ def _nli_config(ctx, name:str):
     from stance_nb.train import TrainConfig
     smoke = bool(ctx.settings.get('smoke'))
     changes = {**dict(model=str(model_of(ctx, name)), seed=ctx.seed, checkpoint=not smoke), **(ctx.settings.get('train_changes') or {})}
-    return TrainConfig.preset('smoke' if smoke else ezstance_model(name)['preset'], **{k: v for k, v in changes.items() if v is not None})
+    return ctx.with_schedule(TrainConfig.preset('smoke' if smoke else ezstance_model(name)['preset'], **{k: v for k, v in changes.items() if v is not None}))
 
 def _nli_budget(ctx):
     cfg = _nli_config(ctx, ctx.row.options.get('model', ctx.row.name)); return cfg, cfg.epochs
