@@ -15,13 +15,14 @@ import pandas as pd
 from .core import (outputs_dir, data_dir as _data_dir, RunRecord, RunLock, StanceDataError, write_csv, write_text,
                    write_json, progress, is_quiet, as_list, hardware, git_sha, library_versions)
 from .data import load, DATASETS
+from .data.core import fingerprint
 from .metrics import METRICS, score, summarize, write_predictions, read_predictions
 from .reference import compare, to_markdown, reference
 
 # %% auto #0
 __all__ = ['EXPERIMENTS', 'SAFE_NAME', 'PREPARE_OPTIONS', 'SYSTEMS', 'NOT_IN_KEY', 'COLLAPSE_SHARE', 'TRANSFORMS',
            'CPU_CHECKPOINT_EVERY', 'TABLE_BUILDERS', 'CSV_COLUMNS', 'get_experiment', 'ParamType', 'parse_annotation',
-           'check_value', 'parameters', 'DataSpec', 'fingerprint', 'prepare_data', 'load_data', 'data_specs', 'System',
+           'check_value', 'parameters', 'DataSpec', 'prepare_data', 'load_data', 'data_specs', 'System',
            'register_system', 'Context', 'RowSkipped', 'Row', 'Experiment', 'Job', 'plan_jobs', 'job_params',
            'score_predictions', 'RunResult', 'label_shares', 'collapse_lines', 'register_transform', 'portable_path',
            'estimate_encoder_seconds', 'mean_pair_length', 'cpu_cost', 'run', 'per_data', 'by_ratio', 'attacked',
@@ -135,12 +136,6 @@ class DataSpec:
     def of(cls, key:str, dataset:str|None=None, fold:int|None=None, **options) -> 'DataSpec':
         "`DataSpec.of('fnc1')`, `DataSpec.of('ez-A-claim', 'ezstance', subtask='A', target_type='claim')`, `fold=2`."
         return cls(key, dataset or key, tuple(sorted(options.items())), fold)
-
-def fingerprint(df:pd.DataFrame) -> str:
-    "A hash of the rows of a tidy table (split, id, target, text, label, in order)."
-    cols = [c for c in ('split', 'id', 'target', 'text', 'label') if c in df]
-    h = pd.util.hash_pandas_object(df[cols].astype(str), index=False).to_numpy()
-    return hashlib.sha256(h.tobytes() + repr(cols).encode()).hexdigest()[:16]
 
 # %% ../nbs/10_experiment.ipynb #36745f82
 PREPARE_OPTIONS = ('label_map', 'dev_fraction', 'max_train', 'split_seed')   # `DataSpec` options `load_data` applies itself

@@ -22,6 +22,7 @@ from .train import (TrainConfig, RunPlan, Preset, EncodedDataset, PadCollator, t
                              latest_checkpoint)
 from .metrics import score
 from .data.benchmark import BENCHMARK
+from .data.core import fingerprint
 
 # %% auto #0
 __all__ = ['HEADS', 'BENCHMARK_DATASETS', 'SEEDS', 'MDL_PRESETS', 'LinearHead', 'SANHead', 'make_head', 'segment_b_mask', 'Task',
@@ -416,7 +417,8 @@ def train_mdl(datasets,                  # names of registered datasets, `Task`s
     tasks = _as_tasks(datasets, cfg, seed, data_dir)
     name = name or ('mdl' if len(tasks) > 1 else 'sdl') + '/' + '+'.join(t.name for t in tasks)
     params = dict(model=str(model), datasets=[t.name for t in tasks], config=tcfg.identity(),
-                  n={t.name: {s: int((t.frame.split == s).sum()) for s in ('train', 'dev', 'test')} for t in tasks})
+                  n={t.name: {s: int((t.frame.split == s).sum()) for s in ('train', 'dev', 'test')} for t in tasks},
+                  data={t.name: fingerprint(t.frame) for t in tasks})   # other rows of the same size are another run, not a resume
     rec = RunRecord(name, params, seed)
     out = outputs_dir(output_dir, 'mdl', run_id(name, params, seed)) if output_dir is not None else None
     from accelerate import PartialState

@@ -16,6 +16,7 @@ import torch
 from .core import (outputs_dir, set_seed, atomic_write, write_json, progress, RunRecord, run_id,
                    RunLock, StanceDataError, is_quiet)
 from .metrics import METRICS, accuracy, write_predictions, score
+from .data.core import fingerprint
 
 # %% auto #0
 __all__ = ['PRESETS', 'MOVED_PRESETS', 'PEAK_FLOPS', 'TrainConfig', 'RunPlan', 'Preset', 'tokenization_key', 'tokenize_pairs',
@@ -677,9 +678,6 @@ def _encode(df:pd.DataFrame, tok, cfg:TrainConfig, pair:bool, label2id:dict|None
     labels = [label2id[l] for l in df.label] if label2id is not None and 'label' in df else None
     return EncodedDataset(enc, labels)
 
-def _data_sha(df:pd.DataFrame) -> str:
-    cols = [c for c in ('split', 'target', 'text', 'label') if c in df]
-    return hashlib.sha256(pd.util.hash_pandas_object(df[cols].astype(str), index=False).to_numpy().tobytes()).hexdigest()[:12]
 
 
 _OFFSET_POSITIONS = ('roberta', 'xlm-roberta', 'xlm-roberta-xl', 'camembert', 'longformer')   # positions start after pad_token_id
@@ -741,7 +739,7 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
         raise StanceDataError(f"every train row has the label {seen[0]!r}", field='label', expected='at least two labels in the train split')
     _check_model(cfg, model.config if model is not None else _model_config(cfg))   # before the run folder is created
     params = dict(cfg.identity(), labels=labels, pair=bool(pair), metric=metric if isinstance(metric, str) else getattr(metric, '__name__', 'custom'),
-                  n={s: len(p) for s, p in parts.items()}, data_sha=_data_sha(df))
+                  n={s: len(p) for s, p in parts.items()}, data_sha=fingerprint(df))
     rid = run_id(name, params, cfg.seed)
     out = outputs_dir(out_dir, 'train', rid)
     acc = make_accelerator(cfg)

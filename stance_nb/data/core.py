@@ -12,8 +12,8 @@ import pandas as pd
 from ..core import data_dir as _data_dir, StanceDataError
 
 # %% auto #0
-__all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'require_text',
-           'require_file', 'read_jsonl', 'read_table', 'safe_extract', 'download']
+__all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'fingerprint',
+           'require_text', 'require_file', 'read_jsonl', 'read_table', 'safe_extract', 'download']
 
 # %% ../../nbs/01_data.core.ipynb #8b3205dc
 TIDY_COLUMNS = ('id', 'split', 'target', 'text', 'label')
@@ -88,6 +88,13 @@ def load(name:str,            # a key of `DATASETS`
     if info.labels is not None: df.attrs.setdefault('labels', list(info.labels))
     if info.pair is not None: df.attrs['pair'] = info.pair
     return check_tidy(df, info, folder)
+
+# %% ../../nbs/01_data.core.ipynb #9c03d624
+def fingerprint(df:pd.DataFrame) -> str:
+    "A hash of the rows of a tidy table (split, id, target, text, label, in order): what a run trained and tested on."
+    cols = [c for c in ('split', 'id', 'target', 'text', 'label') if c in df]
+    h = pd.util.hash_pandas_object(df[cols].astype(str), index=False).to_numpy()
+    return hashlib.sha256(h.tobytes() + repr(cols).encode()).hexdigest()[:16]
 
 # %% ../../nbs/01_data.core.ipynb #60d84373
 def require_text(value, # a text or target read from a data file
