@@ -50,6 +50,7 @@ def _data_options(p:argparse.ArgumentParser, required:bool=True):
     p.add_argument('--label-map', type=_pairs, help='label in the file=label name, e.g. 0=AGAINST,1=FAVOR,2=NONE')
     p.add_argument('--dev-fraction', type=float, help='no dev file: cut a seeded stratified dev split of this fraction from train')
     p.add_argument('--max-train', type=int, help='train on a seeded sample of this many training rows')
+    p.add_argument('--split-seed', type=int, help='seed of the --dev-fraction split and the --max-train sample (default 0)')
     p.add_argument('--data-dir', help='data directory of registered datasets (default: $STANCE_NB_DATA or the cache)')
 
 def _common(p:argparse.ArgumentParser):
@@ -80,7 +81,7 @@ def data_spec(args:argparse.Namespace, # parsed data options (`--dataset`, `--pa
         opts['path'] = _pairs(args.path) if '=' in args.path else args.path
         if args.columns: opts['columns'] = args.columns
     elif args.path or args.columns: fail(f"--path/--columns are for your own files (--dataset csv|jsonl); {name!r} is read from --data-dir")
-    for k in ('label_map', 'dev_fraction', 'max_train'):
+    for k in ('label_map', 'dev_fraction', 'max_train', 'split_seed'):
         if getattr(args, k, None) is not None: opts[k] = getattr(args, k)
     key = name
     if info.folder is None:   # your files: the data key is the name of the folder that holds the train file
