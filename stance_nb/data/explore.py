@@ -60,14 +60,14 @@ def split_overlap(df:pd.DataFrame,         # a tidy table (`split`, `label`, and
     if not (df.split == reference).any(): raise ValueError(f"split_overlap: no {reference!r} rows (splits: {sorted(df.split.unique())})")
     ref = df[df.split == reference]
     seen = set(ref[column].astype(str))
-    pairs = set(zip(ref[column].astype(str), ref.label.astype(str)))
+    pairs = pd.MultiIndex.from_arrays([ref[column].astype(str), ref.label.astype(str)])
     out = []
     for split in _split_order(df.split.unique()):
         if split == reference: continue
         d = df[df.split == split]
         v, l = d[column].astype(str), d.label.astype(str)
         shared = v.isin(seen).to_numpy()
-        same = np.array([(a, b) in pairs for a, b in zip(v, l)], dtype=bool)
+        same = pd.MultiIndex.from_arrays([v, l]).isin(pairs)
         for label in sorted(l.unique()):
             m = (l == label).to_numpy()
             out.append(dict(split=split, label=label, rows=int(m.sum()), shared=shared[m].mean(),
