@@ -459,6 +459,7 @@ def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (tr
     "Fine-tune an NLI checkpoint on stance pairs (premise = text, hypothesis = prompted target); score dev and test."
     import shutil
     from stance_nb.core import RunRecord, run_id, outputs_dir, write_json
+    from stance_nb.data.core import fingerprint
     from stance_nb.metrics import write_predictions
     from stance_nb.train import tokenize_pairs, EncodedDataset, make_loader, fit, predict_logits
     cfg.validate()
@@ -475,7 +476,7 @@ def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (tr
     stance_labels = sorted(mapping.to_nli)
     params = dict(_cfg_dict(cfg), labels=stance_labels, head=head, encoder_only=encoder_only,
                   prompt=prompt if isinstance(prompt, str) else list(prompt), prompt_set=prompt_set(prompt), prompt_seed=prompt_seed, target_type=target_type,
-                  nli_labels=nli_labels, n={s: len(p) for s, p in parts.items()})
+                  nli_labels=nli_labels, n={s: len(p) for s, p in parts.items()}, data=fingerprint(df))   # other rows of the same size: another run
     out = outputs_dir(out_dir, 'nli', run_id(name, params, cfg.seed))
     record = RunRecord(name, params, cfg.seed)
     set_seed(cfg.seed)
