@@ -738,10 +738,14 @@ def cpu_cost(todo:Sequence[tuple], settings:dict) -> dict:
 
 def _hours(s): return f"{s/3600:.1f} h" if s >= 360 else f"{s/60:.0f} min" if s >= 60 else f"{s:.0f} s"
 
+def _full_cpu_run(settings:dict) -> bool:
+    "Whether this run trains on a machine without a GPU and is not a smoke run (then its cost is printed and it checkpoints within epochs)."
+    import torch
+    return not settings.get('smoke') and not torch.cuda.is_available()
+
 def _announce_cpu_cost(pending:Callable, settings:dict) -> dict:
     "On a machine without a GPU, print what the jobs `pending()` lists (`(job, Context)`, about to run) will cost (`cpu_cost`), and return it."
-    import torch
-    if torch.cuda.is_available() or settings.get('smoke'): return {}   # before `pending()`, which reads every job's record
+    if not _full_cpu_run(settings): return {}   # before `pending()`, which reads every job's record
     plans = cpu_cost(pending(), settings)
     if not plans: return {}
     known = {k: p for k, p in plans.items() if p['train_seconds'] is not None}
@@ -781,9 +785,8 @@ def run(exp:Experiment,
        ) -> RunResult:
     "Run the jobs of `rows` on `keys`; reuse finished jobs with the same parameters and data; score every prediction."
     t_start, settings = time.time(), dict(settings or {})
-    if settings.get('checkpoint_every') is None and not settings.get('smoke'):
-        import torch   # an epoch of full data takes hours on a CPU: an interrupted job then loses minutes, not its epoch
-        if not torch.cuda.is_available(): settings['checkpoint_every'] = CPU_CHECKPOINT_EVERY
+    if settings.get('checkpoint_every') is None and _full_cpu_run(settings):
+        settings['checkpoint_every'] = CPU_CHECKPOINT_EVERY   # an epoch of full data takes hours on a CPU: an interrupted job loses minutes, not its epoch
     if specs: exp = replace(exp, data={**exp.data, **specs})
     if is_quiet():
         import transformers; transformers.logging.set_verbosity_error(); transformers.utils.logging.disable_progress_bar()
