@@ -879,7 +879,8 @@ def run(exp:Experiment,
         v = ((r.metrics or {}).get('info') or {}).get('train_examples_per_s')
         if v: speed.setdefault(r.name.split('/', 1)[-1], []).append(float(v))
     cond['train_examples_per_s'] = {k: round(float(np.mean(v)), 2) for k, v in speed.items()}
-    if estimate: cond['cpu_estimate'] = estimate   # what the jobs run now were expected to cost, beside `phases`
+    if estimate:   # what the jobs run now were expected to cost, beside `phases`
+        cond['cpu_estimate'] = {job: {**e, 'model': portable_path(e['model'])} for job, e in estimate.items()}
     labels = pd.DataFrame(shares, columns=['row', 'system', 'key', 'test', 'ratio', 'seed', 'job', 'n', 'n_labels', 'top_label',
                                            'top_share', 'gold_share', 'collapsed']).astype({'seed': 'Int64'})
     cond['collapsed'] = collapse_lines(labels)
