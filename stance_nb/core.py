@@ -14,8 +14,8 @@ import numpy as np
 # %% auto #0
 __all__ = ['repo_root', 'cache_dir', 'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device',
            'atomic_write', 'write_text', 'write_json', 'write_jsonl', 'write_csv', 'is_quiet', 'progress',
-           'library_versions', 'git_sha', 'hardware', 'available_cpus', 'PhaseTimer', 'RunRecord', 'run_id', 'RunLock',
-           'check_parameters', 'as_list']
+           'library_versions', 'git_sha', 'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'PhaseTimer',
+           'RunRecord', 'run_id', 'RunLock', 'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #9743fa7c
 def repo_root() -> Path|None:
@@ -173,15 +173,30 @@ def git_sha(path:str|Path|None=None) -> str|None:
     except (OSError, subprocess.SubprocessError): return None
     return (sha + ('+dirty' if dirty else '')) or None
 
+def cpu_name(cpuinfo:str|Path='/proc/cpuinfo') -> str|None:
+    "The CPU model as Linux names it, with its family and model numbers (`AMD EPYC, family 25 model 17`), else `platform.processor()`."
+    try: first = Path(cpuinfo).read_text().split('\n\n')[0]
+    except OSError: return platform.processor() or None
+    info = {k.strip(): v.strip() for k, _, v in (l.partition(':') for l in first.splitlines())}
+    name = info.get('model name') or platform.processor() or None
+    if name and info.get('cpu family') and info.get('model'): name += f", family {info['cpu family']} model {info['model']}"
+    return name
+
 def hardware() -> dict:
-    "The machine a run used: host, platform, CPU count, and GPU names when CUDA is present."
-    hw = dict(host=socket.gethostname(), platform=platform.platform(), python=platform.python_version(), cpus=os.cpu_count())
+    "The machine a run used: host, platform, CPU model and the CPU kernels torch picked, CPU count, and GPU names when CUDA is present."
+    hw = dict(host=socket.gethostname(), platform=platform.platform(), python=platform.python_version(), cpu=cpu_name(), cpus=os.cpu_count())
     try:
         import torch
         hw['torch_threads'] = torch.get_num_threads()
+        if hasattr(torch.backends, 'cpu'): hw['cpu_kernels'] = torch.backends.cpu.get_cpu_capability()   # e.g. AVX2 or AVX512: other kernels, other floats
         if torch.cuda.is_available(): hw['gpus'] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
     except ImportError: pass
     return hw
+
+def machine_label(hw:dict) -> str:
+    "The machine of a `hardware()` dict in a few words: CPU model, the CPU kernels torch picked, GPUs."
+    cpu = hw.get('cpu') or 'CPU not recorded'
+    return cpu + (f" ({hw['cpu_kernels']} kernels)" if hw.get('cpu_kernels') else '') + ', ' + (', '.join(hw.get('gpus') or []) or 'no GPU')
 
 # %% ../nbs/00_core.ipynb #cb356fba
 def available_cpus() -> int:

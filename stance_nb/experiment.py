@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_experiment.ipynb #ac8adfd5
 from __future__ import annotations
-import ast, hashlib, json, math, os, re, time, typing, contextlib, warnings
+import ast, collections, hashlib, json, math, os, re, time, typing, contextlib, warnings
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .core import (outputs_dir, data_dir as _data_dir, RunRecord, RunLock, StanceDataError, write_csv, write_text,
-                   write_json, progress, is_quiet, as_list, hardware, git_sha, library_versions)
+                   write_json, progress, is_quiet, as_list, hardware, machine_label, git_sha, library_versions)
 from .data import load, DATASETS
 from .data.core import fingerprint
 from .metrics import METRICS, score, summarize, write_predictions, read_predictions
@@ -873,7 +873,8 @@ def run(exp:Experiment,
                 hardware=hardware(), git=git_sha(), wall_seconds=round(time.time()-t_start, 1),
                 phases={p: round(sum((r.phases or {}).get(p, 0.0) for r in recs.values()), 1)
                         for p in sorted({p for r in recs.values() for p in (r.phases or {})})},
-                job_seconds=round(sum((r.wall_time or 0) for r in recs.values()), 1))
+                job_seconds=round(sum((r.wall_time or 0) for r in recs.values()), 1),
+                job_machines=dict(collections.Counter(machine_label(r.hardware or {}) for r in recs.values()).most_common()))
     speed = {}   # row -> training examples/s of its jobs (systems that report it)
     for folder, r in recs.items():
         v = ((r.metrics or {}).get('info') or {}).get('train_examples_per_s')
@@ -1118,7 +1119,6 @@ def add_notes(ours:pd.DataFrame, notes:Mapping) -> pd.DataFrame:
 def conditions_text(cond:dict) -> str:
     "The conditions of a run as a few Markdown lines: what ran, on which data, seeds, hardware, wall time."
     hw = cond.get('hardware', {})
-    gpu = ', '.join(hw.get('gpus', [])) or 'no GPU'
     models = (cond.get('settings') or {}).get('models') or {}
     data = '; '.join(f"{k} ({v['dataset']}{', ' + str(v['options']) if v['options'] else ''}: "
                      + ('/'.join(str(v['n'][s]) for s in ('train', 'dev', 'test')) + ' rows' if v.get('n') else 'ratios only')
@@ -1128,10 +1128,13 @@ def conditions_text(cond:dict) -> str:
              f"- models: {', '.join(f'{k} = {v}' for k, v in models.items() if v) or 'none'}; "
              f"smoke run: {bool((cond.get('settings') or {}).get('smoke'))}",
              f"- data: {data}", f"- seeds {cond['seeds']}; attack seed {cond['attack_seed']}",
-             f"- hardware: {hw.get('platform', '?')}, {hw.get('cpus', '?')} CPUs ({hw.get('torch_threads', '?')} torch threads), {gpu}; "
+             f"- hardware: {hw.get('platform', '?')}; {machine_label(hw)}; {hw.get('cpus', '?')} CPUs ({hw.get('torch_threads', '?')} torch threads); "
              f"git {str(cond.get('git'))[:10]}",
              f"- wall time {cond['wall_seconds']:.0f} s ({cond['jobs']} jobs, {cond['reused']} reused from an earlier identical run; "
              f"{cond['job_seconds']:.0f} s of job time in the records)"]
+    machines = cond.get('job_machines') or {}
+    if set(machines) - {machine_label(hw)}:   # reused jobs that ran elsewhere: the same seed on other CPU kernels gives other floats
+        lines.append("- the jobs ran on: " + '; '.join(f"{m} ({n} job{'s' * (n != 1)})" for m, n in machines.items()))
     if cond.get('phases'): lines.append("- job time by phase: " + ', '.join(f"{p} {v:.0f} s" for p, v in cond['phases'].items()))
     if cond.get('train_examples_per_s'):
         lines.append("- training throughput (examples/s, mean over jobs): " + ', '.join(f"{k} {v:g}" for k, v in cond['train_examples_per_s'].items()))
