@@ -784,7 +784,7 @@ def run(exp:Experiment,
         specs:Mapping|None=None,        # data key -> `DataSpec` replacing or adding to the experiment's (e.g. other CV folds)
        ) -> RunResult:
     "Run the jobs of `rows` on `keys`; reuse finished jobs with the same parameters and data; score every prediction."
-    t_start, settings = time.time(), dict(settings or {})
+    t_start, git, settings = time.time(), git_sha(), dict(settings or {})   # the commit when the run starts: the code it runs, not a later one
     if settings.get('checkpoint_every') is None and _full_cpu_run(settings):
         settings['checkpoint_every'] = CPU_CHECKPOINT_EVERY   # an epoch of full data takes hours on a CPU: an interrupted job loses minutes, not its epoch
     if specs: exp = replace(exp, data={**exp.data, **specs})
@@ -870,7 +870,7 @@ def run(exp:Experiment,
                 no_subset={f'{k}@{x:g}': why for (k, x), why in no_subset.items()},
                 settings={k: v for k, v in settings.items() if k not in ('attack_options',)} | dict(models=used_models),
                 jobs=len(jobs), reused=reused, unfinished=unfinished,
-                hardware=hardware(), git=git_sha(), wall_seconds=round(time.time()-t_start, 1),
+                hardware=hardware(), git=git, wall_seconds=round(time.time()-t_start, 1),
                 phases={p: round(sum((r.phases or {}).get(p, 0.0) for r in recs.values()), 1)
                         for p in sorted({p for r in recs.values() for p in (r.phases or {})})},
                 job_seconds=round(sum((r.wall_time or 0) for r in recs.values()), 1),
