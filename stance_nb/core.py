@@ -188,7 +188,7 @@ def hardware() -> dict:
     try:
         import torch
         hw['torch_threads'] = torch.get_num_threads()
-        if hasattr(torch.backends, 'cpu'): hw['cpu_kernels'] = torch.backends.cpu.get_cpu_capability()   # e.g. AVX2 or AVX512: other kernels, other floats
+        if hasattr(torch.backends, 'cpu'): hw['cpu_kernels'] = torch.backends.cpu.get_cpu_capability()   # e.g. AVX2 or AVX512
         if torch.cuda.is_available(): hw['gpus'] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
     except ImportError: pass
     return hw

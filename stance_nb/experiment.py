@@ -421,7 +421,7 @@ def _mdl(ctx):
     for key in ctx.data: preds.update(_unprobe(key, frames[key], r.predictions[key]))
     info = dict(epochs=r.scores.set_index('dataset').epoch.to_dict(), dev=r.scores.set_index('dataset').dev.to_dict(), phases=dict(r.record.phases),
                 model=model, config=asdict(cfg), train_seconds=r.record.metrics.get('train_seconds'),
-                train_examples_per_s=r.record.metrics.get('train_examples_per_s'), record=str(r.out_dir))
+                train_examples_per_s=r.record.metrics.get('train_examples_per_s'), precision=r.record.params.get('precision'), record=str(r.out_dir))
     return preds, info
 
 register_system('sdl', budget=_mdl_budget)(_mdl)   # the same model path, one job per dataset
@@ -875,11 +875,13 @@ def run(exp:Experiment,
                         for p in sorted({p for r in recs.values() for p in (r.phases or {})})},
                 job_seconds=round(sum((r.wall_time or 0) for r in recs.values()), 1),
                 job_machines=dict(collections.Counter(machine_label(r.hardware or {}) for r in recs.values()).most_common()))
-    speed = {}   # row -> training examples/s of its jobs (systems that report it)
+    speed, precision = {}, {}   # row -> training examples/s of its jobs, and the precisions they trained in (systems that report them)
     for folder, r in recs.items():
-        v = ((r.metrics or {}).get('info') or {}).get('train_examples_per_s')
-        if v: speed.setdefault(r.name.split('/', 1)[-1], []).append(float(v))
+        info, row = (r.metrics or {}).get('info') or {}, r.name.split('/', 1)[-1]
+        if info.get('train_examples_per_s'): speed.setdefault(row, []).append(float(info['train_examples_per_s']))
+        if info.get('precision'): precision.setdefault(row, set()).add(info['precision'])
     cond['train_examples_per_s'] = {k: round(float(np.mean(v)), 2) for k, v in speed.items()}
+    cond['train_precision'] = {k: sorted(v) for k, v in precision.items()}   # 'auto' is bf16 on CPUs with native bf16, fp32 elsewhere
     if estimate:   # what the jobs run now were expected to cost, beside `phases`
         cond['cpu_estimate'] = {job: {**e, 'model': portable_path(e['model'])} for job, e in estimate.items()}
     labels = pd.DataFrame(shares, columns=['row', 'system', 'key', 'test', 'ratio', 'seed', 'job', 'n', 'n_labels', 'top_label',
@@ -1133,11 +1135,13 @@ def conditions_text(cond:dict) -> str:
              f"- wall time {cond['wall_seconds']:.0f} s ({cond['jobs']} jobs, {cond['reused']} reused from an earlier identical run; "
              f"{cond['job_seconds']:.0f} s of job time in the records)"]
     machines = cond.get('job_machines') or {}
-    if set(machines) - {machine_label(hw)}:   # reused jobs that ran elsewhere: the same seed on other CPU kernels gives other floats
+    if set(machines) - {machine_label(hw)}:   # reused jobs that ran elsewhere: another CPU may train in another precision ('auto') or with other kernels
         lines.append("- the jobs ran on: " + '; '.join(f"{m} ({n} job{'s' * (n != 1)})" for m, n in machines.items()))
     if cond.get('phases'): lines.append("- job time by phase: " + ', '.join(f"{p} {v:.0f} s" for p, v in cond['phases'].items()))
     if cond.get('train_examples_per_s'):
         lines.append("- training throughput (examples/s, mean over jobs): " + ', '.join(f"{k} {v:g}" for k, v in cond['train_examples_per_s'].items()))
+    if cond.get('train_precision'):   # two precisions in one row: its jobs are not comparable to the last digit
+        lines.append("- training precision ('no' is fp32): " + '; '.join(f"{k} {' and '.join(v)}" for k, v in cond['train_precision'].items()))
     if cond.get('left_out'): lines.append(f"- left out (data not readable): {', '.join(cond['left_out'])}")
     if cond.get('no_subset'): lines.append(f"- no low-resource training subset (left out at that ratio): {', '.join(cond['no_subset'])}")
     for k, why in (cond.get('skipped') or {}).items(): lines.append(f"- not run: {k}: {why}")

@@ -443,6 +443,7 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
                                                                 steps=cfg.san_steps, step_drop=cfg.san_step_drop)
     acc = make_accelerator(tcfg,   # the precision of cfg.mixed_precision; resets one process's accelerate state if it changes
                       kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])  # other datasets' heads get no gradient
+    rec.params['precision'] = acc.mixed_precision   # what 'auto' became here: bf16 on a CPU with native bf16 instructions, else fp32 ('no')
     sizes = {t.name: len(enc[t.name]['train']) for t in tasks}
     collator = PadCollator(tok, pad_to_multiple_of=8 if torch.cuda.is_available() else None)
     lengths = {t.name: enc[t.name]['train'].lengths for t in tasks} if cfg.group_by_length else None
