@@ -14,8 +14,8 @@ import numpy as np
 # %% auto #0
 __all__ = ['repo_root', 'cache_dir', 'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device',
            'atomic_write', 'write_text', 'write_json', 'write_jsonl', 'write_csv', 'is_quiet', 'progress',
-           'library_versions', 'git_sha', 'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'PhaseTimer',
-           'RunRecord', 'run_id', 'RunLock', 'check_parameters', 'as_list']
+           'library_versions', 'git_sha', 'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus',
+           'PhaseTimer', 'RunRecord', 'run_id', 'RunLock', 'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #9743fa7c
 def repo_root() -> Path|None:
@@ -173,11 +173,15 @@ def git_sha(path:str|Path|None=None) -> str|None:
     except (OSError, subprocess.SubprocessError): return None
     return (sha + ('+dirty' if dirty else '')) or None
 
+def cpu_info(cpuinfo:str|Path='/proc/cpuinfo') -> dict:
+    "The fields Linux lists for the first CPU (`model name`, `flags`, ...); `{}` where there is no such file."
+    try: first = Path(cpuinfo).read_text(errors='replace').split('\n\n')[0]
+    except OSError: return {}
+    return {k.strip(): v.strip() for k, _, v in (l.partition(':') for l in first.splitlines())}
+
 def cpu_name(cpuinfo:str|Path='/proc/cpuinfo') -> str|None:
     "The CPU model as Linux names it, with its family and model numbers (`AMD EPYC, family 25 model 17`), else `platform.processor()`."
-    try: first = Path(cpuinfo).read_text().split('\n\n')[0]
-    except OSError: return platform.processor() or None
-    info = {k.strip(): v.strip() for k, _, v in (l.partition(':') for l in first.splitlines())}
+    info = cpu_info(cpuinfo)
     name = info.get('model name') or platform.processor() or None
     if name and info.get('cpu family') and info.get('model'): name += f", family {info['cpu family']} model {info['model']}"
     return name

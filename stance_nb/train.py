@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .core import (outputs_dir, set_seed, atomic_write, write_json, progress, RunRecord, run_id,
+from .core import (outputs_dir, set_seed, atomic_write, write_json, progress, RunRecord, run_id, cpu_info,
                    RunLock, StanceDataError, is_quiet)
 from .metrics import METRICS, accuracy, write_predictions, score
 from .data.core import fingerprint
@@ -294,9 +294,8 @@ _BF16_CPU_FLAGS = ('avx512_bf16', 'amx_bf16')   # x86 instructions that compute 
 def cpu_supports_bf16(cpuinfo:str|Path='/proc/cpuinfo', # where the CPU flags are listed (Linux)
                      ) -> bool:
     "True when the CPU has native bf16 instructions (`avx512_bf16` or AMX), where bf16 autocast trains faster than fp32."
-    try: text = Path(cpuinfo).read_text(errors='replace')
-    except OSError: return False          # not Linux: no way to tell, so no bf16 by default
-    flags = next((l.split(':', 1)[1].split() for l in text.splitlines() if l.startswith(('flags', 'Features'))), [])
+    info = cpu_info(cpuinfo)              # {} where not Linux: no way to tell, so no bf16 by default
+    flags = (info.get('flags') or info.get('Features') or '').split()
     return any(f in flags for f in _BF16_CPU_FLAGS)
 
 # %% ../nbs/05_train.ipynb #6a9234c7
