@@ -13,13 +13,14 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 import fasttext
-from .core import write_json, RunRecord, StanceDataError, available_cpus
-from .metrics import write_predictions, accuracy, f1_macro
+from .core import write_json, StanceDataError, available_cpus
+from .records import RunRecord, write_predictions
+from .metrics import accuracy, f1_macro
 
 # %% auto #0
 __all__ = ['SELECT_METRICS', 'FASTTEXT_PRESETS', 'BASELINES', 'NotFittedError', 'Baseline', 'Majority', 'TargetMajority',
            'RandomBaseline', 'moses_tokenize', 'fasttext_texts', 'upsample', 'malloc_fill', 'FastTextError',
-           'sigterm_exits', 'FastTextClassifier', 'fasttext_grid', 'get_baseline', 'record_run', 'read_runs']
+           'sigterm_exits', 'FastTextClassifier', 'fasttext_grid', 'get_baseline']
 
 # %% ../nbs/04_baselines.ipynb #6e02cb8b
 class NotFittedError(RuntimeError):
@@ -406,29 +407,3 @@ def get_baseline(name:str, **kwargs) -> Baseline:
     "A new, unfitted baseline from the registry: `get_baseline('random', seed=3)`."
     if name not in BASELINES: raise KeyError(f"unknown baseline {name!r}; registered: {sorted(BASELINES)}")
     return BASELINES[name](**kwargs)
-
-# %% ../nbs/04_baselines.ipynb #be9d473b
-def record_run(runs:str|Path,        # the run folder: predictions go to `runs/predictions`, records to `runs/records`
-               system:str, dataset:str, seed:int|None,
-               predictions:list,     # test labels in test-file order
-               metrics:dict,         # metric name -> value
-               params:dict|None=None, # what the run used (saved in the record)
-               started:float|None=None, # `time.time()` when the run began (default: now)
-               name:str='run',       # experiment name prefix of the record
-              ) -> RunRecord:
-    "Write `predictions` (JSONL, one `{\"label\": ...}` per line) and the run's `RunRecord`; return the record."
-    runs, tag = Path(runs), f"{system}-{dataset}-s{seed}"
-    pred_path = write_predictions(runs/'predictions'/f'{tag}.jsonl', predictions)
-    rec = RunRecord(f'{name}/{system}/{dataset}', dict(params or {}, system=system, dataset=dataset), seed)
-    if started is not None: rec.started = started
-    rec.files['predictions'] = str(pred_path)
-    rec.finish(**metrics).save(runs/'records'/f'{tag}.json')
-    return rec
-
-def read_runs(runs:str|Path) -> pd.DataFrame:
-    "The records under `runs/records` as one row per (run, metric): system, dataset, seed, metric, value, seconds."
-    recs = [RunRecord.load(p) for p in sorted((Path(runs)/'records').glob('*.json'))]
-    df = pd.DataFrame([dict(system=r.params.get('system'), dataset=r.params.get('dataset'), seed=r.seed, metric=m, value=v,
-                            seconds=r.wall_time) for r in recs for m, v in r.metrics.items()],
-                      columns=['system', 'dataset', 'seed', 'metric', 'value', 'seconds'])
-    return df.astype({'seed': 'Int64'})   # deterministic systems have no seed (<NA>)

@@ -393,7 +393,7 @@ def _predict(args, parser) -> dict:
     import pandas as pd
     from stance_nb.core import write_csv
     from stance_nb.data.core import read_table
-    from stance_nb.metrics import write_predictions
+    from stance_nb.records import write_predictions
     bad = sorted(set(args.format) - {'jsonl', 'csv'}) + sorted(set(args.columns) - {'text', 'target'})
     if bad: parser.error(f"unknown --format or --columns name(s) {bad}; --format takes jsonl,csv and --columns text=...,target=...")
     cols = {'text': 'text', 'target': 'target', **args.columns}
@@ -418,7 +418,7 @@ _LABELLED = ('f1_macro', 'f1_micro', 'accuracy')   # averaged over the dataset's
 def _read_pred(path:str, column:str) -> list:
     "Predicted labels from the official JSONL or from a CSV's `column`."
     from stance_nb.data.core import read_table
-    from stance_nb.metrics import read_predictions
+    from stance_nb.records import read_predictions
     return read_table(path, required=[column])[column].tolist() if Path(path).suffix.lower() in ('.csv', '.tsv') else read_predictions(path)
 
 def _evaluate(args, parser) -> dict:
@@ -445,7 +445,8 @@ def _evaluate(args, parser) -> dict:
 def _attack(args, parser) -> dict:
     "Write an attacked copy of a split: `stance_nb.attacks.apply_attack` on its input segments, labels untouched."
     from stance_nb.attacks import ATTACKS, apply_attack, input_columns
-    from stance_nb.core import write_csv, write_jsonl
+    from stance_nb.core import write_csv
+    from stance_nb.records import write_jsonl
     _check(parser, 'attack', args.attack, ATTACKS)
     if Path(args.output).suffix.lower() not in ('.csv', '.jsonl'): parser.error(f"--output {args.output}: expected a .csv or .jsonl file")
     spec = data_spec(args, parser)

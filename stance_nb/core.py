@@ -13,9 +13,9 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['repo_root', 'cache_dir', 'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device',
-           'atomic_write', 'write_text', 'write_json', 'write_jsonl', 'write_csv', 'is_quiet', 'progress',
-           'library_versions', 'git_sha', 'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus',
-           'PhaseTimer', 'RunRecord', 'run_id', 'RunLock', 'check_parameters', 'as_list']
+           'atomic_write', 'write_text', 'write_json', 'write_csv', 'is_quiet', 'progress', 'library_versions',
+           'git_sha', 'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'PhaseTimer', 'run_id',
+           'RunLock', 'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #9743fa7c
 def repo_root() -> Path|None:
@@ -122,12 +122,6 @@ def write_json(path:str|Path, obj:Any, indent:int=2) -> Path:
     "Atomically write `obj` as JSON (numpy scalars and paths converted)."
     return write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False, default=_json_default) + '\n')
 
-def write_jsonl(path:str|Path, rows:Iterable[dict]) -> Path:
-    "Atomically write one JSON object per line."
-    with atomic_write(path) as f:
-        for r in rows: f.write(json.dumps(r, ensure_ascii=False, default=_json_default) + '\n')
-    return Path(path)
-
 def write_csv(path:str|Path, df, **kwargs) -> Path:
     "Atomically write a DataFrame as CSV (no index unless asked)."
     kwargs.setdefault('index', False)
@@ -224,59 +218,6 @@ class PhaseTimer:
             self.seconds[name] = self.seconds.get(name, 0.0) + dt
             if self._stack: self.seconds[self._stack[-1]] = self.seconds.get(self._stack[-1], 0.0) - dt   # the outer phase keeps only its own time
 
-
-# %% ../nbs/00_core.ipynb #38d4be33
-@dataclass
-class RunRecord:
-    "What one run did and measured; `save` writes it atomically as JSON."
-    name:str                  # the experiment, e.g. 'xstance/fasttext'
-    params:dict               # every parameter the run used
-    seed:int|None=None        # the seed of this run
-    metrics:dict=field(default_factory=dict)  # metric name -> value
-    started:float=field(default_factory=time.time)
-    wall_time:float|None=None # seconds from `started` to `finish`
-    git:str|None=field(default_factory=git_sha)
-    versions:dict=field(default_factory=library_versions)
-    hardware:dict=field(default_factory=hardware)
-    files:dict=field(default_factory=dict)    # role -> path of what the run wrote (predictions, model)
-    phases:dict=field(default_factory=dict)   # phase name -> wall seconds (tokenize, train, evaluate, attack, write)
-
-    def phase(self, name:str # e.g. 'tokenize', 'train', 'evaluate', 'attack', 'write'
-             ):
-        "Context manager adding the block's wall seconds to `phases[name]` (a nested phase's time counts only there)."
-        if '_timer' not in self.__dict__: self._timer = PhaseTimer(self.phases)
-        return self._timer(name)
-
-    def finish(self, **metrics) -> 'RunRecord':
-        "Add `metrics` and stop the clock."
-        self.metrics.update(metrics); self.wall_time = time.time()-self.started
-        return self
-
-    def save(self, path:str|Path) -> Path:
-        "Write the record atomically to `path`; its files under the outputs folder are stored relative to the record's folder."
-        folder = Path(path).expanduser().resolve().parent
-        return write_json(path, {**asdict(self), 'files': {k: _portable(v, folder) for k, v in self.files.items()}})
-
-    @classmethod
-    def load(cls, path:str|Path) -> 'RunRecord':
-        "Read a record written by `save`; relative file paths come back absolute (resolved against the record's folder)."
-        d = json.loads(Path(path).read_text(encoding='utf-8'))
-        folder = Path(path).expanduser().resolve().parent
-        d['files'] = {k: v if not isinstance(v, str) or Path(v).is_absolute() else str(folder/v) for k, v in d.get('files', {}).items()}
-        return cls(**d)
-
-def _outputs_root() -> Path:
-    "The outputs folder `outputs_dir()` resolves to, without creating it."
-    if os.environ.get('STANCE_NB_OUTPUTS'): return Path(os.environ['STANCE_NB_OUTPUTS']).expanduser().resolve()
-    return ((repo_root()/'outputs') if repo_root() else cache_dir()/'outputs').resolve()
-
-def _portable(f, folder:Path):
-    "A record's file path as stored: relative to the record's `folder` when both lie in the outputs folder or in `folder`'s parent, else absolute."
-    if not isinstance(f, (str, Path)) or not Path(f).is_absolute(): return f
-    p = Path(f).resolve()
-    for root in (_outputs_root(), folder.parent):
-        if p.is_relative_to(root) and folder.is_relative_to(root): return os.path.relpath(p, folder)
-    return str(p)
 
 # %% ../nbs/00_core.ipynb #9d829af1
 def run_id(name:str, params:dict, seed:int|None=None) -> str:

@@ -12,11 +12,12 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .core import (outputs_dir, data_dir as _data_dir, RunRecord, RunLock, StanceDataError, write_csv, write_text,
+from .core import (outputs_dir, data_dir as _data_dir, RunLock, StanceDataError, write_csv, write_text,
                    write_json, progress, is_quiet, as_list, hardware, machine_label, git_sha, library_versions)
 from .data import load, DATASETS
 from .data.core import fingerprint
-from .metrics import METRICS, score, summarize, write_predictions, read_predictions
+from .metrics import METRICS, score, summarize
+from .records import RunRecord, write_predictions, read_predictions
 from .reference import compare, to_markdown, reference
 
 # %% auto #0

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from .core import RunRecord, set_seed, get_device, progress, write_jsonl
-from .metrics import f1_macro, f1_per_class, write_predictions
+from .core import set_seed, get_device, progress
+from .records import RunRecord, write_jsonl, write_predictions
+from .metrics import f1_macro, f1_per_class
 
 # %% auto #0
 __all__ = ['PROMPTS', 'ANSWER_WORDS', 'format_prompt', 'parse_answer', 'HFGenerator', 'OpenAIClient', 'LLMResult',

@@ -15,8 +15,8 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
-from .core import set_seed, outputs_dir, write_json, write_csv, atomic_write, RunRecord, run_id, RunLock
-from .metrics import write_predictions
+from .core import set_seed, outputs_dir, write_json, write_csv, atomic_write, run_id, RunLock
+from .records import RunRecord, write_predictions
 from .reference import reference
 from .train import (TrainConfig, RunPlan, Preset, EncodedDataset, PadCollator, tokenize_pairs, fit, predict_logits,
                              latest_checkpoint)

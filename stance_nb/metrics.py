@@ -10,15 +10,15 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 from sklearn.metrics import f1_score
-from .core import StanceDataError, write_jsonl
-from .data.core import DATASETS, read_jsonl
+from .core import StanceDataError
+from .data.core import DATASETS
+from .records import read_jsonl, read_predictions
 
 # %% auto #0
 __all__ = ['FNC1_RELATED', 'FNC1_LABELS', 'XSTANCE_LABELS', 'XSTANCE_TEST_SETS', 'XSTANCE_LANGUAGES', 'METRICS', 'check_labels',
            'f1_per_class', 'f1_macro', 'f1_micro', 'accuracy', 'fnc1_raw_score', 'fnc1_score', 'semeval2016_f1',
-           'xstance_f1', 'write_predictions', 'read_predictions', 'evaluate_xstance', 'harmonic_mean',
-           'xstance_paper_cells', 'cheese_metric', 'cheese_scores', 'summarize', 'format_summary', 'score',
-           'paired_ttest', 'significance_marks']
+           'xstance_f1', 'evaluate_xstance', 'harmonic_mean', 'xstance_paper_cells', 'cheese_metric', 'cheese_scores',
+           'summarize', 'format_summary', 'score', 'paired_ttest', 'significance_marks']
 
 # %% ../nbs/02_metrics.ipynb #9b4d5c99
 def _labels_of(x, name:str='labels') -> list:
@@ -110,15 +110,6 @@ def xstance_f1(gold, pred) -> float:
     "X-stance's score for one partition: scikit-learn macro-F1 over the labels present (FAVOR, AGAINST), a fraction."
     gold, pred = check_labels(gold, pred, labels=set(XSTANCE_LABELS) | set(_labels_of(gold, 'gold')))
     return float(f1_score(gold, pred, average='macro', zero_division=0))
-
-# %% ../nbs/02_metrics.ipynb #9e6d994d
-def write_predictions(path:str|Path, labels:Iterable) -> Path:
-    "Write predictions in the official format (JSONL, one `{\"label\": ...}` per line in test-file order), atomically."
-    return write_jsonl(path, ({'label': l.item() if isinstance(l, np.generic) else l} for l in labels))
-
-def read_predictions(path:str|Path) -> list:
-    "Read an official-format predictions file (JSONL, one `{\"label\": ...}` per line) into a list of labels."
-    return [r['label'] for r in read_jsonl(path, required=['label'])]
 
 # %% ../nbs/02_metrics.ipynb #7d273f88
 def _xstance_gold(gold) -> pd.DataFrame:

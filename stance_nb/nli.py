@@ -458,9 +458,9 @@ def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (tr
                 ) -> NLIRun:
     "Fine-tune an NLI checkpoint on stance pairs (premise = text, hypothesis = prompted target); score dev and test."
     import shutil
-    from stance_nb.core import RunRecord, run_id, outputs_dir, write_json
+    from stance_nb.core import run_id, outputs_dir, write_json
+    from stance_nb.records import RunRecord, write_predictions
     from stance_nb.data.core import fingerprint
-    from stance_nb.metrics import write_predictions
     from stance_nb.train import tokenize_pairs, EncodedDataset, make_loader, fit, predict_logits
     cfg.validate()
     if not cfg.model: raise ValueError("cfg.model is empty: give an NLI checkpoint (Hub id or local folder)")

@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .core import (outputs_dir, set_seed, atomic_write, write_json, progress, RunRecord, run_id, cpu_info,
+from .core import (outputs_dir, set_seed, atomic_write, write_json, progress, run_id, cpu_info,
                    RunLock, StanceDataError, is_quiet)
-from .metrics import METRICS, accuracy, write_predictions, score
+from .metrics import METRICS, accuracy, score
+from .records import RunRecord, write_predictions
 from .data.core import fingerprint
 
 # %% auto #0

@@ -13,8 +13,9 @@ import pandas as pd
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
-from .core import StanceDataError, RunRecord, set_seed, get_device, progress, write_json, run_id
-from .metrics import f1_macro, f1_per_class, write_predictions
+from .core import StanceDataError, set_seed, get_device, progress, write_json, run_id
+from .records import RunRecord, write_predictions
+from .metrics import f1_macro, f1_per_class
 
 # %% auto #0
 __all__ = ['ZEROSHOT_MODELS', 'WordVectors', 'read_word_vectors', 'word_tokenize', 'build_vocab', 'BiCE', 'CrossNet', 'TGANet',

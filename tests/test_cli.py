@@ -8,7 +8,8 @@ import pytest
 from stance_nb.cli import main
 from stance_nb.core import data_dir
 from stance_nb.data import load
-from stance_nb.metrics import evaluate_xstance, read_predictions, write_predictions
+from stance_nb.metrics import evaluate_xstance
+from stance_nb.records import read_predictions, write_predictions
 from stance_nb.test_utils import synthetic_stance, tiny_bert
 
 LABELS = {'0': 'AGAINST', '1': 'FAVOR', '2': 'NONE'}

@@ -82,7 +82,7 @@ def test_sigkill_mid_epoch_resumes_to_the_same_result(tiny_model, tmp_path):
 
 _WRITER_CHILD = textwrap.dedent('''
     import sys, time
-    from stance_nb.core import write_jsonl
+    from stance_nb.records import write_jsonl
     def rows():
         for i in range(100000):
             if i == 1000: open(sys.argv[2], 'w').write('writing')
@@ -93,7 +93,7 @@ _WRITER_CHILD = textwrap.dedent('''
 
 def test_sigkill_mid_write_keeps_the_old_file(tmp_path):
     "A writer killed mid-write leaves the previous predictions intact; only a hidden temporary file can remain."
-    from stance_nb.core import write_jsonl
+    from stance_nb.records import write_jsonl
     path = tmp_path/'predictions.jsonl'
     write_jsonl(path, [{'label': 'old'}] * 3); old = path.read_bytes()
     p = subprocess.Popen([sys.executable, '-c', _WRITER_CHILD, str(path), str(tmp_path/'marker')], stderr=subprocess.PIPE)

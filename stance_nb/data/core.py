@@ -13,7 +13,7 @@ from ..core import data_dir as _data_dir, StanceDataError
 
 # %% auto #0
 __all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'fingerprint',
-           'require_text', 'require_file', 'read_jsonl', 'read_table', 'safe_extract', 'download']
+           'require_text', 'require_file', 'read_table', 'safe_extract', 'download']
 
 # %% ../../nbs/01_data.core.ipynb #8b3205dc
 TIDY_COLUMNS = ('id', 'split', 'target', 'text', 'label')
@@ -114,23 +114,6 @@ def require_file(folder:Path, rel:str, dataset:str='') -> Path:
         src = DATASETS[dataset].source if dataset in DATASETS else ''
         raise StanceDataError(f"missing file{' of dataset ' + repr(dataset) if dataset else ''}. {src}".strip(), path=p, expected='the file to exist')
     return p
-
-def read_jsonl(path:str|Path, required:Iterable[str]=(), encoding:str='utf-8',
-               line_numbers:bool=False, # return `(line number, record)` pairs (blank lines are skipped)
-              ) -> list[dict]:
-    "Read a JSON-lines file; a broken line, a missing field or a wrong encoding is reported with its line number."
-    path, out = Path(path), []
-    try: lines = path.read_text(encoding=encoding).splitlines()
-    except UnicodeDecodeError as e: raise StanceDataError(f"cannot decode as {encoding}: {e.reason} at byte {e.start}", path=path, expected=f'{encoding} text') from None
-    for i, line in enumerate(lines, 1):
-        if not line.strip(): continue
-        try: rec = json.loads(line)
-        except json.JSONDecodeError as e: raise StanceDataError(f"broken JSON: {e.msg}", path=path, row=i, expected='one JSON object per line') from None
-        if not isinstance(rec, dict): raise StanceDataError(f"a JSON {type(rec).__name__}", path=path, row=i, expected='a JSON object')
-        for f in required:
-            if f not in rec: raise StanceDataError("missing field", path=path, row=i, field=f, expected=f"fields {list(required)}")
-        out.append((i, rec) if line_numbers else rec)
-    return out
 
 def _check_fields(path:Path, sep:str, encoding:str):
     "Every record of a delimited file has as many fields as its header; else an error naming the data row."

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from ..core import StanceDataError
-from .core import register_dataset, read_jsonl, read_table, SPLITS, TIDY_COLUMNS
+from .core import register_dataset, read_table, SPLITS, TIDY_COLUMNS
+from ..records import read_jsonl
 
 # %% auto #0
 __all__ = ['load_csv', 'load_jsonl']

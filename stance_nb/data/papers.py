@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from ..core import StanceDataError
-from .core import register_dataset, require_file, require_text, read_jsonl, read_table, SPLITS, DATASETS
+from .core import register_dataset, require_file, require_text, read_table, SPLITS, DATASETS
+from ..records import read_jsonl
 
 # %% auto #0
 __all__ = ['XSTANCE_FILES', 'XSTANCE_TEST_SETS', 'CHEESE_LABELS', 'CHEESE_UNCLEAR', 'CHEESE_TABLE6', 'EZSTANCE_LABELS',
