@@ -18,8 +18,8 @@ import torch.nn.functional as F
 from .core import set_seed, outputs_dir, write_json, write_csv, atomic_write, run_id, RunLock
 from .records import RunRecord, write_predictions
 from .reference import reference
-from .train import (TrainConfig, RunPlan, Preset, EncodedDataset, PadCollator, tokenize_pairs, fit, predict_logits,
-                             latest_checkpoint)
+from .train import TrainConfig, RunPlan, Preset, EncodedDataset, PadCollator, tokenize_pairs, fit, predict_logits
+from .train import latest_checkpoint, make_accelerator
 from .metrics import score
 from .data.benchmark import BENCHMARK
 from .data.core import fingerprint
@@ -431,7 +431,6 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     from transformers import AutoTokenizer
     from accelerate import Accelerator
     from accelerate.utils import DistributedDataParallelKwargs
-    from stance_nb.train import make_accelerator
     ckpt = out/'checkpoints' if out is not None and cfg.checkpoint else None
     with rec.phase('load'): tok = AutoTokenizer.from_pretrained(str(model), local_files_only=local_files_only)
     cache = outputs_dir(output_dir, 'cache', 'tokenized') if cfg.disk_cache else None
