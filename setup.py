@@ -45,6 +45,7 @@ setuptools.setup(
     zip_safe = False,
     entry_points = {
         'console_scripts': cfg.get('console_scripts','').split(),
-        'nbdev': [f'{cfg.get("lib_path")}={cfg.get("lib_path")}._modidx:d']
+        'nbdev': [f'{cfg.get("lib_path")}={cfg.get("lib_path")}._modidx:d'],
+        'stance_nb.papers': cfg.get('paper_modules', '').split(),   # the modules that declare papers (stance_nb.experiment.load_papers)
     },
     **setup_cfg)

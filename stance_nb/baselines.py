@@ -16,6 +16,7 @@ import fasttext
 from .core import write_json, StanceDataError, available_cpus
 from .records import RunRecord, write_predictions
 from .metrics import accuracy, f1_macro
+from .core import sha256_file
 
 # %% auto #0
 __all__ = ['SELECT_METRICS', 'FASTTEXT_PRESETS', 'BASELINES', 'NotFittedError', 'Baseline', 'Majority', 'TargetMajority',
@@ -218,11 +219,6 @@ def _train_inprocess(args:dict):
 
 # %% ../nbs/04_baselines.ipynb #98757431
 def _enc(label) -> str: return '__label__' + urllib.parse.quote(str(label), safe='')
-def _sha256(path:Path) -> str:
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for b in iter(lambda: f.read(1 << 20), b''): h.update(b)
-    return h.hexdigest()
 
 def _dec(label:str) -> str: return urllib.parse.unquote(label[len('__label__'):])
 
@@ -310,7 +306,7 @@ class FastTextClassifier(Baseline):
             with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
             raise
         write_json(str(path) + '.json', dict(name=self.name, params=self.params(), state=self.state(),
-                                             file=dict(bytes=path.stat().st_size, sha256=_sha256(path))))
+                                             file=dict(bytes=path.stat().st_size, sha256=sha256_file(path))))
         return path
 
     @classmethod
@@ -319,7 +315,7 @@ class FastTextClassifier(Baseline):
         meta = json.loads(Path(str(path) + '.json').read_text(encoding='utf-8'))
         want = meta.get('file')
         if want is None: warnings.warn(f"{path}.json records no checksum (saved by an older version): the model file is not verified")
-        elif (size := Path(path).stat().st_size) != want['bytes'] or _sha256(Path(path)) != want['sha256']:
+        elif (size := Path(path).stat().st_size) != want['bytes'] or sha256_file(Path(path)) != want['sha256']:
             raise StanceDataError(f"damaged model file ({size} bytes, checksum differs from the one saved)", path=path,
                                   expected=f"the file written by save ({want['bytes']} bytes, SHA-256 {want['sha256']})")
         m = cls(**meta['params']); m.model_ = fasttext.load_model(str(path)); m.labels_ = meta['state']['labels']

@@ -13,7 +13,7 @@ from fastcore.docments import docments
 
 # %% auto #0
 __all__ = ['COMMANDS', 'data_spec', 'add_config_options', 'config_changes', 'make_parser', 'list_presets', 'load_predictor',
-           'notebook_parameters', 'set_threads', 'run_command', 'main']
+           'set_threads', 'run_command', 'main']
 
 # %% ../nbs/09_cli.ipynb #10891af6
 def _seeds(s:str) -> tuple:
@@ -469,40 +469,10 @@ def _download(args, parser) -> dict:
     if DATASETS[args.dataset].folder is None: parser.error(f"dataset {args.dataset!r} reads your own files; there is nothing to download")
     return dict(command='download', dataset=args.dataset, folder=str(download(args.dataset, args.data_dir, force=args.force)))
 
-# %% ../nbs/09_cli.ipynb #86db2ecf
-def notebook_parameters(experiment:str, # a key of `stance_nb.experiment.EXPERIMENTS`
-                        root:str|Path|None=None, # the repository (default: this checkout's)
-                       ) -> dict:
-    "The parameters cell of `nbs/run_<experiment>.ipynb` as a namespace for `stance_nb.experiment.parameters`: defaults and annotations."
-    from stance_nb.core import repo_root
-    root = Path(root) if root is not None else repo_root()
-    path = root/'nbs'/f'run_{experiment}.ipynb' if root is not None else None
-    if path is None or not path.exists():
-        raise FileNotFoundError(f"no result notebook for experiment {experiment!r} ({path}); `reproduce` reads its parameters cell: "
-                                "run it from a checkout")
-    cells = json.loads(path.read_text(encoding='utf-8'))['cells']
-    cell = next((c for c in cells if 'parameters' in c.get('metadata', {}).get('tags', [])), None)
-    if cell is None: raise ValueError(f"{path}: no cell tagged 'parameters'")
-    ns = {'__annotations__': {}}
-    for node in ast.parse(''.join(cell['source'])).body:
-        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None):
-            raise ValueError(f"{path}: parameters cell line {node.lineno}: expected `name: 'type' = literal  # comment`")
-        ns['__annotations__'][node.target.id] = ast.literal_eval(node.annotation)
-        ns[node.target.id] = ast.literal_eval(node.value)
-    return ns
-
-def _papermill_value(s:str):
-    "A `-p` value as papermill reads it: True, False, None, an int, a float, else the text."
-    if s in ('True', 'False', 'None'): return {'True': True, 'False': False, 'None': None}[s]
-    for cast in (int, float):
-        try: return cast(s)
-        except ValueError: pass
-    return s
-
 # %% ../nbs/09_cli.ipynb #1ce5afd0
 def _reproduce(args, parser) -> dict:
     "Check the parameters as the result notebook does, run `stance_nb.experiment.reproduce`, return its tables."
-    from stance_nb.experiment import EXPERIMENTS, get_experiment, parameters, reproduce
+    from stance_nb.experiment import EXPERIMENTS, get_experiment, parameters, reproduce, notebook_parameters, papermill_value
     try: exp = get_experiment(args.experiment)
     except KeyError: parser.error(f"unknown experiment {args.experiment!r}; valid experiments: {', '.join(sorted(EXPERIMENTS))}")
     ns = notebook_parameters(exp.name)
@@ -510,7 +480,7 @@ def _reproduce(args, parser) -> dict:
         if len(item) == 1 and '=' in item[0]: name, value = item[0].split('=', 1)
         elif len(item) == 2: name, value = item
         else: parser.error(f"-p expects name=value (or papermill's name value), got {' '.join(item)!r}")
-        ns[name.strip()] = _papermill_value(value)
+        ns[name.strip()] = papermill_value(value)
     try: P = parameters(ns, exp.name)
     except (NameError, ValueError) as e: parser.error(str(e))
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())

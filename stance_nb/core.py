@@ -12,10 +12,10 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 # %% auto #0
-__all__ = ['repo_root', 'cache_dir', 'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device',
-           'atomic_write', 'write_text', 'write_json', 'write_csv', 'is_quiet', 'progress', 'library_versions',
-           'git_sha', 'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'PhaseTimer', 'run_id',
-           'RunLock', 'check_parameters', 'as_list']
+__all__ = ['repo_root', 'cache_dir', 'portable_path', 'sha256_file', 'check_name', 'data_dir', 'outputs_dir', 'StanceDataError',
+           'set_seed', 'get_device', 'atomic_write', 'write_text', 'write_json', 'write_csv', 'is_quiet', 'progress',
+           'library_versions', 'git_sha', 'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus',
+           'PhaseTimer', 'run_id', 'RunLock', 'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #9743fa7c
 def repo_root() -> Path|None:
@@ -28,6 +28,21 @@ def repo_root() -> Path|None:
 def cache_dir() -> Path:
     "The per-user cache directory (`$XDG_CACHE_HOME/stance_nb`, default `~/.cache/stance_nb`)."
     return Path(os.environ.get('XDG_CACHE_HOME', Path.home()/'.cache'))/'stance_nb'
+
+def portable_path(p) -> str|None:
+    "A path as committed tables and conditions name it: relative to the repository when it lies next to or inside it."
+    if p is None or not str(p): return None
+    root = repo_root()
+    if root is None or not Path(str(p)).is_absolute(): return str(p)
+    rel = os.path.relpath(Path(str(p)).resolve(), root.resolve())
+    return rel if not rel.startswith('../..') else str(p)
+
+def sha256_file(path:str|Path, chunk:int=1<<20) -> str:
+    "The SHA-256 of a file's content (hex), read in chunks: the one content hash of downloads, model files and checkpoints."
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for b in iter(lambda: f.read(chunk), b''): h.update(b)
+    return h.hexdigest()
 
 # %% ../nbs/00_core.ipynb #82952ec7
 def check_name(param:str, # the parameter's name, for the message (e.g. 'run_name')

@@ -1,10 +1,44 @@
 "Execute every result notebook (`nbs/run_*.ipynb`) with its smoke parameters through papermill's Python API."
-import json, os
+import json, os, shutil
 from pathlib import Path
+import pandas as pd
 import pytest
 
 NBS = Path(__file__).resolve().parents[1]/'nbs'
 RUN_NBS = sorted(NBS.glob('run_*.ipynb'))
+GOLDEN = Path(__file__).resolve().parent/'golden'/'smoke'   # the smoke tables every result notebook wrote, committed
+NUMERIC = ['ours_mean', 'ours_std', 'delta', 'note']          # what another precision moves (the notes carry collapse shares)
+
+def _precision() -> str:
+    from stance_nb.train import resolve_precision
+    return resolve_precision('auto')
+
+def _tables(outputs:Path) -> dict:
+    "The smoke run's tables (and its predicted labels' shares, without the job folders, whose names hash temporary paths)."
+    out = {}
+    for p in sorted(outputs.rglob('*-smoke_*.csv')):
+        if 'runs' in p.relative_to(outputs).parts: continue
+        df = pd.read_csv(p, dtype=str, keep_default_na=False)
+        out[p.name] = df.drop(columns=['job']) if p.name.endswith('_labels.csv') else df
+    return out
+
+def check_golden(nb:Path, outputs:Path):
+    """The smoke run's tables equal the committed ones cell for cell. `STANCE_NB_UPDATE_GOLDEN=1` writes them instead (a change
+    that means to move a number). On a machine where `mixed_precision='auto'` resolves to another precision than the one the
+    tables were made in, the transformer rows' numbers differ by design: then rows, columns, metrics, paper values and counts
+    are compared, not our numbers."""
+    got, folder = _tables(outputs), GOLDEN/nb.stem
+    if os.environ.get('STANCE_NB_UPDATE_GOLDEN'):
+        shutil.rmtree(folder, ignore_errors=True); folder.mkdir(parents=True)
+        for name, df in got.items(): df.to_csv(folder/name, index=False)
+        (GOLDEN/'precision.json').write_text(json.dumps({'auto': _precision()}) + '\n')
+        return
+    same_precision = json.loads((GOLDEN/'precision.json').read_text())['auto'] == _precision()
+    want = {p.name: pd.read_csv(p, dtype=str, keep_default_na=False) for p in sorted(folder.glob('*.csv'))}
+    assert sorted(got) == sorted(want), f"{nb.name}: tables {sorted(got)}, committed {sorted(want)}"
+    for name, df in want.items():
+        a, b = (got[name], df) if same_precision else (got[name].drop(columns=[c for c in NUMERIC if c in df]), df.drop(columns=[c for c in NUMERIC if c in df]))
+        pd.testing.assert_frame_equal(a, b, obj=f"{nb.stem}/{name}")
 
 def _parameters_cell(nb_path):
     nb = json.loads(nb_path.read_text(encoding='utf-8'))
@@ -35,6 +69,18 @@ def test_run_notebook_smoke(nb, tmp_path, monkeypatch):
     monkeypatch.setenv('STANCE_NB_QUIET', '1')
     pm.execute_notebook(str(nb), str(tmp_path/nb.name), parameters={'smoke': True}, kernel_name='python3', cwd=str(NBS), progress_bar=False)
     assert any((tmp_path/'outputs').rglob('*.json')), f'{nb.name} wrote no run record'
+    check_golden(nb, tmp_path/'outputs')
+
+def test_golden_check_fails_on_another_number(tmp_path):
+    "The comparison with the committed tables sees a changed number."
+    nb = NBS/'run_cheese.ipynb'
+    out = tmp_path/'outputs'/'cheese'; out.mkdir(parents=True)
+    for p in (GOLDEN/nb.stem).glob('*.csv'): shutil.copy(p, out/p.name)
+    check_golden(nb, tmp_path/'outputs')
+    t = pd.read_csv(out/'cheese-smoke_table7.csv')
+    t.loc[t.n > 0, 'ours_mean'] += 0.01; t.loc[t.n > 0, 'n'] += 1   # (our numbers are compared where the precision is the same)
+    t.to_csv(out/'cheese-smoke_table7.csv', index=False)
+    with pytest.raises(AssertionError, match='cheese-smoke_table7'): check_golden(nb, tmp_path/'outputs')
 
 def test_unknown_parameter_fails(tmp_path):
     "A mistyped parameter stops the run at once instead of being silently ignored."

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 import pandas as pd
 from ..core import data_dir as _data_dir, StanceDataError
+from ..core import sha256_file
 
 # %% auto #0
 __all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'fingerprint',
@@ -143,12 +144,6 @@ def read_table(path:str|Path, required:Iterable[str]=(), sep:str=',', encoding:s
     return df
 
 # %% ../../nbs/01_data.core.ipynb #c38936ec
-def _sha256(path:Path, chunk:int=1<<20) -> str:
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for b in iter(lambda: f.read(chunk), b''): h.update(b)
-    return h.hexdigest()
-
 def _archive_kind(path:Path, url:str) -> str|None:
     "'zip', 'tar' or None (a plain file), from the file's magic bytes, else from the URL's suffix."
     with open(path, 'rb') as f: head = f.read(512)
@@ -227,7 +222,7 @@ def download(name:str,                  # a key of `DATASETS`
         try:
             with urllib.request.urlopen(info.url, timeout=timeout) as r, open(raw, 'wb') as f: shutil.copyfileobj(r, f)
         except OSError as e: raise StanceDataError(f"cannot fetch {info.url}: {e}", path=folder, expected='a reachable URL') from None
-        got = _sha256(raw)
+        got = sha256_file(raw)
         if want is None: warnings.warn(f"no SHA-256 registered for {name!r}; the download has {got}")
         elif got != want: raise StanceDataError(f"checksum mismatch for {info.url}: got {got}", path=raw, expected=f'SHA-256 {want}')
         kind, out = _archive_kind(raw, info.url), tmp/'out'
