@@ -226,7 +226,7 @@ def smoke_environment(experiment:str, # a key of `stance_nb.experiment.EXPERIMEN
                     datasets=('arc', 'ibmcs', 'semeval2016t6', 'semeval2019t7'),
                     attack_options={'paraphrase': dict(models=mt, cache=folder/'translation-cache', device='cpu', local_files_only=True)})
     tiny_training = dict(max_length=64, mixed_precision='no', checkpoint=False, warmup_ratio=0.1)
-    fixed_cell = {'finetune': {'lr': 3e-3, 'epochs': 1}}   # one grid cell: the grid search itself is tested in 05_train
+    fixed_cell = {'finetune': {'lr': 3e-3, 'epochs': 1}}   # one grid cell: the grid search itself is tested in 05g_train.search
     if experiment == 'xstance':
         from stance_nb.fixtures.papers import write_xstance
         from stance_nb.data import load

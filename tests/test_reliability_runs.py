@@ -110,19 +110,19 @@ def test_sigkill_mid_write_keeps_the_old_file(tmp_path):
 def test_failed_write_keeps_the_old_file(writer, tmp_path, monkeypatch):
     "A write that fails half-way (an exception, a full disk at fsync) leaves the old file and no temporary file."
     import pandas as pd
-    import stance_nb.core as core
+    import stance_nb.core as core, stance_nb.records as records
     path = tmp_path/'out.file'
     path.write_text('old content\n'); old = path.read_bytes()
     def rows():
         yield {'label': 'a'}; raise RuntimeError('interrupted while writing')
     def full_disk(fd): raise OSError(28, 'No space left on device')
-    if writer == 'write_jsonl': call = lambda: core.write_jsonl(path, rows())
+    if writer == 'write_jsonl': call = lambda: records.write_jsonl(path, rows())
     else:
         monkeypatch.setattr(core.os, 'fsync', full_disk)
         call = {'write_json': lambda: core.write_json(path, {'a': 1}),
                 'write_csv': lambda: core.write_csv(path, pd.DataFrame({'a': [1, 2]})),
                 'write_text': lambda: core.write_text(path, 'new'),
-                'RunRecord.save': lambda: core.RunRecord('x', {}, 1, git=None, versions={}, hardware={}).save(path)}[writer]
+                'RunRecord.save': lambda: records.RunRecord('x', {}, 1, git=None, versions={}, hardware={}).save(path)}[writer]
     with pytest.raises((RuntimeError, OSError)): call()
     assert path.read_bytes() == old
     assert sorted(q.name for q in tmp_path.iterdir()) == ['out.file']
@@ -279,12 +279,12 @@ def test_trust_remote_code_off_by_default():
 def test_trust_remote_code_can_be_turned_on(tiny_model, monkeypatch):
     "TrainConfig(trust_remote_code=True) reaches from_pretrained (and False is what is passed by default)."
     import transformers
-    from stance_nb import train
+    from stance_nb.train import classifier
     seen = []
     real = transformers.AutoConfig.from_pretrained
     def spy(*a, **kw): seen.append(kw.get('trust_remote_code')); return real(*a, **kw)
     monkeypatch.setattr(transformers.AutoConfig, 'from_pretrained', spy)
-    for flag in (False, True): train._load_model(_cfg(tiny_model, trust_remote_code=flag), ['AGAINST', 'FAVOR'])
+    for flag in (False, True): classifier._load_model(_cfg(tiny_model, trust_remote_code=flag), ['AGAINST', 'FAVOR'])
     assert seen == [False, True]
 
 def test_weights_saved_as_safetensors(tiny_model, tmp_path):

@@ -19,7 +19,7 @@ def _tables(outputs:Path) -> dict:
     for p in sorted(outputs.rglob('*-smoke_*.csv')):
         if 'runs' in p.relative_to(outputs).parts: continue
         df = pd.read_csv(p, dtype=str, keep_default_na=False)
-        out[p.name] = df.drop(columns=['job']) if p.name.endswith('_labels.csv') else df
+        out[p.name] = df.drop(columns=['job'], errors='ignore')
     return out
 
 def check_golden(nb:Path, outputs:Path):
