@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_core.ipynb #e5a764c2
 from __future__ import annotations
-import os, sys, json, time, random, socket, platform, subprocess, tempfile, contextlib, hashlib, importlib.metadata
+import os, re, sys, json, time, random, socket, platform, subprocess, tempfile, contextlib, hashlib, importlib.metadata
 from pathlib import Path
 from dataclasses import dataclass, field, asdict
 from typing import Any, Callable, Iterable
@@ -12,10 +12,11 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 # %% auto #0
-__all__ = ['repo_root', 'cache_dir', 'portable_path', 'sha256_file', 'check_name', 'data_dir', 'outputs_dir', 'StanceDataError',
-           'set_seed', 'get_device', 'atomic_write', 'write_text', 'write_json', 'write_csv', 'is_quiet', 'progress',
-           'library_versions', 'git_sha', 'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus',
-           'PhaseTimer', 'run_id', 'RunLock', 'check_parameters', 'as_list']
+__all__ = ['PAPERS_GROUP', 'repo_root', 'cache_dir', 'portable_path', 'paper_modules', 'portable', 'sha256_file', 'check_name',
+           'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device', 'atomic_write', 'write_text',
+           'write_json', 'write_csv', 'is_quiet', 'progress', 'library_versions', 'git_sha', 'cpu_info', 'cpu_name',
+           'hardware', 'machine_label', 'available_cpus', 'PhaseTimer', 'run_id', 'RunLock', 'check_parameters',
+           'as_list']
 
 # %% ../nbs/00_core.ipynb #9743fa7c
 def repo_root() -> Path|None:
@@ -34,8 +35,25 @@ def portable_path(p) -> str|None:
     if p is None or not str(p): return None
     root = repo_root()
     if root is None or not Path(str(p)).is_absolute(): return str(p)
-    rel = os.path.relpath(Path(str(p)).resolve(), root.resolve())
+    rel = os.path.relpath(os.path.abspath(str(p)), os.path.abspath(root))   # as written: a link next to the checkout stays next to it
     return rel if not rel.startswith('../..') else str(p)
+
+PAPERS_GROUP = 'stance_nb.papers'   # the entry-point group naming the modules that declare papers (stance_nb.experiment.load_papers)
+
+def paper_modules() -> dict:
+    "The modules that declare papers, by name (each registers the experiment of that name): the installed packages' entry points of `PAPERS_GROUP`."
+    return {ep.name: ep for ep in importlib.metadata.entry_points(group=PAPERS_GROUP)}
+
+_ABSOLUTE = re.compile(r"(?<![\w.~:/<$-])/(?:[^\s'\"`,;:()\[\]{}<>|]+)")   # an absolute path in a string (not part of a URL)
+
+def portable(obj):
+    "`obj` (JSON-like: dicts, lists, strings) with each absolute path inside or next to the repository written relative to it, in values and messages alike."
+    if isinstance(obj, dict): return {k: portable(v) for k, v in obj.items()}
+    if isinstance(obj, list): return [portable(v) for v in obj]
+    if isinstance(obj, tuple): return tuple(portable(v) for v in obj)
+    if isinstance(obj, Path): obj = str(obj)
+    if isinstance(obj, str): return _ABSOLUTE.sub(lambda m: portable_path(m.group(0)), obj)
+    return obj
 
 def sha256_file(path:str|Path, chunk:int=1<<20) -> str:
     "The SHA-256 of a file's content (hex), read in chunks: the one content hash of downloads, model files and checkpoints."

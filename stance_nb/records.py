@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Iterable
 import numpy as np
 import pandas as pd
-from .core import atomic_write, write_json, _json_default, StanceDataError, PhaseTimer, repo_root, cache_dir
+from .core import atomic_write, write_json, _json_default, StanceDataError, PhaseTimer, repo_root, cache_dir, portable
 from .core import git_sha, library_versions, hardware
 
 # %% auto #0
@@ -77,9 +77,11 @@ class RunRecord:
         return self
 
     def save(self, path:str|Path) -> Path:
-        "Write the record atomically to `path`; its files under the outputs folder are stored relative to the record's folder."
+        """Write the record atomically to `path`; its files under the outputs folder are stored relative to the record's folder,
+        and every other path inside or next to the repository relative to the repository (`stance_nb.core.portable`)."""
         folder = Path(path).expanduser().resolve().parent
-        return write_json(path, {**asdict(self), 'files': {k: _portable(v, folder) for k, v in self.files.items()}})
+        return write_json(path, {**asdict(self), 'params': portable(self.params), 'metrics': portable(self.metrics),
+                                 'files': {k: _portable(v, folder) for k, v in self.files.items()}})
 
     @classmethod
     def load(cls, path:str|Path) -> 'RunRecord':

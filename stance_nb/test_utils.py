@@ -10,9 +10,9 @@ from typing import Iterable
 import pandas as pd
 
 # %% auto #0
-__all__ = ['SYNTH_TARGETS', 'synthetic_stance', 'tiny_tokenizer', 'tiny_bert_config', 'tiny_bert', 'tiny_fasttext', 'tiny_llama',
-           'tiny_translation_model', 'tiny_word_vectors', 'tiny_bart_config', 'tiny_mtdnn_checkpoint',
-           'smoke_environment']
+__all__ = ['SYNTH_TARGETS', 'MBERT_VOCAB_SIZE', 'MBERT_RESERVED', 'synthetic_stance', 'tiny_tokenizer', 'tiny_bert_config',
+           'tiny_bert', 'tiny_fasttext', 'tiny_llama', 'tiny_translation_model', 'tiny_word_vectors',
+           'tiny_bart_config', 'tiny_mtdnn_checkpoint', 'smoke_environment']
 
 # %% ../nbs/90_test_utils.ipynb #db711660
 SYNTH_TARGETS = ('nuclear power', 'school uniforms', 'animal testing', 'wind farms')
@@ -40,9 +40,12 @@ def synthetic_stance(n:int=200, # rows per split
 # %% ../nbs/90_test_utils.ipynb #9a8e173a
 _SPECIALS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]']
 
+MBERT_VOCAB_SIZE, MBERT_RESERVED = 119_547, 99   # bert-base-multilingual-cased: 119,547 entries, `[unused1]`…`[unused99]` at ids 1–99
+
 def tiny_tokenizer(texts=None, # corpus the vocabulary is built from; default: the synthetic task
                    vocab_size:int=300, lowercase:bool=True,
                    reserved:int=0, # reserved vocabulary entries `[unused0]`…, as BERT vocabularies have
+                   mbert_layout:bool=False, # M-BERT's layout: `[PAD]`, `[unused1]`…`[unused<reserved>]`, then the other specials, and exactly `vocab_size` entries
                   ):
     "A `BertTokenizerFast` whose WordPiece vocabulary is built from `texts` in memory, identically in every process."
     from collections import Counter
@@ -55,8 +58,10 @@ def tiny_tokenizer(texts=None, # corpus the vocabulary is built from; default: t
     # The `tokenizers` WordPiece trainer breaks frequency ties in hash order, so its vocabulary changes from one
     # process to the next; counting here and ordering by (count, word) gives the same ids everywhere.
     chars = sorted({c for w in words for c in w})
-    vocab = _SPECIALS + [f'[unused{i}]' for i in range(reserved)] + chars + ['##' + c for c in chars]
+    if mbert_layout: vocab = ['[PAD]'] + [f'[unused{i}]' for i in range(1, reserved + 1)] + _SPECIALS[1:] + chars + ['##' + c for c in chars]
+    else: vocab = _SPECIALS + [f'[unused{i}]' for i in range(reserved)] + chars + ['##' + c for c in chars]
     vocab += [w for w, _ in sorted(words.items(), key=lambda o: (-o[1], o[0])) if w not in set(vocab)][:max(0, vocab_size-len(vocab))]
+    if mbert_layout: vocab += [f'##\u00a4{i}' for i in range(vocab_size - len(vocab))]   # word pieces no text produces, up to the real size
     tok = Tokenizer(models.WordPiece({w: i for i, w in enumerate(vocab)}, unk_token='[UNK]'))
     tok.normalizer, tok.pre_tokenizer = norm, pre
     cls, sep = tok.token_to_id('[CLS]'), tok.token_to_id('[SEP]')
@@ -74,11 +79,14 @@ def tiny_bert_config(vocab_size:int, num_labels:int=2, **kwargs):
     return BertConfig(vocab_size=vocab_size, num_labels=num_labels, **{**kw, **kwargs})
 
 def tiny_bert(path:str|Path|None=None, # save model + tokenizer here (a folder a trainer can load by path)
-              num_labels:int=2, seed:int=0, texts=None, reserved:int=0, **config_kwargs):
+              num_labels:int=2, seed:int=0, texts=None, reserved:int=0,
+              mbert_vocab:bool=False, # M-BERT's vocabulary layout and size (`MBERT_VOCAB_SIZE` entries, `MBERT_RESERVED` reserved ones), tiny layers
+              **config_kwargs):
     "A tiny `BertForSequenceClassification` and its tokenizer; saved with `save_pretrained` when `path` is given."
     import torch
     from transformers import BertForSequenceClassification
-    tok = tiny_tokenizer(texts, reserved=reserved)
+    tok = (tiny_tokenizer(texts, vocab_size=MBERT_VOCAB_SIZE, reserved=MBERT_RESERVED, mbert_layout=True) if mbert_vocab
+           else tiny_tokenizer(texts, reserved=reserved))
     torch.manual_seed(seed)
     model = BertForSequenceClassification(tiny_bert_config(len(tok), num_labels, **config_kwargs))
     if path is not None:
@@ -209,9 +217,12 @@ def tiny_mtdnn_checkpoint(path:str|Path, # the `.pt` file to write
 
 # %% ../nbs/90_test_utils.ipynb #c1c4b32f
 def smoke_environment(experiment:str, # a key of `stance_nb.experiment.EXPERIMENTS`
-                      folder:str|Path|None=None, # where fixtures and models go (default: a new temporary folder)
+                      folder:str|Path|None=None, # where fixtures and models go (default: `$STANCE_NB_OUTPUTS/.smoke/<experiment>` when set, else a new temporary folder)
                      ) -> dict:
-    "Fixture data and tiny models for a short run of `experiment`: data_dir, models, attack_options, and caps (ratios, seeds, datasets)."
+    """Fixture data and tiny models for a short run of `experiment`: data_dir, models, attack_options, and caps (ratios, seeds, datasets).
+    The same outputs folder gives the same paths (the fixtures and models are written again, the same), so smoke runs of
+    several notebooks into one outputs folder share one job store."""
+    if folder is None and os.environ.get('STANCE_NB_OUTPUTS'): folder = Path(os.environ['STANCE_NB_OUTPUTS'])/'.smoke'/experiment
     folder = Path(folder or tempfile.mkdtemp(prefix=f'{experiment}-smoke-'))
     if experiment == 'benchmark':
         from stance_nb.fixtures.benchmark import write_benchmark_fixtures, BENCHMARK_WRITERS

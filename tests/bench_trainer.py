@@ -240,7 +240,7 @@ def main(argv=None):
     from transformers import AutoTokenizer
     from transformers.utils import logging as hf_logging
     hf_logging.set_verbosity_error(); hf_logging.disable_progress_bar()
-    from stance_nb.core import outputs_dir, write_json, hardware, library_versions, git_sha
+    from stance_nb.core import outputs_dir, write_json, hardware, library_versions, git_sha, portable
     tok = AutoTokenizer.from_pretrained(minilm_path() if a.model is None or a.model in BERT_CONFIGS else a.model, local_files_only=True)
     load0 = loadavg()
     cells = ([dict(model=m, batch_size=b, max_length=l, fixed_length=True) for m in BERT_CONFIGS for b in (16, 32) for l in (100, 512)]
@@ -256,7 +256,7 @@ def main(argv=None):
                   results=results, hardware=hardware(), versions=library_versions(), git=git_sha())
     if not a.sweep: record.update({k: v for k, v in results[0].items()})
     out = Path(a.out) if a.out else outputs_dir(None, 'bench')/f'trainer-{a.device}.json'
-    write_json(out, record)
+    write_json(out, portable(record))   # committed: paths relative to the repository
     for r in results:
         s = r['summary']
         print(f"{r['model']} b{r['batch_size']} L{r['max_length']}: median examples/s ours {s['ours']['examples_per_s']:.1f} ({s['ours']['precision']}), "

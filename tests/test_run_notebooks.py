@@ -89,3 +89,18 @@ def test_unknown_parameter_fails(tmp_path):
     nb = NBS/'run_xstance.ipynb'
     with pytest.raises(Exception, match='lr_typo'):
         pm.execute_notebook(str(nb), str(tmp_path/'out.ipynb'), parameters={'lr_typo': 1e-3}, kernel_name='python3', cwd=str(NBS), progress_bar=False)
+
+def test_benchmark_and_robustness_give_the_same_tables_5_and_7(tmp_path, monkeypatch):
+    "One c_a rule: `run_benchmark` and `run_robustness` on one job store write the same Tables 5 and 7 (the robustness run trains nothing)."
+    import papermill as pm
+    out = tmp_path/'outputs'
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(out)); monkeypatch.setenv('STANCE_NB_QUIET', '1')
+    for nb, params in (('run_benchmark', {'smoke': True, 'tables': ['5', '7']}), ('run_robustness', {'smoke': True})):
+        pm.execute_notebook(str(NBS/f'{nb}.ipynb'), str(tmp_path/f'{nb}.ipynb'), parameters=params, kernel_name='python3', cwd=str(NBS),
+                            progress_bar=False)
+    cond = json.loads((out/'benchmark'/'robustness-smoke_conditions.json').read_text())
+    assert cond['jobs'] == cond['reused'] > 0, (cond['jobs'], cond['reused'])   # every job is one the benchmark run finished
+    assert cond['c_a']['spelling'] == {'value': 0.584, 'source': "the paper's Table 5"}, cond['c_a']
+    for t in ('5', '7'):
+        pd.testing.assert_frame_equal(pd.read_csv(out/'benchmark'/f'robustness-smoke_table{t}.csv'),
+                                      pd.read_csv(out/'benchmark'/f'benchmark-smoke_table{t}.csv'), obj=f'Table {t}')

@@ -10,6 +10,7 @@ import numpy as np
 from .options import (UsageError, _run_options, _data_options, _common, _names, _pairs, add_config_options,
                                    _PLAN_SKIP, _BASELINE_SYSTEMS)
 from .commands import COMMANDS
+from ..core import paper_modules
 
 # %% auto #0
 __all__ = ['make_parser', 'set_threads', 'run_command', 'main']
@@ -66,7 +67,7 @@ def make_parser() -> argparse.ArgumentParser:
     d.add_argument('--force', action='store_true', help='download again even when the files are there')
     d.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
     r = sub.add_parser('reproduce', help="run a paper's result notebook's reproduction (stance_nb.experiment.reproduce) with its parameters")
-    r.add_argument('experiment', help='benchmark, xstance or cheese (stance_nb.experiment.EXPERIMENTS)')
+    r.add_argument('experiment', help=f"one of {', '.join(sorted(paper_modules()))} (the registered papers)")
     r.add_argument('-p', '--parameter', dest='parameters', action='append', nargs='+', default=[], metavar='NAME=VALUE',
                    help="a parameter of nbs/run_<experiment>.ipynb, as `-p name=value` or papermill's `-p name value`")
     _run_options(r, seeds=False)

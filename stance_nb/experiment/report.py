@@ -8,23 +8,67 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
-from ..core import outputs_dir, write_csv, write_text, write_json, machine_label
+from ..core import outputs_dir, write_csv, write_text, write_json, machine_label, portable
 from ..metrics import paired_ttest
 from ..reference import compare, to_markdown, reference
 from .spec import Experiment, RunResult
 from .runner import COLLAPSE_SHARE
+from .tables import correctness_ratios
 
 # %% auto #0
-__all__ = ['CSV_COLUMNS', 'compare_table', 'significance_notes', 'add_notes', 'conditions_text', 'collapse_notes', 'render',
-           'show', 'plot_comparison']
+__all__ = ['CSV_COLUMNS', 'paper_over', 'compare_table', 'significance_notes', 'add_notes', 'conditions_text', 'collapse_notes',
+           'render', 'show', 'plot_comparison']
 
 # %% ../../nbs/10l_experiment.report.ipynb #a5fc24a9
 CSV_COLUMNS = ['row', 'column', 'metric', 'paper', 'ours_mean', 'ours_std', 'n', 'delta', 'unit', 'status', 'note']
 
+def paper_over(exp:Experiment, table:str, row:str, column:str, metric:str, keys:Sequence[str]) -> tuple[float, str]:
+    """The paper's value of the averaged cell (`row`, `column`) over exactly the data `keys`: its printed value when `keys` are
+    all its data, else the mean of its own cells of those keys in this table; none (NaN) when it has no such cells, and why."""
+    ref = reference(exp.paper, table, row=row, metric=metric)
+    printed = ref[ref.column == column].value
+    full = set(ref.column) - {column}   # the paper's data in this row; a table of averages only (Table 8: ratios) names none: the experiment's
+    if not full & set(exp.data): full = set(exp.data)
+    if set(keys) == full and len(printed) and pd.notna(printed.iloc[0]):
+        return float(printed.iloc[0]), f"paper: its printed value, over the same {len(keys)} datasets"
+    per = ref[ref.column.isin(keys)].drop_duplicates('column')
+    if len(per) == len(set(keys)) and per.value.notna().all():
+        was = f" (it prints {printed.iloc[0]:g} over its {len(full)} datasets)" if len(printed) and pd.notna(printed.iloc[0]) else ''
+        return float(per.value.mean()), f"paper: the mean of its {len(per)} cells over the same datasets{was}"
+    if len(per): why = f"the paper has no readable cell of {row} for {', '.join(sorted(set(keys) - set(per[per.value.notna()].column)))}"
+    else: why = f"the paper prints only its average over its {len(full)} datasets, ours is over {len(set(keys))}"
+    return float('nan'), f"no paper value over the same datasets: {why}"
+
+def _like_for_like(exp:Experiment, table:str, ours:pd.DataFrame, cmp:pd.DataFrame, in_paper_unit:bool, keys) -> pd.DataFrame:
+    "Every averaged cell compared over the same cells: the builder's paper value (`paper_value`), else `paper_over` its data keys; no Δ where there is none."
+    cmp = cmp.copy()
+    extra = set(keys or ()) - set(exp.data)   # datasets the paper lacks (a result notebook's `data`)
+    given = (ours.dropna(subset=['paper_how']).drop_duplicates(['row', 'column', 'metric']).set_index(['row', 'column', 'metric'])
+             if 'paper_how' in ours else None)
+    ks = (ours.dropna(subset=['keys']).drop_duplicates(['row', 'column', 'metric']).set_index(['row', 'column', 'metric'])['keys']
+          if 'keys' in ours else pd.Series(dtype=object))
+    for i, r in cmp.iterrows():
+        k, cell = ks.get((r.row, r.column, r.metric)), (r.row, r.column, r.metric)
+        if isinstance(k, str) and set(k.split('+')) & extra:
+            cmp.loc[i, ['paper', 'delta']] = float('nan')
+            cmp.loc[i, ['status', 'note']] = ['not in paper', f"ours averages {k.replace('+', ', ')}, data the paper lacks: no paper value to compare"]
+            continue
+        if given is not None and cell in given.index:
+            pv, how = given.loc[cell, 'paper_value'], given.loc[cell, 'paper_how']
+            pv = pv * (100.0 if not in_paper_unit and r.unit == 'percent' else 1.0)
+        elif isinstance(k, str) and r.status != 'not in paper': pv, how = paper_over(exp, table, r.row, r.column, r.metric, k.split('+'))
+        else: continue
+        cmp.loc[i, 'paper'] = pv
+        cmp.loc[i, 'delta'] = r.ours_mean - pv if r.n > 0 and pd.notna(pv) else float('nan')
+        if pd.isna(pv) and r.status == 'ok': cmp.loc[i, 'status'] = 'not comparable'
+        elif pd.notna(pv) and r.status in ('unreadable in paper', 'unverified in paper'): cmp.loc[i, 'status'] = 'ok' if r.n > 0 else 'missing ours'
+        cmp.loc[i, 'note'] = how
+    return cmp
+
 def compare_table(exp:Experiment, table:str, ours:pd.DataFrame,
                   keys:Sequence[str]|None=None, # the data keys the run tried: the paper's cells of other data keys are left out
                  ) -> pd.DataFrame:
-    "Our cells of `table` next to the paper's: one row per cell, paper rows of the run first; partial averages noted."
+    "Our cells of `table` next to the paper's: one row per cell, paper rows of the run first; averages compared over the same datasets."
     more = {r: str(t) for t in exp.appendix.get(str(table), ()) for r in dict.fromkeys(reference(exp.paper, t).row)}
     if ours.row.isin(list(more)).any():   # rows the paper prints in another table with the same columns (an appendix)
         mine, where = ours[~ours.row.isin(list(more))], ours.row.map(more)
@@ -35,7 +79,6 @@ def compare_table(exp:Experiment, table:str, ours:pd.DataFrame,
         res = pd.concat(parts, ignore_index=True)
         res.attrs.update(parts[0].attrs, paper=exp.paper, table=str(table))
         return res
-    paper_units = reference(exp.paper, table).drop_duplicates('metric').set_index('metric').unit.to_dict()
     in_paper_unit = 'unit_of_ours' in ours and (ours['unit_of_ours'] == 'paper').all()
     rows = list(dict.fromkeys(ours.row))
     o = ours[['row', 'column', 'metric', 'value', 'seed']].copy()
@@ -43,27 +86,11 @@ def compare_table(exp:Experiment, table:str, ours:pd.DataFrame,
     cmp = cmp[cmp.row.isin(rows)]
     if keys is not None: cmp = cmp[~cmp.column.isin(set(exp.data) - set(keys))]
     cmp = cmp.reset_index(drop=True)
-    if 'keys' in ours:
-        ref_rows = set(reference(exp.paper, table).row)
-        n_paper = {r: len(set(reference(exp.paper, table, row=r).column) - {'Avg.'}) if r in ref_rows else 0 for r in rows}
-        ks = ours.dropna(subset=['keys']).drop_duplicates(['row', 'column']).set_index(['row', 'column'])['keys']
-        for i, r in cmp.iterrows():
-            k = ks.get((r.row, r.column))
-            if isinstance(k, str) and r.status == 'ok':
-                n = len(k.split('+'))
-                cmp.loc[i, 'note'] = (f"ours averages {n} dataset(s) ({k.replace('+', ', ')})"
-                                      + (', the paper more' if n < max(n_paper.get(r.row, 0), 1) else ''))
-        extra = set(keys or ()) - set(exp.data)   # datasets the paper lacks (a result notebook's `data`)
-        for i, r in cmp.iterrows():
-            k = ks.get((r.row, r.column))
-            if isinstance(k, str) and set(k.split('+')) & extra:
-                cmp.loc[i, ['paper', 'delta']] = float('nan')
-                why = f"ours averages {k.replace('+', ', ')}, data the paper lacks: no paper value to compare"
-                cmp.loc[i, ['status', 'note']] = ['not in paper', why]
+    cmp = _like_for_like(exp, table, ours, cmp, in_paper_unit, keys)
     if 'note' in ours:
-        notes = ours.dropna(subset=['note']).drop_duplicates(['row', 'column']).set_index(['row', 'column'])['note']
+        notes = ours.dropna(subset=['note']).drop_duplicates(['row', 'column', 'metric']).set_index(['row', 'column', 'metric'])['note']
         for i, r in cmp.iterrows():
-            extra = notes.get((r.row, r.column))
+            extra = notes.get((r.row, r.column, r.metric))
             if extra: cmp.loc[i, 'note'] = '; '.join(x for x in (r.note, extra) if x)
     res = cmp[CSV_COLUMNS].copy()
     res.attrs.update(cmp.attrs, paper=exp.paper, table=table)
@@ -125,6 +152,8 @@ def conditions_text(cond:dict) -> str:
     for k, why in (cond.get('skipped') or {}).items(): lines.append(f"- not run: {k}: {why}")
     if cond.get('unfinished'): lines.append(f"- not finished (tables from the finished jobs only): {'; '.join(cond['unfinished'])}")
     for line in cond.get('collapsed') or (): lines.append(f"- collapsed predictions (one label for at least {COLLAPSE_SHARE:.0%}): {line}")
+    if cond.get('c_a'):
+        lines.append("- correctness ratios c_a (potency, resilience): " + '; '.join(f"{a} {v['value']:g} ({v['source']})" for a, v in cond['c_a'].items()))
     return '\n'.join(lines)
 
 def collapse_notes(ours:pd.DataFrame, labels:pd.DataFrame|None) -> pd.DataFrame:
@@ -146,8 +175,14 @@ def render(exp:Experiment, result:RunResult,
     "Build, compare and write each table of `result`; tables without any of our cells are reported, not written."
     out = Path(out) if out is not None else outputs_dir(None, exp.name)
     stem = run_name or exp.name
-    cond_md = conditions_text(result.conditions)
-    write_json(out/f'{stem}_conditions.json', result.conditions)
+    cond = dict(result.conditions)
+    attacks = sorted(set(result.scores.test) - {'test'})
+    if attacks:   # the correctness ratios every potency and resilience of this run's tables uses, and where they come from
+        c, prov = correctness_ratios((cond.get('settings') or {}).get('correctness'))
+        cond['c_a'] = {a: dict(value=c[a], source=prov[a]) for a in attacks if a in c}
+    cond = portable(cond)   # committed next to the tables: no path of this machine
+    cond_md = conditions_text(cond)
+    write_json(out/f'{stem}_conditions.json', cond)
     if result.labels is not None and len(result.labels): write_csv(out/f'{stem}_labels.csv', result.labels)
     done = {}
     for t in [str(x) for x in (tables or exp.tables)]:
@@ -157,7 +192,8 @@ def render(exp:Experiment, result:RunResult,
             print(f"Table {t}: no cells (its rows did not run in this setting)"); continue
         if exp.significance: ours = significance_notes(ours, exp.significance)
         ours = collapse_notes(ours, result.labels)
-        cmp = compare_table(exp, t, ours, keys=list(result.conditions['data']) + list(result.conditions.get('left_out') or {}))
+        cmp = compare_table(exp, t, ours, keys=list(cond['data']) + list(cond.get('left_out') or {}))
+        cmp = cmp.assign(note=[portable(n) for n in cmp.note])
         write_csv(out/f'{stem}_table{t}.csv', cmp)
         short = cmp.assign(note=[n if len(n) <= 90 else n[:87] + '...' for n in cmp.note.fillna('')])
         short.attrs.update(cmp.attrs)

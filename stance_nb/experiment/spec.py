@@ -9,22 +9,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 import pandas as pd
+from ..core import PAPERS_GROUP, paper_modules
 
 # %% auto #0
-__all__ = ['SAFE_NAME', 'EXPERIMENTS', 'PAPERS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'paper_modules', 'load_papers', 'get_experiment',
-           'System', 'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row',
-           'Experiment', 'Job', 'RunResult']
+__all__ = ['SAFE_NAME', 'EXPERIMENTS', 'SYSTEMS', 'TRANSFORMS', 'load_papers', 'get_experiment', 'System', 'register_system',
+           'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row', 'Experiment', 'Job',
+           'RunResult']
 
 # %% ../../nbs/10_experiment.spec.ipynb #01cf2c2a
 SAFE_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')   # a key, name or run name: no path separators, no '..'
 
 EXPERIMENTS:dict = {}   # experiment name -> `Experiment`: each paper's module registers its own when it is imported
-PAPERS_GROUP = 'stance_nb.papers'   # the entry-point group of the modules that declare papers (this package's own, and any installed)
-
-def paper_modules() -> dict:
-    "The modules that declare papers, by name: the entry points of `PAPERS_GROUP` in the installed packages' metadata."
-    return {ep.name: ep for ep in importlib.metadata.entry_points(group=PAPERS_GROUP)}
-
 def load_papers() -> dict:
     "Import every paper module (each registers its experiments); the registry `EXPERIMENTS`."
     for name, ep in sorted(paper_modules().items()):

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 import hashlib
-from ..core import write_json, sha256_file
+from ..core import write_json, sha256_file, portable
 from ..records import RunRecord, write_predictions
 from .spec import Job
 
@@ -39,13 +39,13 @@ def job_dir(root:Path, job:Job, params:dict) -> Path:
     return root/f"{name}-{job_key(params)}"
 
 def finished_record(folder:Path, params:dict) -> RunRecord|None:
-    "The finished record in `folder` when its parameters are `params`; a damaged or different record is not reused."
+    "The finished record in `folder` when its parameters are `params` (paths compared as records store them); a damaged or different record is not reused."
     p = folder/'record.json'
     if not p.exists(): return None
     try: rec = RunRecord.load(p)
     except (json.JSONDecodeError, TypeError, ValueError) as e:
         warnings.warn(f"{p} is damaged ({e}); the job runs again"); return None
-    if json.loads(json.dumps(rec.params, default=str)) != json.loads(json.dumps(params, default=str)): return None
+    if json.loads(json.dumps(portable(rec.params), default=str)) != json.loads(json.dumps(portable(params), default=str)): return None   # records store paths relative to the repository
     missing = [f for f in rec.files.values() if not (folder/Path(f).name).exists()]
     if missing: warnings.warn(f"{p}: predictions {missing} are gone; the job runs again"); return None
     return rec

@@ -5,124 +5,206 @@
 # %% ../../nbs/10k_experiment.tables.ipynb #1a1340cf
 from __future__ import annotations
 from typing import Callable, Mapping, Sequence
+import numpy as np
 import pandas as pd
 from ..robustness import PAPER_C, paraphrase_c, robustness_tables
 from .spec import Experiment
 
 # %% auto #0
-__all__ = ['TABLE_BUILDERS', 'per_data', 'by_ratio', 'attacked', 'attack_averages', 'correctness_ratios', 'robustness', 'cells']
+__all__ = ['OURS', 'AVG', 'TABLE_BUILDERS', 'common_keys', 'set_note', 'common_mean', 'per_data', 'by_ratio', 'attacked',
+           'attack_averages', 'correctness_ratios', 'robustness', 'cells']
 
-# %% ../../nbs/10k_experiment.tables.ipynb #8e17bfe7
-def _avg(df:pd.DataFrame, by:list) -> pd.DataFrame:
-    "Mean of `value` over data keys per `by` (+ seed), with the keys averaged."
-    g = df.groupby(by + ['seed'], dropna=False)
-    return g.value.mean().reset_index().merge(g.key.apply(lambda k: '+'.join(sorted(set(k)))).rename('keys').reset_index(), on=by + ['seed'])
+# %% ../../nbs/10k_experiment.tables.ipynb #d9a81e65
+def common_keys(s:pd.DataFrame, # scores: a `seed` column (optional) and the `over` and `units` columns
+                units:Sequence[str],       # what is compared: each group of these columns (e.g. each row) must have a data key
+                over:str='key',            # the column averaged over
+               ) -> tuple[list, dict]:
+    "The `over` values every unit has for each of its seeds (sorted), and for each value left out, the units (tuples) that lack it."
+    have = {}
+    for u, g in s.groupby(list(units), dropna=False, sort=False):
+        seeds = [set(x[over]) for _, x in g.groupby('seed', dropna=False)] if 'seed' in g else [set(g[over])]
+        have[u if isinstance(u, tuple) else (u,)] = set.intersection(*seeds)
+    common = sorted(set.intersection(*have.values())) if have else []
+    return common, {k: [u for u, h in have.items() if k not in h] for k in sorted(set(s[over]) - set(common))}
+
+def _unit(u:tuple, units:Sequence[str]) -> str:
+    "A compared unit in words: its row, its ratio as a percentage, its test set."
+    return ' '.join(f'at {v:.0%}' if c == 'ratio' else f'on {v}' if c in ('test', 'attack') else str(v) for c, v in zip(units, u))
+
+def _where(us:list, units:Sequence[str], seen:set) -> str:
+    "Where a left-out value is missing, in few words: per column, the values of the units that lack it (a column where all lack it is left out)."
+    cols = [sorted({u[i] for u in us}, key=str) for i in range(len(units))]
+    every = [{u[i] for u in seen} for i in range(len(units))]
+    if len(us) != int(np.prod([len(v) for v in cols])): return 'for ' + ', '.join(_unit(u, units) for u in us)   # not a block: list them
+    parts = [('for ' + ', '.join(map(str, vals))) if c not in ('ratio', 'test', 'attack') else ', '.join(_unit((v,), (c,)) for v in vals)
+             for c, vals, ev in zip(units, cols, every) if set(vals) != ev or len(ev) == 1]
+    return ' '.join(parts) or 'everywhere'
+
+def set_note(common:list, lacking:dict, units:Sequence[str]=('row',), seen:set|None=None, what:str='datasets') -> str:
+    "The note of an averaged cell: the set it is over, and what was left out because some compared row lacks it."
+    seen = seen or {u for us in lacking.values() for u in us}
+    s = f"mean over the {len(common)} {what} every compared row has ({', '.join(map(str, common))})"
+    if lacking: s += '; left out: ' + '; '.join(f"{k} (missing {_where(us, units, seen)})" for k, us in lacking.items())
+    return s
+
+def _lacks(u:tuple, lacking:dict, units:Sequence[str]) -> str:
+    "For a unit that lacks data the others have: what it lacks (the row left partial)."
+    miss = [k for k, us in lacking.items() if u in us]
+    return f"; {_unit(u, units)} has no {', '.join(map(str, miss))}, so every row is averaged without it" if miss else ''
+
+def common_mean(s:pd.DataFrame, by:list, units:Sequence[str], over:str='key', what:str='datasets') -> pd.DataFrame:
+    "Mean of `value` over the `over` values every unit has, per `by` and seed; `keys` names the set, `note` says it (and what was left out)."
+    common, lacking = common_keys(s, units, over)
+    a = s[s[over].isin(common)].groupby(by + ['seed'], dropna=False).value.mean().reset_index()
+    note = set_note(common, lacking, units, seen=set(s[list(units)].itertuples(index=False, name=None)), what=what)
+    return a.assign(keys='+'.join(map(str, common)),
+                    note=[note + _lacks(tuple(r[c] for c in units), lacking, units) for _, r in a.iterrows()])
+
+# %% ../../nbs/10k_experiment.tables.ipynb #370f74d5
+OURS = ['row', 'column', 'metric', 'value', 'seed']
+AVG = OURS + ['keys', 'note']
 
 def per_data(metrics:Sequence[str]|None=None, avg_metric:str='f1_macro', ratio:float=1.0) -> Callable:
-    "Builder: one column per data key (clean test set, `ratio`), plus `Avg.` of `avg_metric` over the keys."
+    "Builder: one column per data key (clean test set, `ratio`), plus `Avg.` of `avg_metric` over the keys every row has."
     def build(s:pd.DataFrame, exp:Experiment, settings:dict|None=None) -> pd.DataFrame:
         s = s[(s.test == 'test') & (s.ratio == ratio)]
         if metrics is not None: s = s[s.metric.isin(metrics)]
-        cells = s.assign(column=s.key)[['row', 'column', 'metric', 'value', 'seed']]
-        a = _avg(s[s.metric == avg_metric], ['row', 'metric']).assign(column='Avg.')
-        return pd.concat([cells, a[['row', 'column', 'metric', 'value', 'seed', 'keys']]], ignore_index=True)
+        cells = s.assign(column=s.key)[OURS]
+        a = common_mean(s[s.metric == avg_metric], ['row', 'metric'], ['row']).assign(column='Avg.')
+        return pd.concat([cells, a[AVG]], ignore_index=True)
     return build
 
 def by_ratio(metric:str='f1_macro', column:Callable=lambda r: f'{round(100*r)}%') -> Callable:
-    "Builder: the average over data keys of `metric` on the clean test set, one column per training ratio."
+    "Builder: the average of `metric` on the clean test set over the data keys every row has at every ratio, one column per training ratio."
     def build(s, exp, settings=None):
-        s = s[(s.test == 'test') & (s.metric == metric)]
-        a = _avg(s, ['row', 'ratio', 'metric'])
-        return a.assign(column=a.ratio.map(column))[['row', 'column', 'metric', 'value', 'seed', 'keys']]
+        a = common_mean(s[(s.test == 'test') & (s.metric == metric)], ['row', 'ratio', 'metric'], ['row', 'ratio'])
+        return a.assign(column=a.ratio.map(column))[AVG]
     return build
+
+def _attacked_rows(s:pd.DataFrame) -> pd.DataFrame:
+    "The scores of the rows that predicted an attacked test set."
+    return s[s.row.isin([r for r in s.row.unique() if (s[s.row == r].test != 'test').any()])]
 
 def attacked(suffix:Mapping[str, str], metric:str='f1_macro') -> Callable:
     "Builder: per data key and `Avg.`, rows `<Attack>_<suffix[row]>` (clean test = 'Test'), at the full training ratio."
     def build(s, exp, settings=None):
-        s = s[(s.ratio == 1.0) & (s.metric == metric) & s.row.isin([r for r in s.row.unique() if (s[s.row == r].test != 'test').any()])]
+        s = _attacked_rows(s[(s.ratio == 1.0) & (s.metric == metric)])
         s = s.assign(row=[f"{t.capitalize()}_{suffix.get(r, r)}" for t, r in zip(s.test, s.row)])
-        a = _avg(s, ['row', 'metric']).assign(column='Avg.')
-        return pd.concat([s.assign(column=s.key)[['row', 'column', 'metric', 'value', 'seed']], a], ignore_index=True)
+        a = common_mean(s, ['row', 'metric'], ['row']).assign(column='Avg.')
+        return pd.concat([s.assign(column=s.key)[OURS], a[AVG]], ignore_index=True)
     return build
 
-def attack_averages(metric:str='f1_macro') -> Callable:
-    "Builder: rows = test sets ('Test', 'Spelling', ...), columns = systems: average over data keys, and the relative drop."
+def _paper_long(paper:Callable, keys:list, attacks:Sequence[str]) -> pd.DataFrame:
+    "The paper's per-dataset scores (`paper()`: system, dataset, attack, score) on exactly `keys` and the clean test set plus `attacks`."
+    p = paper()
+    return p[p.dataset.isin(keys) & p.attack.isin(['test', *attacks])]
+
+def attack_averages(metric:str='f1_macro',
+                    paper:Callable|None=None, # the paper's per-dataset scores (system, dataset, attack, score), for its side over our datasets
+                   ) -> Callable:
+    "Builder: rows = test sets ('Test', 'Spelling', ...), columns = systems: the average over the data keys every system has on every test set, and the relative drop."
     def build(s, exp, settings=None):
-        s = s[(s.ratio == 1.0) & (s.metric == metric)]
-        s = s[s.row.isin([r for r in s.row.unique() if (s[s.row == r].test != 'test').any()])]
-        a = _avg(s, ['row', 'test', 'metric'])
+        s = _attacked_rows(s[(s.ratio == 1.0) & (s.metric == metric)])
+        a = common_mean(s, ['row', 'test', 'metric'], ['row', 'test'])
         clean = a[a.test == 'test'].set_index(['row', 'seed']).value
         drop = lambda d: [(v - clean[r, sd]) / clean[r, sd] for r, sd, v in zip(d.row, d.seed, d.value)]
         rel = a[a.test != 'test'].assign(metric='relative_drop', value=drop)
         out = pd.concat([a, rel], ignore_index=True)
-        return out.assign(row=out.test.str.capitalize(), column=out.row)[['row', 'column', 'metric', 'value', 'seed', 'keys']]
+        out = out.assign(row=out.test.str.capitalize(), column=out.row)
+        if paper is not None and len(out):
+            keys = out['keys'].iloc[0].split('+')
+            p = _paper_long(paper, keys, sorted(set(s.test) - {'test'})).groupby(['system', 'attack']).score.mean()
+            def pv(r):
+                if (r.column, r.test) not in p.index: return float('nan')
+                return p[r.column, r.test] if r.metric != 'relative_drop' else (p[r.column, r.test] - p[r.column, 'test']) / p[r.column, 'test']
+            vals = [pv(r) for r in out.itertuples()]
+            out = out.assign(paper_value=vals, paper_how=[f"paper: its Table 11 cells over the same {len(keys)} datasets" if pd.notna(v) else None
+                                                          for v in vals])
+        return out.drop(columns='test')
     return build
 
 # %% ../../nbs/10k_experiment.tables.ipynb #4c317f9e
 def _robustness_scores(s:pd.DataFrame) -> pd.DataFrame:
     "Mean F1 over seeds per (system, data key, test set, ratio), for the rows that were attacked."
-    s = s[s.metric == 'f1_macro']
-    s = s[s.row.isin([r for r in s.row.unique() if (s[s.row == r].test != 'test').any()])]
+    s = _attacked_rows(s[s.metric == 'f1_macro'])
     m = s.groupby(['row', 'key', 'test', 'ratio']).value.mean().reset_index()
     return m.rename(columns={'row': 'system', 'key': 'dataset', 'test': 'attack', 'value': 'score'})
 
 def correctness_ratios(given:Mapping|None=None) -> tuple[dict, dict]:
-    "The c_a of each attack and where it comes from: `given` (value, provenance) pairs, else the paper's Table 5."
+    """The c_a of each attack and where it comes from: the paper's Table 5 unless `given` names another (a value,
+    read as measured, or a (value, provenance) pair). The one rule of the project: every notebook and the CLI pass
+    their measured c_a here, and only when asked to."""
     c = {a: (v, "the paper's Table 5") for a, v in PAPER_C.items()}
     c['paraphrase'] = (PAPER_C['paraphrase'], paraphrase_c()['label'])
     c.update({a: tuple(v) if isinstance(v, (tuple, list)) else (float(v), 'measured') for a, v in (given or {}).items()})
     return {a: float(v) for a, (v, _) in c.items()}, {a: p for a, (_, p) in c.items()}
 
-def _common_datasets(sc:pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    "`sc` cut to the datasets that every system has on every test set (and ratio), and a note naming them and those left out."
-    have = [frozenset(g) for _, g in sc.groupby(['system', 'attack', 'ratio']).dataset]
-    common = frozenset.intersection(*have) if have else frozenset()
-    out = sorted(set(sc.dataset) - common)
-    return sc[sc.dataset.isin(common)], (f"over {', '.join(sorted(common))}" +
-                                         (f"; left out (not scored for every system and ratio): {', '.join(out)}" if out else ''))
+_UNITS = {'table5': ['system', 'attack'], 'table7': ['system', 'attack'], 'figure2': ['system', 'attack', 'ratio']}
 
-def robustness(part:str) -> Callable:
-    "Builder for Tables 5 ('table5'), 7 ('table7') and Figure 2b ('figure2'): `stance_nb.robustness.robustness_tables` on this run's scores."
+def robustness(part:str,                # 'table5', 'table7' or 'figure2' (Fig. 2b)
+               paper:Callable|None=None, # the paper's per-dataset scores at full data (system, dataset, attack, score), for its side over our datasets and attacks
+               paper_attacks:Sequence[str]=('spelling', 'negation', 'paraphrase'), # the attacks of the paper's overall values
+              ) -> Callable:
+    """Builder for Tables 5, 7 and Figure 2b: `stance_nb.robustness.robustness_tables` on this run's scores, over the
+    datasets every system has on every test set (and ratio), each cell naming its datasets and attacks; the paper's
+    values recomputed over the same datasets and attacks from its per-dataset scores, with its own c_a."""
     def build(s, exp, settings=None):
-        c = (settings or {}).get('correctness')
         sc = _robustness_scores(s)
         if not len(sc) or (sc.attack == 'test').all(): return pd.DataFrame()
-        c_all, prov = correctness_ratios(c)
+        c_all, prov = correctness_ratios((settings or {}).get('correctness'))
         c_run = {a: c_all[a] for a in c_all if a in set(sc.attack)}
         if part in ('table5', 'table7'): sc = sc[sc.ratio == 1.0]
-        if part in ('table5', 'table7') and not len(sc): return pd.DataFrame()   # a run at lower ratios only: no cells
-        sc, over = _common_datasets(sc)   # averages compare like with like: the datasets scored for every system (and ratio)
+        if not len(sc): return pd.DataFrame()   # a run at lower ratios only: no cells of Tables 5 and 7
+        common, lacking = common_keys(sc, _UNITS[part], over='dataset')
+        sc = sc[sc.dataset.isin(common)]
         if not len(sc): return pd.DataFrame()
+        attacks = [a for a in c_run]
+        over = set_note(common, lacking, _UNITS[part], seen=set(_robustness_scores(s)[_UNITS[part]].itertuples(index=False, name=None)))
+        over_attacks = (f"over the attacks {', '.join(attacks)}" + ('' if set(paper_attacks) <= set(attacks) else
+                        f" (the paper's overall: {', '.join(paper_attacks)})"))
         full = sc[sc.ratio == 1.0].drop(columns='ratio')
+        c_paper = {a: PAPER_C[a] for a in attacks if a in PAPER_C}
+        theirs = (robustness_tables(_paper_long(paper, common, attacks), c_paper)
+                  if paper is not None and part != 'figure2' and set(attacks) <= set(c_paper) else None)
+        how = f"paper: recomputed from its Table 11 over the same {len(common)} datasets and attacks, with its c_a"
         if part == 'table5':
             t = robustness_tables(full, c_run)['table5']
-            over = f"averaged over {', '.join(sorted(set(full.system)))}; {over}"   # the paper's: BERT_SDL and MT-DNN_MDL
+            p5 = theirs['table5'].set_index('attack') if theirs is not None else None
+            systems = f"averaged over {', '.join(sorted(set(full.system)))}"   # the paper's: BERT_SDL and MT-DNN_MDL
             out = [dict(row=r.attack.capitalize(), column=col, metric=m, value=f*getattr(r, m), seed=None,
-                        note=f"{prov[r.attack]}; {over}" if m != 'raw_potency' else over)
+                        note=f"{systems}; {over}" + (f"; c_a {r.correctness_ratio:g}: {prov[r.attack]}" if m != 'raw_potency' else ''),
+                        paper_value=f*p5.loc[r.attack, m] if p5 is not None and m != 'correctness_ratio' else float('nan'),
+                        paper_how=how if p5 is not None and m != 'correctness_ratio' else None)
                    for r in t.itertuples() for col, m, f in (('Raw potency (%)', 'raw_potency', 100), ('Correctness ratio', 'correctness_ratio', 1),
                                                              ('Potency (%)', 'potency', 100))]
             return pd.DataFrame(out).assign(unit_of_ours='paper')
         if part == 'table7':
             t = robustness_tables(full, c_run)['table7']
-            return pd.DataFrame([dict(row=r.measure.capitalize(), column=r.system, metric='resilience_rel', value=100*r.resilience_rel, seed=None,
-                                      note=over) for r in t.itertuples()]).assign(unit_of_ours='paper')
-        ratios = sorted(set(sc.ratio))
-        if len(ratios) < 2: return pd.DataFrame()
+            p7 = theirs['table7'].set_index(['system', 'measure']).resilience_rel if theirs is not None else None
+            rows = [dict(row=r.measure.capitalize(), column=r.system, metric='resilience_rel', value=100*r.resilience_rel, seed=None,
+                         note=f"{over}; {over_attacks}; c_a " + ', '.join(f'{a} {c_run[a]:g} ({prov[a]})' for a in attacks) if r.measure == 'overall'
+                              else f"{over}; c_a {c_run[r.measure]:g} ({prov[r.measure]})",
+                         paper_value=100*p7[r.system, r.measure] if p7 is not None and (r.system, r.measure) in p7.index else float('nan'),
+                         paper_how=how if p7 is not None and (r.system, r.measure) in p7.index else None) for r in t.itertuples()]
+            return pd.DataFrame(rows).assign(unit_of_ours='paper')
+        if len(set(sc.ratio)) < 2: return pd.DataFrame()
         fig = robustness_tables(sc, c_run)['figure2']
         fig = fig[fig.measure == 'overall']
         return pd.DataFrame([dict(row=r.system, column=f'{round(100*r.ratio)}%', metric='resilience_rel', value=100*r.resilience_rel, seed=None,
-                                  note=over) for r in fig.itertuples()]).assign(unit_of_ours='paper')
+                                  keys='+'.join(common), note=f"{over}; {over_attacks}") for r in fig.itertuples()]).assign(unit_of_ours='paper')
     return build
 
 def cells(table:str, rows:Mapping[tuple, str]|None=None) -> Callable:
-    "Builder: the `cells` hook's cells of `table` (paper unit), averaged over data keys (folds) per seed; `rows` renames (row, test set) pairs."
+    "Builder: the `cells` hook's cells of `table` (paper unit), averaged over the data keys (folds) every row has, per seed, where rows average several; `rows` renames (row, test set) pairs."
     def build(s, exp, settings=None):
         s = s[s.table == table]
         if rows: s = s.assign(row=[rows.get((r, t), r if t == 'test' else None) for r, t in zip(s.row, s.test)]).dropna(subset=['row'])
         else: s = s[s.test == 'test']
         if not len(s): return pd.DataFrame()
-        a = _avg(s, ['row', 'column', 'metric'])
-        return a[['row', 'column', 'metric', 'value', 'seed']].assign(unit_of_ours='paper')
+        if (s.groupby('row').key.nunique() <= 1).all():   # each row on one data key of its own (X-stance's variants): nothing is averaged
+            return s.groupby(['row', 'column', 'metric', 'seed'], dropna=False).value.mean().reset_index()[OURS].assign(unit_of_ours='paper')
+        a = common_mean(s, ['row', 'column', 'metric'], ['row'], what='folds')   # over the folds every row has
+        return a[AVG].assign(unit_of_ours='paper')
     return build
 
 TABLE_BUILDERS = dict(cells=cells, per_data=per_data, by_ratio=by_ratio, attacked=attacked, attack_averages=attack_averages, robustness=robustness)

@@ -123,9 +123,9 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
         with record.phase('load'):
             tok = tokenizer if tokenizer is not None else AutoTokenizer.from_pretrained(cfg.model, trust_remote_code=cfg.trust_remote_code)
             if model is None: model = _load_model(cfg, labels)
-        if cfg.target_tokens:              # X-stance's "target embeddings": one reserved token per question as segment A
-            tmap = target_token_map(df, tok); add_target_tokens(tok, model, tmap.values())
-            parts = {s: apply_target_tokens(p, tmap) if len(p) else p for s, p in parts.items()}; pair = True
+        if cfg.target_tokens:              # X-stance's "target embeddings": one reserved token per target (`cfg.target_key`) as segment A
+            tmap = target_token_map(df, tok, cfg.target_key); add_target_tokens(tok, model, tmap.values())
+            parts = {s: apply_target_tokens(p, tmap, cfg.target_key) if len(p) else p for s, p in parts.items()}; pair = True
         train_df = balance_by_upsampling(parts['train'], seed=cfg.seed) if cfg.balance else parts['train']
         cache_dir = outputs_dir(out_dir, 'cache', 'tokenized') if cfg.disk_cache else None
         with record.phase('tokenize'):

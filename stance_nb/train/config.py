@@ -21,6 +21,7 @@ _OPTIMIZERS = ('adamw', 'adamax')
 _PRECISIONS = ('auto', 'no', 'fp16', 'bf16')
 _TRUNCATIONS = ('longest_first', 'only_first', 'only_second')
 _SCHEDULE_FIELDS = ('checkpoint_every', 'keep_checkpoints', 'cleanup_checkpoints')   # when checkpoints are written and kept, not what is trained
+_LATER_FIELDS = ('target_key',)   # fields added after runs were made: left out of a run's identity while at their default, so those runs keep their ids
 
 @dataclass
 class TrainConfig:
@@ -50,6 +51,7 @@ class TrainConfig:
     keep_checkpoints:int=1       # how many checkpoints to keep on disk
     cleanup_checkpoints:bool=True # delete checkpoints once a run has finished and saved its model
     target_tokens:bool=False     # segment A is one reserved token per target instead of the target's words
+    target_key:str|None=None     # with `target_tokens`: the column whose values get a token each (None: `question_id` if present, else `target`; X-stance Table 5: `topic`)
     disk_cache:bool=False        # also cache tokenized data under `outputs/cache/tokenized`
     num_workers:int=0            # DataLoader worker processes
     trust_remote_code:bool=False # allow model code from the Hub (off: only code shipped with transformers runs)
@@ -74,7 +76,8 @@ class TrainConfig:
 
     def identity(self) -> dict:
         "The config as a run id sees it (`asdict`) with the checkpoint schedule at its defaults: how often checkpoints are written changes no number, so a run restarted with another schedule finds its own folder and resumes."
-        return asdict(replace(self, **{f.name: f.default for f in dataclasses.fields(self) if f.name in _SCHEDULE_FIELDS}))
+        d = asdict(replace(self, **{f.name: f.default for f in dataclasses.fields(self) if f.name in _SCHEDULE_FIELDS}))
+        return {k: v for k, v in d.items() if not (k in _LATER_FIELDS and v == getattr(type(self), k))}
 
     @classmethod
     def presets(cls) -> dict:

@@ -28,8 +28,13 @@ def target_token_map(df:pd.DataFrame, tokenizer, # its vocabulary's reserved `[u
                     ) -> dict:
     "`{key value: reserved token}`, one existing `[unused…]` vocabulary entry per distinct target, in sorted order."
     key = key or ('question_id' if 'question_id' in df else 'target')
+    if key not in df: raise StanceDataError(f"no column {key!r} to key the target tokens by; columns: {list(df.columns)}", field=key)
     vals = sorted(df[key].dropna().unique().tolist(), key=str)
-    return dict(zip(vals, reserved_tokens(tokenizer, len(vals))))
+    try: return dict(zip(vals, reserved_tokens(tokenizer, len(vals))))
+    except ValueError as e:
+        coarser = [c for c in ('topic',) if c in df and c != key and df[c].nunique() < len(vals)]
+        raise ValueError(f"{e}: one per {key} ({len(vals)} distinct)" + (f"; one per {coarser[0]} needs {df[coarser[0]].nunique()} "
+                         f"(TrainConfig(target_key={coarser[0]!r}))" if coarser else '')) from None
 
 def apply_target_tokens(df:pd.DataFrame, tmap:dict, key:str|None=None) -> pd.DataFrame:
     "Replace `target` by each row's reserved token."
