@@ -157,8 +157,13 @@ class TranslationCache:
 # %% ../nbs/08_attacks.ipynb #6bd3013f
 def _load_translator(name:str, device, local_files_only:bool):
     from transformers import AutoTokenizer, AutoModelForSeq2SeqLM
-    tok = AutoTokenizer.from_pretrained(name, local_files_only=local_files_only)
-    model = AutoModelForSeq2SeqLM.from_pretrained(name, local_files_only=local_files_only).to(device).eval()
+    try:
+        tok = AutoTokenizer.from_pretrained(name, local_files_only=local_files_only)
+        model = AutoModelForSeq2SeqLM.from_pretrained(name, local_files_only=local_files_only).to(device).eval()
+    except OSError as e:
+        raise OSError(f"the paraphrase attack translates with {name!r}, which cannot be loaded here ({(str(e).splitlines() or [''])[0][:160]}); "
+                      "give local folders of its two translation models (source to pivot, pivot to source): `stance_nb attack "
+                      "--translation-models EN_DE,DE_EN`, `-p translation_models` of run_benchmark, or `models=` of the attack") from None
     return tok, model
 
 def translate(texts:Sequence[str], # sentences to translate

@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_baselines.ipynb #d416e188
 from __future__ import annotations
-import os, re, sys, json, math, time, ctypes, signal, hashlib, threading, warnings, contextlib, subprocess, tempfile, urllib.parse
+import os, re, sys, json, math, errno, time, ctypes, signal, hashlib, threading, warnings, contextlib, subprocess, tempfile, urllib.parse
 from pathlib import Path
 from dataclasses import dataclass, field, asdict
 from functools import lru_cache
@@ -17,11 +17,12 @@ from .core import write_json, StanceDataError, available_cpus
 from .records import RunRecord, write_predictions
 from .metrics import accuracy, f1_macro
 from .core import sha256_file
+from .data.core import check_rows
 
 # %% auto #0
 __all__ = ['SELECT_METRICS', 'FASTTEXT_PRESETS', 'BASELINES', 'NotFittedError', 'Baseline', 'Majority', 'TargetMajority',
            'RandomBaseline', 'moses_tokenize', 'fasttext_texts', 'upsample', 'malloc_fill', 'FastTextError',
-           'sigterm_exits', 'FastTextClassifier', 'fasttext_grid', 'get_baseline']
+           'scratch_folder', 'sigterm_exits', 'FastTextClassifier', 'fasttext_grid', 'get_baseline']
 
 # %% ../nbs/04_baselines.ipynb #6e02cb8b
 class NotFittedError(RuntimeError):
@@ -97,7 +98,9 @@ class RandomBaseline(Baseline):
     def fit(self, train_df:pd.DataFrame) -> 'RandomBaseline':
         "Remember the label set (and its distribution when `prior`)."
         _require(train_df, ['label'], 'RandomBaseline.fit')
-        counts = train_df['label'].value_counts()
+        if not len(train_df) and self.labels is None: raise StanceDataError("no training rows to take the labels from", source='RandomBaseline.fit',
+                                                                            expected='training rows, or labels=')
+        counts = check_rows(train_df, (), source='RandomBaseline.fit')['label'].value_counts()
         self.labels_ = sorted(self.labels if self.labels is not None else counts.index)
         self.p_ = [float(counts.get(l, 0)/counts.sum()) for l in self.labels_] if self.prior else None
         return self
@@ -181,13 +184,36 @@ if a.get("predict"):
     with open(a["predict_out"], "w", encoding="utf-8") as f: json.dump([l[0] for l in labs], f)
 '''
 
+def _die_with_parent():
+    "In a child process (Linux): be killed when the process that started it dies, even by `os._exit` or SIGKILL."
+    with contextlib.suppress(OSError, AttributeError): ctypes.CDLL('libc.so.6', use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+
+_WATCH = """import os, sys, time, shutil
+pid, folder = int(sys.argv[1]), sys.argv[2]
+while os.path.isdir(folder):
+    try: os.kill(pid, 0)
+    except ProcessLookupError: shutil.rmtree(folder, ignore_errors=True); break
+    time.sleep(0.5)
+"""
+
+@contextlib.contextmanager
+def scratch_folder(prefix:str='stance_nb-'):
+    """A temporary folder removed when the block ends, and also when this process dies without ending it: a kernel whose
+    papermill was stopped exits at once (`os._exit`), so a small watcher process removes the folder then."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as d:
+        w = subprocess.Popen([sys.executable, '-c', _WATCH, str(os.getpid()), d], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, start_new_session=True)
+        try: yield d
+        finally: threading.Thread(target=w.wait, daemon=True).start()   # it ends by itself once the folder is gone
+
 def _train_subprocess(args:dict, model_path:Path, predict_path:Path|None=None,
                       procs:list|None=None, # running child processes are added here while they run (so a caller can end them)
                      ) -> list|None:
     "Train in a fresh Python process, save the model to `model_path`; optionally return its predictions for the lines of `predict_path`."
     spec = dict(train=args, model=str(model_path))
     if predict_path is not None: spec.update(predict=str(predict_path), predict_out=str(model_path) + '.pred.json')
-    p = subprocess.Popen([sys.executable, '-c', _CHILD, json.dumps(spec)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen([sys.executable, '-c', _CHILD, json.dumps(spec)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=_die_with_parent)
     if procs is not None: procs.append(p)
     try: _, stderr = p.communicate()
     finally:
@@ -203,8 +229,8 @@ def _train_subprocess(args:dict, model_path:Path, predict_path:Path|None=None,
 @contextlib.contextmanager
 def sigterm_exits():
     "Inside the block, SIGTERM raises `SystemExit(143)` so that `finally` blocks and temporary folders are cleaned up."
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        yield; return                          # only the main thread can set handlers; keep a handler someone installed
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None):
+        yield; return   # only the main thread can set handlers; keep a handler someone installed (a kernel reports the default as 0, which is SIG_DFL)
     def _exit(signum, frame): raise SystemExit(128 + signum)
     signal.signal(signal.SIGTERM, _exit)
     try: yield
@@ -218,6 +244,15 @@ def _train_inprocess(args:dict):
                             "memory means training diverged: lower the learning rate.") from e
 
 # %% ../nbs/04_baselines.ipynb #98757431
+@contextlib.contextmanager
+def _temp_space(folder):
+    "A full disk while fastText writes its files in the temporary `folder`: say which folder, and how to choose another."
+    try: yield
+    except OSError as e:
+        if e.errno != errno.ENOSPC: raise
+        raise OSError(errno.ENOSPC, f"no space left in the temporary folder {folder} (fastText writes its training files there): "
+                      "point TMPDIR at a folder with space") from None
+
 def _enc(label) -> str: return '__label__' + urllib.parse.quote(str(label), safe='')
 
 def _dec(label:str) -> str: return urllib.parse.unquote(label[len('__label__'):])
@@ -279,15 +314,17 @@ class FastTextClassifier(Baseline):
 
     def fit(self, train_df:pd.DataFrame) -> 'FastTextClassifier':
         "Train on `train_df` (tidy table with `target`, `text`, `label`)."
+        check_rows(train_df, ('target', 'text') if self.pair else ('text',), source='FastTextClassifier.fit: the training data')
+        if not len(train_df): raise StanceDataError("no training rows", source='FastTextClassifier.fit', expected='at least one row')
         lines = self.train_lines(train_df)
-        with sigterm_exits(), tempfile.TemporaryDirectory() as d:
+        with sigterm_exits(), scratch_folder('stance_nb-fasttext-') as d, _temp_space(d):
             p = Path(d)/'train.txt'; p.write_text('\n'.join(lines) + '\n', encoding='utf-8')
             return self._fit_file(p, train_df['label'].unique())
 
     def predict(self, df:pd.DataFrame) -> list:
         "The most probable label for every row of `df`."
         self._check_fitted()
-        texts = self.texts(df)
+        texts = self.texts(check_rows(df, ('target', 'text') if self.pair else ('text',), label=False, source='FastTextClassifier.predict'))
         return [_dec(l[0]) for l in self.model_.predict(texts, k=1)[0]] if texts else []
 
     def predict_proba(self, df:pd.DataFrame) -> pd.DataFrame:
@@ -336,6 +373,11 @@ def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
     n_jobs = available_cpus() if n_jobs is None else n_jobs
     if not isinstance(n_jobs, int) or isinstance(n_jobs, bool) or n_jobs < 1: raise ValueError(f"fasttext_grid: n_jobs={n_jobs!r} must be an int >= 1 or None")
     base = FastTextClassifier(**kwargs)
+    cols = ('target', 'text') if base.pair else ('text',)
+    check_rows(train_df, cols, source='fasttext_grid: the training data'); check_rows(dev_df, cols, source='fasttext_grid: the dev data')
+    for part, d in (('training', train_df), ('dev', dev_df)):
+        if not len(d): raise StanceDataError(f"no {part} rows: the grid trains on train and chooses its cell on dev", source='fasttext_grid',
+                                             expected=f'{part} rows')
     gold = dev_df['label'].astype(str).tolist()
     cells = [(float(lr), int(ep)) for lr in lrs for ep in epochs]
     for lr, ep in cells: FastTextClassifier(**{**base.params(), 'lr': lr, 'epoch': ep})   # every cell's settings are valid
@@ -343,7 +385,7 @@ def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
     labels = train_df['label'].unique()
     rows, best, best_score = [], None, -np.inf
     procs = []                       # fastText subprocesses now running (n_jobs > 1)
-    with sigterm_exits(), tempfile.TemporaryDirectory() as d:
+    with sigterm_exits(), scratch_folder('stance_nb-fasttext-grid-') as d, _temp_space(d):
         d = Path(d); train_path, dev_path = d/'train.txt', d/'dev.txt'
         train_path.write_text('\n'.join(lines) + '\n', encoding='utf-8')
         dev_path.write_text(''.join(t + '\n' for t in dev_texts), encoding='utf-8')

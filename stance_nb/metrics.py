@@ -15,10 +15,10 @@ from .data.core import DATASETS
 from .records import read_jsonl, read_predictions
 
 # %% auto #0
-__all__ = ['FNC1_RELATED', 'FNC1_LABELS', 'XSTANCE_LABELS', 'XSTANCE_TEST_SETS', 'XSTANCE_LANGUAGES', 'METRICS', 'check_labels',
-           'f1_per_class', 'f1_macro', 'f1_micro', 'accuracy', 'fnc1_raw_score', 'fnc1_score', 'semeval2016_f1',
-           'xstance_f1', 'evaluate_xstance', 'harmonic_mean', 'xstance_paper_cells', 'cheese_metric', 'cheese_scores',
-           'summarize', 'format_summary', 'score', 'paired_ttest', 'significance_marks']
+__all__ = ['MACRO_F1_RULE', 'FNC1_RELATED', 'FNC1_LABELS', 'XSTANCE_LABELS', 'XSTANCE_TEST_SETS', 'XSTANCE_LANGUAGES', 'METRICS',
+           'check_labels', 'f1_per_class', 'f1_macro', 'f1_micro', 'accuracy', 'fnc1_raw_score', 'fnc1_score',
+           'semeval2016_f1', 'xstance_f1', 'evaluate_xstance', 'harmonic_mean', 'xstance_paper_cells', 'cheese_metric',
+           'cheese_scores', 'summarize', 'format_summary', 'score', 'paired_ttest', 'significance_marks']
 
 # %% ../nbs/02_metrics.ipynb #9b4d5c99
 def _labels_of(x, name:str='labels') -> list:
@@ -51,15 +51,26 @@ def f1_per_class(gold, pred, labels:Sequence|None=None) -> dict:
     labels = sorted(set(gold) | set(pred)) if labels is None else list(labels)
     return dict(zip(labels, f1_score(gold, pred, labels=labels, average=None, zero_division=0).tolist()))
 
+MACRO_F1_RULE = ("macro-F1 averages the F1 of the labels present in the gold labels or the predictions (scikit-learn's "
+                 "default, which the benchmark and EZ-STANCE authors' scorers use); a declared label absent from both does not count")
+
+def _present(gold:list, pred:list, labels:Sequence|None) -> list|None:
+    "The labels an average runs over: those of `labels` present in the gold labels or the predictions (all present ones when `None`)."
+    if labels is None: return None
+    used = set(gold) | set(pred)
+    return [l for l in labels if l in used]
+
 def f1_macro(gold, pred, labels:Sequence|None=None) -> float:
-    "Macro-averaged F1 (the benchmark's F1m+): the mean of the per-class F1 over `labels` (default: labels present)."
+    """Macro-averaged F1 (the benchmark's F1m+): the mean of the per-class F1 over the labels present in the gold labels
+    or the predictions, as the papers' official scorers compute it (scikit-learn's default). `labels` are the allowed
+    labels: a prediction outside them is an error, and a label of them absent from both does not count."""
     gold, pred = check_labels(gold, pred, labels=None if labels is None else set(labels) | set(gold))
-    return float(f1_score(gold, pred, labels=labels, average='macro', zero_division=0))
+    return float(f1_score(gold, pred, labels=_present(gold, pred, labels), average='macro', zero_division=0))
 
 def f1_micro(gold, pred, labels:Sequence|None=None) -> float:
-    "Micro-averaged F1 (equals accuracy for single-label classification)."
+    "Micro-averaged F1 (equals accuracy for single-label classification); `labels` as for `f1_macro`."
     gold, pred = check_labels(gold, pred, labels=None if labels is None else set(labels) | set(gold))
-    return float(f1_score(gold, pred, labels=labels, average='micro', zero_division=0))
+    return float(f1_score(gold, pred, labels=_present(gold, pred, labels), average='micro', zero_division=0))
 
 def accuracy(gold, pred, labels:Sequence|None=None) -> float:
     "The share of predictions equal to the gold label."
@@ -204,7 +215,7 @@ _LABELLED = ('f1_macro', 'accuracy')   # averaged / checked over a given label l
 def score(dataset_name:str|None, # a key of `DATASETS` (its `.metric` and `.labels` are used), or None with `metric`
           gold, pred,            # gold and predicted labels (sequences, or DataFrames with a `label` column)
           metric:str|Callable|None=None, # a key of `METRICS` or a function `(gold, pred, labels) -> float`; default: the dataset's official metric
-          labels:Sequence|None=None, # the label list macro-F1 and accuracy run over (a run's labels: a label never predicted still counts)
+          labels:Sequence|None=None, # the run's labels: predictions outside them are an error; macro-F1 averages those present in gold or predictions
          ) -> float:
     "Score `pred` against `gold` with the dataset's official metric (or `metric`), as a fraction: the one scorer of the package."
     info = DATASETS.get(dataset_name) if dataset_name is not None else None

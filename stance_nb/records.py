@@ -4,7 +4,7 @@
 
 # %% ../nbs/00a_records.ipynb #c2cfd231
 from __future__ import annotations
-import json, os, time
+import dataclasses, json, os, time
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Iterable
@@ -86,7 +86,13 @@ class RunRecord:
     @classmethod
     def load(cls, path:str|Path) -> 'RunRecord':
         "Read a record written by `save`; relative file paths come back absolute (resolved against the record's folder)."
-        d = json.loads(Path(path).read_text(encoding='utf-8'))
+        try: d = json.loads(Path(path).read_text(encoding='utf-8'))
+        except json.JSONDecodeError as e:
+            raise StanceDataError(f"not a run record: broken JSON ({e.msg} at line {e.lineno})", path=path, expected='a record written by RunRecord.save') from None
+        fields = {f.name for f in dataclasses.fields(cls)}
+        if not isinstance(d, dict) or not {'name', 'params'} <= set(d) or (bad := sorted(set(d) - fields)):
+            what = f"unknown field(s) {bad}" if isinstance(d, dict) and {'name', 'params'} <= set(d) else 'no name and params'
+            raise StanceDataError(f"not a run record: {what}", path=path, expected=f"the fields of a RunRecord ({', '.join(sorted(fields))})")
         folder = Path(path).expanduser().resolve().parent
         d['files'] = {k: v if not isinstance(v, str) or Path(v).is_absolute() else str(folder/v) for k, v in d.get('files', {}).items()}
         return cls(**d)

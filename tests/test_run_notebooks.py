@@ -71,8 +71,9 @@ def test_run_notebook_smoke(nb, tmp_path, monkeypatch):
     assert any((tmp_path/'outputs').rglob('*.json')), f'{nb.name} wrote no run record'
     check_golden(nb, tmp_path/'outputs')
 
-def test_golden_check_fails_on_another_number(tmp_path):
+def test_golden_check_fails_on_another_number(tmp_path, monkeypatch):
     "The comparison with the committed tables sees a changed number."
+    monkeypatch.delenv('STANCE_NB_UPDATE_GOLDEN', raising=False)   # compare, never rewrite, here
     nb = NBS/'run_cheese.ipynb'
     out = tmp_path/'outputs'/'cheese'; out.mkdir(parents=True)
     for p in (GOLDEN/nb.stem).glob('*.csv'): shutil.copy(p, out/p.name)

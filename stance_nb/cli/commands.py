@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from .options import UsageError, data_spec, config_changes, _PLAN_SKIP, _BASELINE_SYSTEMS
 from ..predict import load_predictor
+from ..core import StanceDataError
 
 # %% auto #0
 __all__ = ['COMMANDS', 'list_presets']
@@ -157,13 +158,18 @@ def _predict(args) -> dict:
     if bad: raise UsageError(f"unknown --format or --columns name(s) {bad}; --format takes jsonl,csv and --columns text=...,target=...")
     cols = {'text': 'text', 'target': 'target', **args.columns}
     raw = read_table(args.input, required=[cols['text']], sep=args.sep)
+    if not len(raw): raise StanceDataError("no rows to label", path=args.input, expected='a header and at least one row')
     if 'csv' in args.format and args.label_column in raw.columns:
         raise UsageError(f"{args.input} has a column {args.label_column!r} already; name the predictions' column with --label-column")
     predict, info = load_predictor(args.run, args.head, args.batch_size)
+    if args.head is not None and info['kind'] not in ('mdl', 'fasttext'):
+        raise UsageError(f"--head chooses one head of an MDL run (or one model of a baselines job); {args.run} is one {info['kind']} model")
     if info['pair'] and cols['target'] not in raw.columns:
         raise UsageError(f"the model reads (target, text) pairs and {args.input} has no column {cols['target']!r}; "
                      f"found {list(raw.columns)} (use --columns target=...)")
     df = pd.DataFrame(dict(text=raw[cols['text']], target=raw[cols['target']] if cols['target'] in raw.columns else ''))
+    if (empty := df.index[df.text.str.strip() == '']).size:   # nothing to read: refused, not labelled
+        raise StanceDataError(f"empty text in {len(empty)} row(s)", path=args.input, row=int(empty[0]) + 1, field=cols['text'], expected='a text to label')
     labels = list(predict(df))
     files = {}
     if 'jsonl' in args.format: files['jsonl'] = str(write_predictions(f'{args.output}.jsonl', labels))
@@ -172,8 +178,6 @@ def _predict(args) -> dict:
                 counts={l: labels.count(l) for l in info['labels']}, files=files)
 
 # %% ../../nbs/12a_cli.commands.ipynb #8a9b0c0c
-_LABELLED = ('f1_macro', 'f1_micro', 'accuracy')   # averaged over the dataset's label list
-
 def _read_pred(path:str, column:str) -> list:
     "Predicted labels from the official JSONL or from a CSV's `column`."
     from stance_nb.data.core import read_table
@@ -184,9 +188,9 @@ def _evaluate(args) -> dict:
     "Score a predictions file on the test split with the dataset's official metric (X-stance: its official table too)."
     from stance_nb.core import StanceDataError
     from stance_nb.data import DATASETS
-    from stance_nb.metrics import METRICS, evaluate_xstance
+    from stance_nb.metrics import score, evaluate_xstance
     spec = data_spec(args)
-    info, df = DATASETS[spec.dataset], None
+    info = DATASETS[spec.dataset]
     df = _load(spec, args, need_train=False)
     test = df[df.split == 'test'].reset_index(drop=True)
     pred = _read_pred(args.predictions, args.label_column)
@@ -194,8 +198,7 @@ def _evaluate(args) -> dict:
         raise StanceDataError(f"{len(pred)} predictions for the {len(test)} test rows of {spec.key!r}", path=args.predictions,
                               expected='one prediction per test row, in test-file order')
     gold, labels = test.label.tolist(), list(df.attrs.get('labels') or info.labels)
-    scores = {m: float(METRICS[m](gold, pred, labels=labels) if m in _LABELLED else METRICS[m](gold, pred))
-              for m in dict.fromkeys([info.metric, 'f1_macro', 'accuracy'])}
+    scores = {m: score(spec.dataset, gold, pred, metric=m, labels=labels) for m in dict.fromkeys([info.metric, 'f1_macro', 'accuracy'])}
     res = dict(command='evaluate', dataset=spec.key, metric=info.metric, n=len(test), scores=scores, predictions=str(args.predictions))
     if spec.dataset == 'xstance': res['official'] = evaluate_xstance(test, pred).to_dict('records')
     return res
@@ -226,12 +229,14 @@ def _download(args) -> dict:
     from stance_nb.data import DATASETS, download
     _check('dataset', args.dataset, DATASETS)
     if DATASETS[args.dataset].folder is None: raise UsageError(f"dataset {args.dataset!r} reads your own files; there is nothing to download")
+    if args.data_dir and Path(args.data_dir).exists() and not Path(args.data_dir).is_dir():
+        raise UsageError(f"--data-dir {args.data_dir} is a file; give the data folder (datasets are unpacked into sub-folders)")
     return dict(command='download', dataset=args.dataset, folder=str(download(args.dataset, args.data_dir, force=args.force)))
 
 # %% ../../nbs/12a_cli.commands.ipynb #0287d81e
 def _reproduce(args) -> dict:
     "Check the parameters as the result notebook does, run `stance_nb.experiment.reproduce`, return its tables."
-    from stance_nb.experiment import EXPERIMENTS, get_experiment, parameters, reproduce, notebook_parameters, papermill_value
+    from stance_nb.experiment import EXPERIMENTS, get_experiment, parameters, reproduce, notebook_parameters, papermill_value, data_specs
     try: exp = get_experiment(args.experiment)
     except KeyError: raise UsageError(f"unknown experiment {args.experiment!r}; valid experiments: {', '.join(sorted(EXPERIMENTS))}")
     ns = notebook_parameters(exp.name)
@@ -240,8 +245,10 @@ def _reproduce(args) -> dict:
         elif len(item) == 2: name, value = item
         else: raise UsageError(f"-p expects name=value (or papermill's name value), got {' '.join(item)!r}")
         ns[name.strip()] = papermill_value(value)
-    try: P = parameters(ns, exp.name)
-    except (NameError, ValueError) as e: raise UsageError(str(e))
+    try:
+        P = parameters(ns, exp.name)
+        data_specs(P.get('data'))   # your datasets' options, checked before anything is read
+    except (NameError, ValueError, TypeError, KeyError) as e: raise UsageError(str(e).strip("'\""))
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
     if P.get('smoke'):   # fixtures and tiny models come from the test utilities, which the package itself never imports
         raise UsageError(f"smoke runs are the result notebook's: papermill -k python3 nbs/run_{exp.name}.ipynb out.ipynb -p smoke True")

@@ -8,20 +8,26 @@ import argparse, contextlib, json, os, sys
 from pathlib import Path
 import numpy as np
 from .options import (UsageError, _run_options, _data_options, _common, _names, _pairs, add_config_options,
-                                   _PLAN_SKIP, _BASELINE_SYSTEMS)
+                                   _PLAN_SKIP, _BASELINE_SYSTEMS, _POSITIVE, _NONNEG)
 from .commands import COMMANDS
 from ..core import paper_modules
+from ..core import StanceDataError
 
 # %% auto #0
 __all__ = ['make_parser', 'set_threads', 'run_command', 'main']
 
 # %% ../../nbs/12b_cli.main.ipynb #924e71a7
+class _Parser(argparse.ArgumentParser):
+    "argparse's parser, whose errors are one line (`stance_nb train: error: ...`) and exit 2, pointing at `--help` instead of printing the usage."
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
 def make_parser() -> argparse.ArgumentParser:
     "The `stance_nb` argument parser, one subcommand per step (`COMMANDS`); training options come from the config dataclasses."
     from stance_nb.train import TrainConfig, RunPlan
     from stance_nb.mdl import MDLConfig
     from stance_nb.baselines import FASTTEXT_PRESETS
-    p = argparse.ArgumentParser(prog='stance_nb', description='Stance detection: baselines, training, prediction, evaluation, attacks.')
+    p = _Parser(prog='stance_nb', description='Stance detection: baselines, training, prediction, evaluation, attacks.')
     sub = p.add_subparsers(dest='command', required=True)
     b = sub.add_parser('baselines', help='majority, random and fastText (grid chosen on dev) on one dataset: test scores')
     _data_options(b); _run_options(b)
@@ -46,7 +52,7 @@ def make_parser() -> argparse.ArgumentParser:
     pr.add_argument('--output', required=True, help='output path without suffix: writes OUTPUT.jsonl and/or OUTPUT.csv')
     pr.add_argument('--format', type=_names, default=['jsonl', 'csv'], help='jsonl (official format), csv (the input with a label column), or both')
     pr.add_argument('--label-column', default='label', help='name of the predicted-label column of the CSV output')
-    pr.add_argument('--batch-size', type=int, default=64, help='prediction batch size')
+    pr.add_argument('--batch-size', type=_POSITIVE, default=64, help='prediction batch size')
     _run_options(pr, seeds=False)
     e = sub.add_parser('evaluate', help="score a predictions file on a dataset's test split with its official metric")
     _data_options(e)
@@ -56,7 +62,7 @@ def make_parser() -> argparse.ArgumentParser:
     a = sub.add_parser('attack', help='write an attacked copy of a test split (stance_nb.attacks)')
     _data_options(a)
     a.add_argument('--attack', required=True, help='spelling, negation or paraphrase (stance_nb.attacks.ATTACKS)')
-    a.add_argument('--seed', type=int, default=0, help='seed of the perturbation')
+    a.add_argument('--seed', type=_NONNEG, default=0, help='seed of the perturbation')
     a.add_argument('--split', default='test', choices=['train', 'dev', 'test'], help='the split to attack')
     a.add_argument('--output', required=True, help='the attacked rows as .csv or .jsonl')
     a.add_argument('--translation-models', type=_names, help='paraphrase: the en->x and x->en models (Hub ids or folders)')
@@ -116,12 +122,13 @@ def run_command(argv:list|None=None, # arguments without the program name (defau
     "Parse `argv`, check names, run the command; return its result (metrics, run record paths) as a JSON-ready dict."
     parser = make_parser()
     args = parser.parse_args(argv)
+    usage = lambda msg: parser.exit(2, f"stance_nb {args.command}: error: {msg} (see stance_nb {args.command} --help)\n")
     if getattr(args, 'threads', None) is not None:
         try: set_threads(args.threads)
-        except ValueError as e: parser.error(str(e))
+        except ValueError as e: usage(e)
     if args.command in ('train', 'mdl'): _init_state()
     try: return COMMANDS[args.command](args)
-    except UsageError as e: parser.error(str(e))
+    except UsageError as e: usage(e)
 
 def _is_main_process() -> bool:
     try:
@@ -129,15 +136,26 @@ def _is_main_process() -> bool:
         return PartialState().is_main_process
     except Exception: return True
 
+def _one_line(e:BaseException) -> str:
+    "An error as one line: its own message when the library wrote it to be read, else its type and first line."
+    msg = (str(e).strip().splitlines() or [''])[0]
+    return msg if isinstance(e, (StanceDataError, FileNotFoundError, UsageError)) else f"{type(e).__name__}: {msg}"
+
 def main(argv:list|None=None) -> int:
-    "Entry point of `python -m stance_nb.cli` and the `stance_nb` console script: run, print the result as JSON (main process only)."
-    from stance_nb.core import StanceDataError
+    """Entry point of `python -m stance_nb.cli` and the `stance_nb` console script: run, print the result as JSON (main process only).
+    Errors end as one line: exit status 2 for a wrong name, option or value (before any work), 1 for data or a run that
+    cannot go on; `--debug` (anywhere on the line) or `STANCE_NB_DEBUG=1` shows the traceback instead."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    debug = '--debug' in argv or os.environ.get('STANCE_NB_DEBUG', '') not in ('', '0')
+    argv = [a for a in argv if a != '--debug']
     as_json = '--json' in argv
     try:
         with _stdout_to_stderr() if as_json else contextlib.nullcontext(): res = run_command(argv)
-    except (StanceDataError, FileNotFoundError) as e:
-        print(f"stance_nb: error: {e}", file=sys.stderr); return 1
+    except KeyboardInterrupt:
+        print("stance_nb: interrupted", file=sys.stderr); return 130
+    except Exception as e:
+        if debug: raise
+        print(f"stance_nb: error: {_one_line(e)}", file=sys.stderr); return 1
     if _is_main_process():
         print(json.dumps(_jsonable(res), indent=None if as_json else 1), flush=True)
         for p in res.get('records') or [] if isinstance(res, dict) else []:

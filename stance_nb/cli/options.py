@@ -26,6 +26,19 @@ def _seeds(s:str) -> tuple:
 
 def _names(s:str) -> list: return [x.strip() for x in s.split(',') if x.strip()]
 
+def _number(kind:type, lo=None, hi=None, what:str=''):
+    "An argparse `type`: a `kind` number within (`lo`, `hi`] (either bound optional); `what` says the range."
+    def parse(s:str):
+        try: v = kind(s)
+        except ValueError: raise argparse.ArgumentTypeError(f"expected {what or kind.__name__}, got {s!r}")
+        if (lo is not None and not v > lo) or (hi is not None and not v <= hi): raise argparse.ArgumentTypeError(f"expected {what}, got {s!r}")
+        return v
+    return parse
+
+_POSITIVE = _number(int, 0, what='a whole number >= 1')
+_NONNEG = _number(int, -1, what='a whole number >= 0')
+_FRACTION = _number(float, 0, 1, what='a fraction between 0 and 1 (exclusive)')
+
 def _pairs(s:str) -> dict:
     "Parse 'train=a.csv,dev=b.csv' into {'train': 'a.csv', 'dev': 'b.csv'}."
     out = {}
@@ -40,7 +53,7 @@ def _run_options(p:argparse.ArgumentParser, seeds:bool=True):
     "The options of every command that runs something: seeds, outputs, threads, JSON output."
     if seeds: p.add_argument('--seeds', type=_seeds, nargs='?', const=(), help="comma-separated seeds; alone: the preset's seed list")
     p.add_argument('--output-dir', help='outputs root (default: $STANCE_NB_OUTPUTS or <repo>/outputs)')
-    p.add_argument('--threads', type=int, help='torch threads, and OMP/MKL threads of child processes (default: the libraries\' own)')
+    p.add_argument('--threads', type=_POSITIVE, help='torch threads, and OMP/MKL threads of child processes (default: the libraries\' own)')
     p.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout; all other output goes to stderr')
 
 def _data_options(p:argparse.ArgumentParser, required:bool=True):
@@ -49,9 +62,9 @@ def _data_options(p:argparse.ArgumentParser, required:bool=True):
     p.add_argument('--path', type=str, help='your files: train=FILE,dev=FILE,test=FILE (or FILE with a split column)')
     p.add_argument('--columns', type=_pairs, help='tidy name=your column, e.g. text=Sentence,target=Topic,label=Stance')
     p.add_argument('--label-map', type=_pairs, help='label in the file=label name, e.g. 0=AGAINST,1=FAVOR,2=NONE')
-    p.add_argument('--dev-fraction', type=float, help='no dev file: cut a seeded stratified dev split of this fraction from train')
-    p.add_argument('--max-train', type=int, help='train on a seeded sample of this many training rows')
-    p.add_argument('--split-seed', type=int, help='seed of the --dev-fraction split and the --max-train sample (default 0)')
+    p.add_argument('--dev-fraction', type=_FRACTION, help='no dev file: cut a seeded stratified dev split of this fraction from train')
+    p.add_argument('--max-train', type=_POSITIVE, help='train on a seeded sample of this many training rows')
+    p.add_argument('--split-seed', type=_NONNEG, help='seed of the --dev-fraction split and the --max-train sample (default 0)')
     p.add_argument('--data-dir', help='data directory of registered datasets (default: $STANCE_NB_DATA or the cache)')
 
 def _common(p:argparse.ArgumentParser):

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/01_data.core.ipynb #9c86da9c
 from __future__ import annotations
-import json, csv, io, os, shutil, hashlib, tempfile, zipfile, tarfile, zlib, warnings, urllib.request, urllib.parse
+import json, csv, io, os, math, shutil, hashlib, tempfile, zipfile, tarfile, zlib, warnings, urllib.request, urllib.parse
 from pathlib import Path, PurePosixPath
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
@@ -13,8 +13,8 @@ from ..core import data_dir as _data_dir, StanceDataError
 from ..core import sha256_file
 
 # %% auto #0
-__all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'fingerprint',
-           'require_text', 'require_file', 'read_table', 'safe_extract', 'download']
+__all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'check_rows',
+           'fingerprint', 'require_text', 'require_file', 'read_table', 'safe_extract', 'download']
 
 # %% ../../nbs/01_data.core.ipynb #8b3205dc
 TIDY_COLUMNS = ('id', 'split', 'target', 'text', 'label')
@@ -90,6 +90,26 @@ def load(name:str,            # a key of `DATASETS`
     if info.pair is not None: df.attrs['pair'] = info.pair
     return check_tidy(df, info, folder)
 
+# %% ../../nbs/01_data.core.ipynb #f37f88cb
+def check_rows(df:pd.DataFrame,           # a tidy table, or a part of one
+               columns:Iterable[str]=('text',), # text columns that must hold strings of valid Unicode
+               label:bool=True,           # every `label` must be present (not null or NaN)
+               source:str='the data',     # what the table is, for the message (e.g. "train_classifier's data")
+              ) -> pd.DataFrame:
+    "`df` unchanged when every text is a string of valid Unicode and every label present; else one `StanceDataError` naming the row and field."
+    for c in [c for c in columns if c in df]:
+        for i, v in zip(df.index, df[c]):
+            if not isinstance(v, str):
+                kind = 'null' if v is None or (isinstance(v, float) and math.isnan(v)) else f'non-string ({type(v).__name__})'
+                raise StanceDataError(f"{kind} {c}", row=i, field=c, expected='a string', source=source)
+            try: v.encode('utf-8')
+            except UnicodeEncodeError as e:
+                raise StanceDataError(f"{c} is not valid Unicode ({e.reason} at character {e.start})", row=i, field=c,
+                                      expected='text that can be written as UTF-8', source=source) from None
+    if label and 'label' in df and (na := df.index[df['label'].isna()]).size:
+        raise StanceDataError("null label", row=na[0], field='label', expected='a label on every row', source=source)
+    return df
+
 # %% ../../nbs/01_data.core.ipynb #9c03d624
 def fingerprint(df:pd.DataFrame) -> str:
     "A hash of the rows of a tidy table (split, id, target, text, label, in order): what a run trained and tested on."
@@ -128,6 +148,15 @@ def _check_fields(path:Path, sep:str, encoding:str):
                 raise StanceDataError(f"{len(rec)} fields where the header has {len(header)}", path=path, row=row,
                                       expected=f"{len(header)} fields {header}; quote a field that contains {sep!r}")
 
+def _check_header(path:Path, sep:str, encoding:str):
+    "A header that names each column once; pandas would keep the first of two and rename the other (`text.1`)."
+    with open(path, encoding=encoding, newline='') as f: header = next(csv.reader(f, delimiter=sep), [])
+    seen = {}
+    for i, h in enumerate(header):
+        if h in seen: raise StanceDataError(f"column {h!r} appears twice in the header (columns {seen[h] + 1} and {i + 1})", path=path, field=h,
+                                            expected='one column per name')
+        seen[h] = i
+
 def read_table(path:str|Path, required:Iterable[str]=(), sep:str=',', encoding:str='utf-8',
                dtype=str,                # column types: `str` for all, or a dict `{column: type}`
                check_fields:bool=False,  # refuse a record with more or fewer fields than the header (a stray separator)
@@ -135,6 +164,7 @@ def read_table(path:str|Path, required:Iterable[str]=(), sep:str=',', encoding:s
     "Read a CSV/TSV with every column as string; missing columns and wrong encodings are reported by name."
     path = Path(path)
     try:
+        _check_header(path, sep, encoding)
         if check_fields: _check_fields(path, sep, encoding)
         df = pd.read_csv(path, sep=sep, encoding=encoding, dtype=dtype, keep_default_na=False, **({'index_col': False} if check_fields else {}), **kwargs)
     except UnicodeDecodeError as e: raise StanceDataError(f"cannot decode as {encoding}: {e.reason} at byte {e.start}", path=path, expected=f'{encoding} text') from None

@@ -108,6 +108,18 @@ def _full_data_loads(spec:DataSpec, data_dir) -> bool:
     except StanceDataError: return False
 
 # %% ../../nbs/10b_experiment.data.ipynb #f5a8dafa
+def _check_preparation(key, opts:Mapping):
+    "The preparation options of a `data` entry, checked before anything is read: a fraction, positive counts, a seed, a mapping."
+    v = opts.get('dev_fraction')
+    if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1):
+        raise ValueError(f"data[{key!r}]: dev_fraction={v!r}: expected a fraction between 0 and 1 (exclusive)")
+    for name, lo in (('max_train', 1), ('split_seed', 0)):
+        v = opts.get(name)
+        if v is not None and not (isinstance(v, int) and not isinstance(v, bool) and v >= lo):
+            raise ValueError(f"data[{key!r}]: {name}={v!r}: expected a whole number >= {lo}")
+    if opts.get('label_map') is not None and not isinstance(opts['label_map'], Mapping):
+        raise ValueError(f"data[{key!r}]: label_map={opts['label_map']!r}: expected an object {{label in the file: label}}")
+
 def data_specs(data:Mapping|str|None, # {key: {"dataset": name, loader or preparation options...}}, or its JSON text
               ) -> dict[str, DataSpec]:
     "`DataSpec`s from a result notebook's `data` parameter; unknown datasets, options and unsafe keys fail naming them."
@@ -122,5 +134,6 @@ def data_specs(data:Mapping|str|None, # {key: {"dataset": name, loader or prepar
         bad = sorted(set(opts) - set(DATASETS[d['dataset']].options) - set(PREPARE_OPTIONS))
         if bad: raise TypeError(f"data[{key!r}]: unknown option(s) {bad} for dataset {d['dataset']!r}; "
                                 f"valid: {sorted(set(DATASETS[d['dataset']].options) | set(PREPARE_OPTIONS))}")
+        _check_preparation(key, opts)
         out[str(key)] = DataSpec.of(str(key), d['dataset'], **{k: tuple(v) if isinstance(v, list) else v for k, v in opts.items()})
     return out

@@ -22,11 +22,11 @@ _LITERALS = (str, int, float, bool, list, dict, tuple, type(None))
 
 @dataclass
 class ParamType:
-    "A parsed parameter annotation: base type, optional, bounds, choices name, distinct, name-safe."
-    base:str; optional:bool=False; bounds:tuple=(); choices:str|None=None; distinct:bool=False; name:bool=False
+    "A parsed parameter annotation: base type, optional, bounds, choices name, distinct, name-safe, a model reference."
+    base:str; optional:bool=False; bounds:tuple=(); choices:str|None=None; distinct:bool=False; name:bool=False; model:bool=False
 
 def parse_annotation(a:str) -> ParamType:
-    "Parse `'Optional[int] positive'`, `'list[str] in datasets distinct'`, `'int min8'`, `'str name'` into a `ParamType`."
+    "Parse `'Optional[int] positive'`, `'list[str] in datasets distinct'`, `'int min8'`, `'str name'`, `'str model'` into a `ParamType`."
     m = re.match(r'\s*(Optional\[)?(list\[\w+\]|\w+)(\])?', a)
     if not m or m.group(2) not in _BASE or bool(m.group(1)) != bool(m.group(3)):
         raise ValueError(f"bad parameter annotation {a!r}; expected a base type among {sorted(_BASE)}, optionally Optional[...]")
@@ -38,7 +38,8 @@ def parse_annotation(a:str) -> ParamType:
         elif w == 'in' and words: t.choices = words.pop(0)
         elif w == 'distinct': t.distinct = True
         elif w == 'name': t.name = True
-        else: raise ValueError(f"bad constraint {w!r} in parameter annotation {a!r}; valid: {sorted(_WORDS)}, minN, in NAME, distinct, name")
+        elif w == 'model': t.model = True
+        else: raise ValueError(f"bad constraint {w!r} in parameter annotation {a!r}; valid: {sorted(_WORDS)}, minN, in NAME, distinct, name, model")
     return t
 
 # %% ../../nbs/10a_experiment.params.ipynb #22d9cbc3
@@ -49,6 +50,14 @@ def _is(v, tp) -> bool:
     if tp is int: return isinstance(v, int) and not isinstance(v, bool)
     if tp is float: return isinstance(v, (int, float)) and not isinstance(v, bool)
     return isinstance(v, tp)
+
+_HUB_ID = re.compile(r'^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$')   # `bert-base-uncased`, `dbmdz/bert-base-german-uncased`
+
+def _check_model_ref(name:str, v:str):
+    "A model parameter names a local file or folder that exists, or something shaped like a Hub id; else the error names the parameter."
+    if Path(v).expanduser().exists() or (_HUB_ID.match(v) and not v.startswith(('.', '~'))): return
+    raise ValueError(f"parameter {name}={v!r}: no such local file or folder, and not a Hugging Face Hub id "
+                     "(expected an existing path, or an id like bert-base-uncased or an-org/a-model)")
 
 def check_value(name:str, v, t:ParamType, choices:Mapping|None=None):
     "The value `v` of parameter `name` normalized to `t` (lists parsed from text); `ValueError` naming it otherwise."
@@ -67,6 +76,7 @@ def check_value(name:str, v, t:ParamType, choices:Mapping|None=None):
     for x in items:
         for op, b in t.bounds:
             if not (_is(x, float) and math.isfinite(x) and _OPS[op](x, b)): raise ValueError(f"parameter {name}={v!r}: expected {op} {b:g}")
+        if t.model: _check_model_ref(name, x)
         if t.name and not SAFE_NAME.match(str(x)):
             raise ValueError(f"parameter {name}={x!r}: expected a plain name (letters, digits, '.', '_', '-'; no path separators or '..')")
     if t.choices is not None:

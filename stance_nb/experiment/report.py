@@ -9,7 +9,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from ..core import outputs_dir, write_csv, write_text, write_json, machine_label, portable
-from ..metrics import paired_ttest
+from ..metrics import paired_ttest, MACRO_F1_RULE
 from ..reference import compare, to_markdown, reference
 from .spec import Experiment, RunResult
 from .runner import COLLAPSE_SHARE
@@ -136,7 +136,7 @@ def conditions_text(cond:dict) -> str:
              f"smoke run: {bool((cond.get('settings') or {}).get('smoke'))}",
              f"- data: {data}", f"- seeds {cond['seeds']}; attack seed {cond['attack_seed']}",
              f"- hardware: {hw.get('platform', '?')}; {machine_label(hw)}; {hw.get('cpus', '?')} CPUs ({hw.get('torch_threads', '?')} torch threads); "
-             f"git {str(cond.get('git'))[:10]}",
+             f"git {str(cond.get('git'))[:10]}{' (uncommitted changes)' if str(cond.get('git')).endswith('+dirty') else ''}",
              f"- wall time {cond['wall_seconds']:.0f} s ({cond['jobs']} jobs, {cond['reused']} reused from an earlier identical run; "
              f"{cond['job_seconds']:.0f} s of job time in the records)"]
     machines = cond.get('job_machines') or {}
@@ -152,6 +152,7 @@ def conditions_text(cond:dict) -> str:
     for k, why in (cond.get('skipped') or {}).items(): lines.append(f"- not run: {k}: {why}")
     if cond.get('unfinished'): lines.append(f"- not finished (tables from the finished jobs only): {'; '.join(cond['unfinished'])}")
     for line in cond.get('collapsed') or (): lines.append(f"- collapsed predictions (one label for at least {COLLAPSE_SHARE:.0%}): {line}")
+    lines.append(f"- scores: {MACRO_F1_RULE}")
     if cond.get('c_a'):
         lines.append("- correctness ratios c_a (potency, resilience): " + '; '.join(f"{a} {v['value']:g} ({v['source']})" for a, v in cond['c_a'].items()))
     return '\n'.join(lines)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10j_experiment.runner.ipynb #5b48bbba
 from __future__ import annotations
-import collections, os, time, warnings
+import collections, math, os, time, warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
@@ -17,7 +17,7 @@ from ..metrics import score
 from ..records import RunRecord, read_predictions
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, DataSpec, SYSTEMS, TRANSFORMS)
 from .data import load_data, _split, _full_data_loads
-from .store import job_params, job_dir, finished_record, save_job
+from .store import job_params, job_dir, finished_record, save_job, older_jobs
 from .cost import CPU_CHECKPOINT_EVERY, _full_cpu_run, _announce_cpu_cost
 
 # %% auto #0
@@ -159,12 +159,22 @@ def _job_inputs(job:Job, inp:_Inputs) -> tuple[dict, dict]:
            (('@' in n and float(n.split('@')[1]) == job.ratio) or n.split(':')[-1] in ('test', *job.row.attacks))}
     return ts, fps
 
+def _precision(job:Job, inp:_Inputs, ts:dict, settings:dict) -> str|None:
+    "What a job that trains an encoder trains in on this machine (`mixed_precision='auto'` resolved); `None` for the other systems."
+    sysm = SYSTEMS[job.row.system]
+    if sysm.budget is None: return None
+    from stance_nb.train import resolve_precision   # torch, imported only by runs that train an encoder
+    try: cfg, _ = sysm.budget(Context(job.row, job.seed, job.ratio, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, Path('.'), settings))
+    except RowSkipped: return None   # no model: the job is reported as not run
+    return resolve_precision(cfg.mixed_precision)
+
 def _plan(exp:Experiment, rows:list, seeds, ratios, inp:_Inputs, settings:dict, root:Path) -> list[tuple]:
-    "Every job with its test sets, its parameters (data fingerprints included) and its folder in the job store."
+    "Every job with its test sets, its parameters (data fingerprints, declared labels, precision) and its folder in the job store."
     plan = []
     for job in plan_jobs(exp, rows, inp.keys, seeds, ratios, available=set(inp.frames)):
         ts, fps = _job_inputs(job, inp)
-        params = job_params(job, fps, settings)
+        labels = {k: inp.frames[k, job.ratio].attrs.get('labels') for k in job.keys}
+        params = job_params(job, fps, settings, labels=labels, precision=_precision(job, inp, ts, settings))
         plan.append((job, ts, params, job_dir(root, job, params)))
     return plan
 
@@ -184,12 +194,26 @@ def _label_lines(job:Job, folder:Path, rec:RunRecord, tests:dict) -> list[dict]:
         out.append(dict(row=job.row.name, system=job.row.system, key=k, test=t, ratio=job.ratio, seed=job.seed, job=folder.name, **sh))
     return out
 
+def _verified(exp:Experiment, folder:Path, rec:RunRecord, tests:dict) -> RunRecord|None:
+    "A finished record whose stored scores its predictions files still give (scored again: cheap); else `None`, with a warning, and the job runs again."
+    stored = {(s['key'], s['test'], s['table'], s['column'], s['metric']): s['value'] for s in rec.metrics.get('scores', [])}
+    for (k, t), frame in tests.items():
+        f = rec.files.get(f'predictions/{k}/{t}')
+        if f is None: continue
+        for s in score_predictions(exp, k, exp.data[k], frame, read_predictions(folder/Path(f).name)):
+            old = stored.get((k, t, s['table'], s['column'], s['metric']))
+            if old is None or not (old == s['value'] or (math.isnan(old) and math.isnan(s['value'])) or abs(old - s['value']) < 1e-9):
+                warnings.warn(f"{folder/'record.json'}: its {s['metric']} on {k}/{t} is {old}, its predictions score {s['value']}: the job runs again")
+                return None
+    return rec
+
 def _execute(exp:Experiment, plan:list, inp:_Inputs, settings:dict, force:bool, finished_only:bool) -> tuple[dict, list, list, list, int]:
     "Run each planned job, or reuse its finished record: records, score lines, label lines, the jobs not finished, how many were reused."
     recs, lines, shares, unfinished, reused = {}, [], [], [], 0
     for job, ts, params, folder in progress(plan, desc=exp.name):
         if job.row.name in inp.skipped: continue
         rec = None if force else finished_record(folder, params)
+        if rec is not None: rec = _verified(exp, folder, rec, ts)
         if rec is not None: reused += 1
         elif finished_only: unfinished.append(job.label); continue
         else:
@@ -295,6 +319,9 @@ def run(exp:Experiment,
     unknown = sorted(set(keys) - set(exp.data))
     if unknown: raise KeyError(f"experiment {exp.name!r} has no data {unknown}; valid: {list(exp.data)}")
     root = Path(out) if out is not None else outputs_dir(None, exp.name, 'runs')
+    if old := older_jobs(root):
+        print(f"{root}: {len(old)} job(s) keyed by an earlier version of the job store are not reused (their keys lack the declared labels, the "
+              f"content of local models and the precision they trained in): delete those folders ({old[0].name}, ...) to free the space")
     inp = _read_inputs(exp, rows, keys, ratios, data_dir, strict, attack_seed, settings)
     plan = _plan(exp, rows, seeds, ratios, inp, settings, root)
     pending = lambda: [(job, Context(job.row, job.seed, job.ratio, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, folder, settings))

@@ -45,7 +45,8 @@ class System:
     joint:bool=False         # one job over all the row's data (multi-dataset learning) instead of one per dataset
     constant:bool=False      # predicts one label by design (a majority baseline): its predictions are not checked for collapse
     budget:Callable|None=None # a system that fine-tunes a transformer: `budget(ctx) -> (TrainConfig, epochs trained in all)`,
-                             # from which the runner estimates the job's time on a CPU before it starts
+                             # from which the runner estimates the job's time on a CPU before it starts and keys its jobs by precision
+    version:int=1            # raised when a change of the system changes its numbers: its jobs then run again
 
 def _check_new(old:Callable|None, new:Callable, what:str):
     "A name is registered once; the same definition run again (a notebook re-executed, a module reloaded) replaces itself."
@@ -54,11 +55,11 @@ def _check_new(old:Callable|None, new:Callable, what:str):
 
 SYSTEMS:dict[str, System] = {}
 
-def register_system(name:str, seeded:bool=True, joint:bool=False, constant:bool=False, budget:Callable|None=None):
+def register_system(name:str, seeded:bool=True, joint:bool=False, constant:bool=False, budget:Callable|None=None, version:int=1):
     "Decorator: register `fn(ctx) -> (predictions, info)` as system `name`."
     def _reg(fn):
         _check_new(SYSTEMS.get(name) and SYSTEMS[name].fn, fn, f"system {name!r}")
-        SYSTEMS[name] = System(fn, seeded, joint, constant, budget)
+        SYSTEMS[name] = System(fn, seeded, joint, constant, budget, version)
         return fn
     return _reg
 

@@ -4,35 +4,75 @@
 
 # %% ../../nbs/10h_experiment.store.ipynb #c4324c51
 from __future__ import annotations
-import collections, json, os, re, time, warnings
+import collections, contextlib, json, os, re, time, warnings
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 import hashlib
-from ..core import write_json, sha256_file, portable
+from ..core import write_json, sha256_file, portable, cache_dir
 from ..records import RunRecord, write_predictions
-from .spec import Job
+from .spec import Job, SYSTEMS
 
 # %% auto #0
-__all__ = ['NOT_IN_KEY', 'job_key', 'job_params', 'job_dir', 'finished_record', 'save_job']
+__all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'job_key', 'content_key', 'job_params', 'job_dir', 'finished_record',
+           'older_jobs', 'save_job']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
+KEY_VERSION = 2   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in
+
 def job_key(params:dict) -> str:
     "The short hash of a job's parameters that ends its folder's name."
     return hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 NOT_IN_KEY = ('n_jobs', 'device', 'quiet', 'checkpoint_every')   # settings that change how a job runs, not its numbers
+MODEL_SETTINGS = ('models', 'mtdnn_tokenizer', 'word_vectors')   # settings naming models (or vectors): a local one is keyed by its content
 
-def job_params(job:Job, fps:dict, settings:dict) -> dict:
-    "Everything that determines a job's result: row, system, options, seed, ratio, data and test-set fingerprints, settings."
-    keep = {k: v for k, v in settings.items() if k not in NOT_IN_KEY}
-    if keep.get('models'):   # a model file (an MT-DNN checkpoint) is named by its content, not only its path
-        keep['models'] = {k: (f'{v}#sha256:{sha256_file(Path(v))[:16]}' if v and Path(str(v)).is_file() else v) for k, v in keep['models'].items()}
-    return dict(row=job.row.name, system=job.row.system, options=job.row.options, seed=job.seed, ratio=job.ratio,
-                attacks=list(job.row.attacks), data={k: fps[k] for k in sorted(fps)}, settings=keep)
+_CONTENT:dict = {}   # (path, (name, size, mtime) of each file) -> hash, for this process
 
+def _files(p:Path) -> list[Path]:
+    return [p] if p.is_file() else sorted(f for f in p.rglob('*') if f.is_file() and not any(x.startswith('.') for x in f.relative_to(p).parts))
+
+def content_key(path:str|Path) -> str:
+    """A local model file's or folder's content as a short hash: a folder's files by name, size and SHA-256. Cached by the files'
+    sizes and modification times, in this process and in the user's cache folder, so a large model is read once."""
+    p = Path(path).expanduser().resolve()
+    stamp = [(str(f.relative_to(p)) if f != p else f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in _files(p)]
+    key = json.dumps([str(p), stamp])
+    if key in _CONTENT: return _CONTENT[key]
+    cache = cache_dir()/'content-keys.json'
+    try: known = json.loads(cache.read_text(encoding='utf-8'))
+    except (OSError, ValueError): known = {}
+    h = known.get(key)
+    if h is None:
+        h = hashlib.sha256(json.dumps([(n, s, sha256_file(p/n if p.is_dir() else p)) for n, s, _ in stamp]).encode()).hexdigest()[:16]
+        with contextlib.suppress(OSError): write_json(cache, {**known, key: h})
+    _CONTENT[key] = h
+    return h
+
+def _keyed_model(v):
+    "A setting naming a model: its content too when it is a local file or folder (a Hub id stays as it is)."
+    if isinstance(v, dict): return {k: _keyed_model(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)): return [_keyed_model(x) for x in v]
+    if isinstance(v, str) and v and Path(v).expanduser().exists(): return f'{v}#sha256:{content_key(v)}'
+    return v
+
+def job_params(job:Job, fps:dict, settings:dict,
+               labels:Mapping|None=None,  # data key -> its declared label list (`None`: the labels of its rows)
+               precision:str|None=None,   # what the job trains in ('bf16', 'no', ...; not 'auto'), for systems that train an encoder
+              ) -> dict:
+    "Everything that determines a job's result: row, system and its version, options, seed, ratio, data and test-set fingerprints, declared labels, settings (local models by content), precision."
+    keep = {k: (_keyed_model(v) if k in MODEL_SETTINGS else v) for k, v in settings.items() if k not in NOT_IN_KEY}
+    if keep.get('attack_options'):   # the paraphrase attack's translation models likewise
+        keep['attack_options'] = {a: {k: (_keyed_model(v) if k == 'models' else v) for k, v in o.items()} for a, o in keep['attack_options'].items()}
+    p = dict(key_version=KEY_VERSION, row=job.row.name, system=job.row.system, system_version=SYSTEMS[job.row.system].version,
+             options=job.row.options, seed=job.seed, ratio=job.ratio, attacks=list(job.row.attacks), data={k: fps[k] for k in sorted(fps)},
+             labels={k: (list(v) if v is not None else None) for k, v in sorted((labels or {}).items())}, settings=keep)
+    if precision is not None: p['precision'] = precision
+    return p
+
+# %% ../../nbs/10h_experiment.store.ipynb #5e1df804
 def job_dir(root:Path, job:Job, params:dict) -> Path:
     "The folder of `job` in the job store `root`: its row, data, ratio and seed, and the key of its parameters."
     name = re.sub(r'[^A-Za-z0-9._-]+', '_', f"{job.row.name}-{'+'.join(job.keys)}-r{job.ratio:g}-s{job.seed}")[:120]
@@ -48,13 +88,36 @@ def finished_record(folder:Path, params:dict) -> RunRecord|None:
     if json.loads(json.dumps(portable(rec.params), default=str)) != json.loads(json.dumps(portable(params), default=str)): return None   # records store paths relative to the repository
     missing = [f for f in rec.files.values() if not (folder/Path(f).name).exists()]
     if missing: warnings.warn(f"{p}: predictions {missing} are gone; the job runs again"); return None
+    for role, want in ((rec.metrics or {}).get('files') or {}).items():   # each predictions file as the job wrote it
+        f = folder/Path(rec.files.get(role, '')).name
+        got = dict(lines=_lines(f), sha256=sha256_file(f))
+        if got != want:
+            warnings.warn(f"{f} changed after the job finished ({got['lines']} lines, the record says {want['lines']}"
+                          + ('' if got['lines'] != want['lines'] else '; other content') + "); the job runs again")
+            return None
     return rec
 
+def _lines(path:Path) -> int:
+    with open(path, 'rb') as f: return sum(1 for _ in f)
+
+def older_jobs(root:Path) -> list[Path]:
+    "The job folders of `root` whose records were keyed by an earlier `KEY_VERSION` (never reused)."
+    out = []
+    for p in sorted(Path(root).glob('*/record.json')) if Path(root).is_dir() else []:
+        try: v = json.loads(p.read_text(encoding='utf-8')).get('params', {}).get('key_version', 1)
+        except (OSError, ValueError): continue
+        if v != KEY_VERSION: out.append(p.parent)
+    return out
+
 def save_job(folder:Path, rec:RunRecord, preds:dict, tests:Iterable, info:dict, scores:list) -> RunRecord:
-    "Write a finished job: one predictions file per test set and `info.json`, then its record, last (each atomically)."
+    "Write a finished job: one predictions file per test set and `info.json`, then its record, last (each atomically), with each file's lines and hash."
+    meta = {}
     with rec.phase('write'):
-        for (k, t) in tests: rec.files[f'predictions/{k}/{t}'] = write_predictions(folder/f'predictions_{k}_{t}.jsonl', preds[k, t]).name
+        for (k, t) in tests:
+            f = write_predictions(folder/f'predictions_{k}_{t}.jsonl', preds[k, t])
+            rec.files[f'predictions/{k}/{t}'] = f.name
+            meta[f'predictions/{k}/{t}'] = dict(lines=_lines(f), sha256=sha256_file(f))
         rec.files['info'] = write_json(folder/'info.json', info).name
-    rec.finish(scores=scores, info=info)
+    rec.finish(scores=scores, info=info, files=meta)
     rec.save(folder/'record.json')
     return rec

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 import pandas as pd
 import torch
-from ..core import atomic_write, write_json
+from ..core import atomic_write, write_json, sha256_file
 
 # %% auto #0
 __all__ = ['FitState', 'load_latest_checkpoint', 'latest_checkpoint']
@@ -30,6 +30,7 @@ class FitState:
     best_epoch:int|None=None
     best_score:float|None=None
     best_file:str|None=None
+    weights:dict=field(default_factory=dict)   # weight file -> SHA-256 when the checkpoint was written (checked on resume)
 
 def _rng_get():
     s = dict(py=random.getstate(), np=np.random.get_state(), torch=torch.get_rng_state())
@@ -57,7 +58,9 @@ def _save_checkpoint(acc, ckpt_dir:Path, state:FitState, keep:int):
     acc.wait_for_everyone()
     try:
         acc.save_state(str(tmp), safe_serialization=True)
-        if acc.is_main_process: write_json(tmp/'fit_state.json', asdict(state))   # lets a resume do without latest.json
+        if acc.is_main_process:   # the state, and the hash of every weight file: an altered file is found on resume
+            state = replace(state, weights={f.name: sha256_file(f) for f in sorted(tmp.glob('*.safetensors'))})
+            write_json(tmp/'fit_state.json', asdict(state))   # lets a resume do without latest.json
     except (OSError, RuntimeError) as e:      # torch reports a full disk as "[enforce fail at inline_container.cc…]"
         if acc.is_main_process: shutil.rmtree(tmp, ignore_errors=True)
         free = shutil.disk_usage(ckpt_dir).free if ckpt_dir.exists() else 0
@@ -73,8 +76,8 @@ def _save_checkpoint(acc, ckpt_dir:Path, state:FitState, keep:int):
 
 def _first_line(e:BaseException) -> str: return f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[0]}"
 
-def _checkpoint_problem(acc, path:Path) -> str|None:
-    "Why checkpoint folder `path` cannot give an exact resume (a missing or unreadable file), or `None`."
+def _checkpoint_problem(acc, path:Path, weights:dict|None=None) -> str|None:
+    "Why checkpoint folder `path` cannot give an exact resume (a missing, unreadable or altered file), or `None`."
     from safetensors import safe_open
     from accelerate.utils import load as acc_load
     rng = path/f'random_states_{acc.process_index}.pkl'
@@ -86,6 +89,10 @@ def _checkpoint_problem(acc, path:Path) -> str|None:
         try:
             with safe_open(str(f), 'pt') as h: h.keys()
         except Exception as e: return f"{f} is damaged ({_first_line(e)})"
+    for name, sha in (weights or {}).items():
+        f = path/name
+        if not f.exists(): return f"{f} is missing"
+        if sha256_file(f) != sha: return f"{f} was altered after the checkpoint was written (its SHA-256 differs from the one recorded)"
     return None
 
 def load_latest_checkpoint(accelerator, # the run's `Accelerator`, after `prepare`: its model, optimizer and scheduler are restored
@@ -104,7 +111,7 @@ def load_latest_checkpoint(accelerator, # the run's `Accelerator`, after `prepar
             try: st = FitState(**json.loads((p/'fit_state.json').read_text(encoding='utf-8')))
             except FileNotFoundError: problems.append(f"{p/'fit_state.json'} is missing"); continue
             except (ValueError, TypeError) as e: problems.append(f"{p/'fit_state.json'} is damaged ({_first_line(e)})"); continue
-        if why := _checkpoint_problem(accelerator, p): problems.append(why); continue
+        if why := _checkpoint_problem(accelerator, p, st.weights): problems.append(why); continue
         try: accelerator.load_state(str(p))
         except Exception as e: problems.append(f"{p} cannot be loaded ({_first_line(e)})"); continue
         if problems: warnings.warn(f"resuming from checkpoint {p} (step {st.step}): " + '; '.join(problems))

@@ -7,14 +7,14 @@ from __future__ import annotations
 import os, json, math, time, shutil, random, hashlib, warnings, itertools, contextlib, dataclasses
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 import torch
 from ..core import outputs_dir, set_seed, write_json, run_id, RunLock, StanceDataError, is_quiet
 from ..metrics import METRICS, accuracy, score
 from ..records import RunRecord, write_predictions
-from ..data.core import fingerprint
+from ..data.core import fingerprint, check_rows
 from .config import TrainConfig
 from .batches import tokenize_pairs, EncodedDataset, make_loader, balance_by_upsampling
 from .optim import resolve_precision, make_accelerator, split_batch
@@ -71,6 +71,19 @@ def _model_config(cfg:TrainConfig):
         raise ValueError(f"TrainConfig.model={cfg.model!r}: no model found ({type(e).__name__}: {(str(e).splitlines() or [''])[0]}) "
                          f"(expected a local folder with config.json, or a Hub id available offline or online)") from None
 
+@contextlib.contextmanager
+def _all_or_none(out:Path, names:Sequence[str]):
+    "A run's final files: when writing one fails (a full disk), none is left, and the error names the folder and its free space."
+    try: yield
+    except OSError as e:
+        for n in (*names, '.model.tmp'):
+            p = out/n
+            if p.is_dir(): shutil.rmtree(p, ignore_errors=True)
+            elif p.exists(): p.unlink()
+        free = shutil.disk_usage(out).free if out.exists() else 0
+        raise OSError(e.errno, f"could not write the run's results in {out} ({type(e).__name__}: {(str(e).splitlines() or [''])[0]}); "
+                      f"none of them was kept. Check the disk space there ({free/2**30:.2f} GiB free); the run resumes from its last checkpoint") from e
+
 def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` column (train, dev, test)
                      cfg:TrainConfig,     # settings; see `PRESETS`
                      labels:list|None=None, # the label list (default: sorted labels of `df`)
@@ -101,6 +114,7 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
     if not cfg.model and model is None: raise ValueError("TrainConfig.model is empty: give a Hub id or a local model folder")
     missing = [c for c in ('split', 'text', 'label') if c not in df]
     if missing: raise StanceDataError(f"missing column(s) {missing}", field=missing[0], expected="columns id, split, target, text, label")
+    check_rows(df, [c for c in ('target', 'text') if c in df], source="train_classifier's data")
     labels = sorted(labels if labels is not None else df.label.dropna().unique().tolist())
     if unknown := sorted(set(df.label.dropna()) - set(labels)): raise StanceDataError(f"labels {unknown} are not in the label list {labels}", field='label')
     if len(labels) < 2: raise StanceDataError(f"one label {labels}: a one-label head trains as a regression", field='label', expected='at least two labels')
@@ -149,16 +163,18 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
         test, preds = ({}, [])
         if 'test' in ds: test, preds = evaluate('test', model, acc)
         if acc.is_main_process:
-            with record.phase('write'):
+            with record.phase('write'), _all_or_none(out, ('predictions.jsonl', 'history.json', 'record.json', 'model')):
                 if 'test' in ds: record.files['predictions'] = str(write_predictions(out/'predictions.jsonl', preds))
-                if save_model:
-                    model.save_pretrained(out/'model'); tok.save_pretrained(out/'model')
+                if save_model:   # written beside, renamed when complete: never a model folder without its weights
+                    shutil.rmtree(out/'.model.tmp', ignore_errors=True)
+                    model.save_pretrained(out/'.model.tmp'); tok.save_pretrained(out/'.model.tmp')
+                    shutil.rmtree(out/'model', ignore_errors=True); os.replace(out/'.model.tmp', out/'model')
                     record.files['model'] = str(out/'model')
                 record.files['history'] = str(write_json(out/'history.json', res.history))
-            record.finish(**{f'dev_{k}': v for k, v in dev.items()}, **{f'test_{k}': v for k, v in test.items()},
-                          best_epoch=res.best_epoch, steps=res.steps, train_seconds=res.train_seconds,
-                          train_examples_per_s=res.train_examples/max(res.train_seconds, 1e-9))
-            record.save(out/'record.json')
+                record.finish(**{f'dev_{k}': v for k, v in dev.items()}, **{f'test_{k}': v for k, v in test.items()},
+                              best_epoch=res.best_epoch, steps=res.steps, train_seconds=res.train_seconds,
+                              train_examples_per_s=res.train_examples/max(res.train_seconds, 1e-9))
+                record.save(out/'record.json')
             if cfg.checkpoint and cfg.cleanup_checkpoints: shutil.rmtree(out/'checkpoints', ignore_errors=True)
         acc.wait_for_everyone()
         return TrainResult(dev=dev, test=test, history=res.history, predictions=preds, out_dir=out, record=record, fit=res)

@@ -65,13 +65,19 @@ class TrainConfig:
         if self.truncation not in _TRUNCATIONS: bad('truncation', f'one of {_TRUNCATIONS}')
         if not (isinstance(self.lr, (int, float)) and not isinstance(self.lr, bool) and math.isfinite(self.lr) and self.lr > 0):
             bad('lr', 'a finite positive number')
-        for f in ('epochs', 'batch_size', 'max_length', 'grad_accum', 'keep_checkpoints'):
+        for f in ('epochs', 'batch_size', 'grad_accum', 'keep_checkpoints'):
             v = getattr(self, f)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1: bad(f, 'an int >= 1')
-        if not 0 <= self.warmup_ratio < 1: bad('warmup_ratio', 'a number in [0, 1)')
-        if self.weight_decay < 0: bad('weight_decay', 'a number >= 0')
-        if self.dropout is not None and not 0 <= self.dropout < 1: bad('dropout', 'None or a number in [0, 1)')
-        if self.checkpoint_every is not None and self.checkpoint_every < 1: bad('checkpoint_every', 'None or an int >= 1')
+        if not isinstance(self.max_length, int) or isinstance(self.max_length, bool) or self.max_length < 8:
+            bad('max_length', 'an int >= 8: a pair needs its special tokens and a few of each segment')
+        num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        if not (num(self.warmup_ratio) and 0 <= self.warmup_ratio < 1): bad('warmup_ratio', 'a number in [0, 1)')
+        if not (num(self.weight_decay) and self.weight_decay >= 0): bad('weight_decay', 'a number >= 0')
+        if not (num(self.eps) and self.eps > 0): bad('eps', 'a number > 0')
+        if self.dropout is not None and not (num(self.dropout) and 0 <= self.dropout < 1): bad('dropout', 'None or a number in [0, 1)')
+        if self.max_grad_norm is not None and not (num(self.max_grad_norm) and self.max_grad_norm > 0): bad('max_grad_norm', 'None or a number > 0')
+        if self.checkpoint_every is not None and not (isinstance(self.checkpoint_every, int) and self.checkpoint_every >= 1):
+            bad('checkpoint_every', 'None or an int >= 1')
         return self
 
     def identity(self) -> dict:

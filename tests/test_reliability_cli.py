@@ -1,0 +1,232 @@
+"""What a user sees when something is wrong: every error of the `stance_nb` command is one line (`stance_nb …: error: …`)
+with exit status 2 for a wrong name, option or value and 1 for data or a run that cannot go on, and no traceback unless
+`--debug` asks for it; library faults that used to be raw (a full disk, a damaged run folder) name the file or folder;
+a papermill run stopped during a fastText grid leaves no temporary folder."""
+import contextlib, io, json, os, re, signal, subprocess, sys, textwrap, time
+from pathlib import Path
+import pandas as pd
+import pytest
+
+from stance_nb.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+LABELS = ['AGAINST', 'FAVOR', 'NONE']
+
+@pytest.fixture(scope='module')
+def own(tmp_path_factory):
+    "train.csv/test.csv (Sentence, Topic, Stance), the options that read them, and a `train` run folder of a tiny BERT."
+    from stance_nb.test_utils import synthetic_stance, tiny_bert
+    d = tmp_path_factory.mktemp('own')
+    seen = set()
+    for s, seed in (('train', 1), ('test', 2)):
+        df = synthetic_stance(30, seed=seed, splits=(s,), labels=tuple(LABELS))
+        df = df[[(t, x) not in seen for t, x in zip(df.target, df.text)]]
+        seen |= set(zip(df.target, df.text))
+        df.rename(columns=dict(text='Sentence', target='Topic', label='Stance'))[['Topic', 'Sentence', 'Stance']].to_csv(d/f'{s}.csv', index=False)
+    opts = ['--dataset', 'csv', '--path', f"train={d/'train.csv'},test={d/'test.csv'}", '--columns', 'text=Sentence,target=Topic,label=Stance']
+    tiny_bert(d/'tiny', num_labels=3, seed=0)
+    code, out, err = _cli(['train', *opts, '--dev-fraction', '0.2', '--preset', 'smoke', '--model', str(d/'tiny'), '--epochs', '1',
+                           '--seeds', '1', '--output-dir', str(d/'out'), '--json'])
+    assert code == 0, err[-3000:]
+    return d, opts, Path(json.loads(out)['records'][0]).parent
+
+def _cli(argv) -> tuple[int, str, str]:
+    "Exit status, stdout and stderr of `stance_nb argv` run in this process."
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try: code = main(argv)
+        except SystemExit as e: code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+def _one_line(err:str) -> str:
+    "The error line of stderr, which must be the only line that says error, with no traceback."
+    assert 'Traceback' not in err, err[-3000:]
+    lines = [l for l in err.splitlines() if 'error:' in l]
+    assert len(lines) == 1 and lines[0].startswith('stance_nb') and not err.strip().startswith('usage:'), err[-3000:]
+    return lines[0]
+
+def _write(path:Path, text:str) -> Path: path.write_text(text, encoding='utf-8'); return path
+
+CASES = {   # name -> (argv from (data folder, data options, run folder, tmp_path), exit status, what the line says)
+    'predict_header_only_csv': (lambda d, o, r, t: ['predict', '--run', str(r), '--input', str(_write(t/'h.csv', 'Topic,Sentence\n')),
+                                                    '--columns', 'text=Sentence,target=Topic', '--output', str(t/'p')], 1, r'h\.csv: no rows to label \(expected a header and at least one row\)'),
+    'predict_batch_size_0': (lambda d, o, r, t: ['predict', '--run', str(r), '--input', str(d/'test.csv'), '--output', str(t/'p'),
+                                                 '--batch-size', '0'], 2, r"--batch-size: expected a whole number >= 1, got '0'"),
+    'predict_batch_size_negative': (lambda d, o, r, t: ['predict', '--run', str(r), '--input', str(d/'test.csv'), '--output', str(t/'p'),
+                                                        '--batch-size', '-4'], 2, r"--batch-size: expected a whole number >= 1, got '-4'"),
+    'predict_head_not_mdl': (lambda d, o, r, t: ['predict', '--run', str(r), '--input', str(d/'test.csv'), '--columns', 'text=Sentence,target=Topic',
+                                                 '--output', str(t/'p'), '--head', 'arc'], 2, r'--head chooses one head of an MDL run.*is one transformer model'),
+    'predict_empty_text': (lambda d, o, r, t: ['predict', '--run', str(r), '--input', str(_write(t/'e.csv', 'Topic,Sentence\nwind,\nsun,fine\n')),
+                                               '--columns', 'text=Sentence,target=Topic', '--output', str(t/'p')], 1, r"e\.csv, row 1, field 'Sentence': empty text"),
+    'evaluate_max_train_0': (lambda d, o, r, t: ['evaluate', *o, '--predictions', str(t/'x.jsonl'), '--max-train', '0'], 2,
+                             r"--max-train: expected a whole number >= 1, got '0'"),
+    'evaluate_max_train_negative': (lambda d, o, r, t: ['evaluate', *o, '--predictions', str(t/'x.jsonl'), '--max-train', '-5'], 2,
+                                    r"--max-train: expected a whole number >= 1, got '-5'"),
+    'evaluate_dev_fraction_above_1': (lambda d, o, r, t: ['evaluate', *o, '--predictions', str(t/'x.jsonl'), '--dev-fraction', '1.5'], 2,
+                                      r"--dev-fraction: expected a fraction between 0 and 1 \(exclusive\), got '1\.5'"),
+    'train_max_length_2': (lambda d, o, r, t: ['train', *o, '--dev-fraction', '0.2', '--preset', 'smoke', '--model', str(d/'tiny'),
+                                               '--max-length', '2', '--output-dir', str(t/'out')], 2, r'TrainConfig\.max_length=2 is invalid \(expected an int >= 8'),
+    'train_max_train_0': (lambda d, o, r, t: ['train', *o, '--dev-fraction', '0.2', '--preset', 'smoke', '--model', str(d/'tiny'),
+                                              '--max-train', '0', '--output-dir', str(t/'out')], 2, r"--max-train: expected a whole number >= 1"),
+    'attack_paraphrase_offline': (lambda d, o, r, t: ['attack', *o, '--attack', 'paraphrase', '--output', str(t/'a.csv')], 1,
+                                  r"Helsinki-NLP/opus-mt-en-de.*--translation-models"),
+    'download_data_dir_is_a_file': (lambda d, o, r, t: ['download', 'semeval2016t6', '--data-dir', str(_write(t/'afile', 'x'))], 2,
+                                    r'--data-dir .*afile.* is a file'),
+    'reproduce_missing_model': (lambda d, o, r, t: ['reproduce', 'benchmark', '-p', 'rows=BERT_SDL', '-p', f"model={t/'no_such_model'}",
+                                                    '--output-dir', str(t/'out')], 2, r"parameter model='.*no_such_model'.*expected an existing path"),
+    'reproduce_unknown_data_option': (lambda d, o, r, t: ['reproduce', 'benchmark', '-p', 'data=' + json.dumps(
+        {'mine': {'dataset': 'csv', 'path': str(d/'train.csv'), 'devfraction': 0.2}}), '--output-dir', str(t/'out')], 2,
+        r"data\['mine'\]: unknown option\(s\) \['devfraction'\]"),
+    'reproduce_max_train_negative': (lambda d, o, r, t: ['reproduce', 'benchmark', '-p', 'data=' + json.dumps(
+        {'mine': {'dataset': 'csv', 'path': str(d/'train.csv'), 'max_train': -3}}), '--output-dir', str(t/'out')], 2,
+        r"data\['mine'\]: max_train=-3"),
+    'reproduce_dev_fraction_0': (lambda d, o, r, t: ['reproduce', 'benchmark', '-p', 'data=' + json.dumps(
+        {'mine': {'dataset': 'csv', 'path': str(d/'train.csv'), 'dev_fraction': 0}}), '--output-dir', str(t/'out')], 2,
+        r"data\['mine'\]: dev_fraction=0"),
+    'reproduce_outputs_under_a_file': (lambda d, o, r, t: ['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline', '-p', 'data=' +
+        json.dumps({'mine': {'dataset': 'csv', 'path': {'train': str(d/'train.csv'), 'test': str(d/'test.csv')},
+                             'columns': {'text': 'Sentence', 'target': 'Topic', 'label': 'Stance'}, 'dev_fraction': 0.2}}),
+        '--output-dir', str(_write(t/'afile', 'x')/'out')], 1, r'afile'),
+}
+
+@pytest.mark.parametrize('case', list(CASES))
+def test_cli_error_is_one_line(case, own, tmp_path, monkeypatch):
+    "Exit status 2 (usage) or 1 (data, run), and one line naming what was wrong; no traceback."
+    d, opts, run = own
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'outputs'))
+    make, status, want = CASES[case]
+    code, out, err = _cli(make(d, opts, run, tmp_path))
+    line = _one_line(err)
+    assert code == status and re.search(want, line), (code, err[-3000:])
+    assert out == '' and not list(tmp_path.glob('p.*'))
+
+def test_job_in_use(own, tmp_path, monkeypatch):
+    "A job another process is running: exit 1 and one line naming the folder and the process (it was a traceback)."
+    d, opts, run = own
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'outputs'))
+    data = json.dumps({'mine': {'dataset': 'csv', 'path': {'train': str(d/'train.csv'), 'test': str(d/'test.csv')},
+                                'columns': {'text': 'Sentence', 'target': 'Topic', 'label': 'Stance'}, 'dev_fraction': 0.2}})
+    argv = ['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline', '-p', 'seeds=1', '-p', f'data={data}',
+            '--output-dir', str(tmp_path/'out')]
+    code, out, err = _cli(argv)
+    assert code == 0, err[-3000:]
+    (job,) = (tmp_path/'out'/'benchmark'/'runs').iterdir()
+    (job/'record.json').unlink()   # unfinished, and another process holds it
+    holder = subprocess.Popen([sys.executable, '-c', 'import sys, time\nfrom stance_nb.core import RunLock\n'
+                               'with RunLock(sys.argv[1]): print("held", flush=True); time.sleep(120)', str(job)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == 'held'
+        code, out, err = _cli(argv)
+    finally: holder.kill(); holder.wait()
+    line = _one_line(err)
+    assert code == 1 and str(job) in line and f'in use by process {holder.pid}' in line, err[-3000:]
+
+@pytest.mark.skipif(os.geteuid() == 0, reason='root writes into read-only folders')
+def test_read_only_outputs(own, tmp_path, monkeypatch):
+    "Outputs in a folder that cannot be written: exit 1 and one line naming it."
+    d, opts, run = own
+    ro = tmp_path/'ro'; ro.mkdir(); ro.chmod(0o555)
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(ro))
+    try: code, out, err = _cli(['baselines', *opts, '--dev-fraction', '0.2', '--seeds', '1', '--output-dir', str(ro)])
+    finally: ro.chmod(0o755)
+    assert code == 1 and str(ro) in _one_line(err)
+
+def test_debug_shows_the_traceback(own, tmp_path):
+    "`--debug` (or STANCE_NB_DEBUG=1) lets the exception through, with its traceback."
+    d, opts, run = own
+    argv = ['predict', '--run', str(run), '--input', str(_write(tmp_path/'h.csv', 'Topic,Sentence\n')), '--columns', 'text=Sentence,target=Topic',
+            '--output', str(tmp_path/'p')]
+    from stance_nb.core import StanceDataError
+    with pytest.raises(StanceDataError, match='no rows to label'): main(argv + ['--debug'])
+    p = subprocess.run([sys.executable, '-m', 'stance_nb.cli', *argv], capture_output=True, text=True, timeout=120,
+                       env={**os.environ, 'STANCE_NB_DEBUG': '1'})
+    assert p.returncode == 1 and 'Traceback (most recent call last)' in p.stderr
+
+# ================================================================ library faults that were raw
+
+def test_disk_full_at_final_save(tiny_model, tmp_path, monkeypatch):
+    "A full disk when the trained model is saved: the error names the folder and says disk space; no model, predictions or record is left without the others."
+    import errno, transformers
+    from stance_nb.train import train_classifier
+    from stance_nb.test_utils import synthetic_stance
+    from conftest import train_config
+    def full(self, folder, *a, **kw):
+        Path(folder).mkdir(parents=True, exist_ok=True); (Path(folder)/'config.json').write_text('{}')
+        raise OSError(errno.ENOSPC, 'No space left on device')
+    monkeypatch.setattr(transformers.PreTrainedModel, 'save_pretrained', full)
+    with pytest.raises(OSError, match=r"could not write the run's results in .*none of them was kept\. Check the disk space there") as ei:
+        train_classifier(synthetic_stance(24, seed=0), train_config(tiny_model, epochs=1), name='full', out_dir=tmp_path/'out')
+    (run,) = (tmp_path/'out'/'train').iterdir()
+    assert str(run) in str(ei.value)
+    left = sorted(p.name for p in run.iterdir())
+    assert not {'record.json', 'predictions.jsonl', 'model', 'config.json'} & set(left) and not [n for n in left if n.endswith('.tmp')], left
+
+def test_fasttext_grid_temp_folder_full(tmp_path, monkeypatch):
+    "A full temporary folder while the grid writes its files: the error names the folder and TMPDIR (a bare Errno 28 before)."
+    import errno, pathlib
+    from stance_nb.baselines import fasttext_grid
+    from stance_nb.test_utils import synthetic_stance
+    syn = synthetic_stance(40, seed=1)
+    real = pathlib.Path.write_text
+    def full(self, *a, **kw):
+        if self.name == 'train.txt': raise OSError(errno.ENOSPC, 'No space left on device')
+        return real(self, *a, **kw)
+    monkeypatch.setattr(pathlib.Path, 'write_text', full)
+    monkeypatch.setenv('TMPDIR', str(tmp_path))
+    import tempfile; monkeypatch.setattr(tempfile, 'tempdir', None)
+    with pytest.raises(OSError, match=r'no space left in the temporary folder .*stance_nb-fasttext-grid-.*point TMPDIR at a folder with space'):
+        fasttext_grid(syn[syn.split == 'train'], syn[syn.split == 'dev'], lrs=(0.1,), epochs=(1,), n_jobs=1)
+    for _ in range(20):
+        if not list(tmp_path.iterdir()): break
+        time.sleep(0.25)
+    assert list(tmp_path.iterdir()) == []
+
+@pytest.mark.parametrize('damage', ['stray_json', 'truncated_record'])
+def test_read_runs_names_the_file(damage, tmp_path):
+    "A folder of runs with a JSON file that is not a record, or a truncated record: the error names that file."
+    from stance_nb.core import StanceDataError
+    from stance_nb.records import RunRecord, read_runs
+    rec = RunRecord('demo/row', {'lr': 0.1}, 1); rec.finish(f1_macro=0.5)
+    good = rec.save(tmp_path/'records'/'a.json')
+    bad = tmp_path/'records'/'b.json'
+    if damage == 'stray_json': bad.write_text(json.dumps({'some': 'settings'}))
+    else: bad.write_text(Path(good).read_text()[:50])
+    with pytest.raises(StanceDataError, match=re.escape(str(bad))) as ei: read_runs(tmp_path)
+    assert ei.value.expected
+
+_NOTEBOOK_GRID = '''
+import os
+os.environ['STANCE_NB_QUIET'] = '1'
+from stance_nb.baselines import fasttext_grid
+from stance_nb.test_utils import synthetic_stance
+syn = synthetic_stance(400, seed=1)
+fasttext_grid(syn[syn.split == 'train'], syn[syn.split == 'dev'], lrs=(0.1, 0.2), epochs=(3000,), dim=50, n_jobs=2)
+'''
+
+def test_sigterm_to_papermill_during_grid_cleans_up(tmp_path):
+    "papermill stopped while a notebook's fastText grid trains: its kernel exits at once, and still no temporary folder remains."
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(_NOTEBOOK_GRID)])
+    nb.metadata['kernelspec'] = {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}
+    nbformat.write(nb, tmp_path/'grid.ipynb')
+    tmp = tmp_path/'tmp'; tmp.mkdir()
+    env = {**os.environ, 'TMPDIR': str(tmp), 'OMP_NUM_THREADS': '1'}
+    p = subprocess.Popen([sys.executable, '-m', 'papermill', str(tmp_path/'grid.ipynb'), str(tmp_path/'out.ipynb'), '-k', 'python3'],
+                         env=env, cwd=str(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    while not list(tmp.glob('stance_nb-fasttext-grid-*/train.txt')):
+        assert p.poll() is None, p.stderr.read()[-2000:]
+        assert time.time() - t0 < 120, 'the grid never started'
+        time.sleep(0.1)
+    time.sleep(1.0)                                       # cells are training now
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=60)
+    left = lambda: [q for q in tmp.iterdir() if q.name.startswith('stance_nb-')]
+    t0 = time.time()
+    while left() and time.time() - t0 < 20: time.sleep(0.25)
+    assert left() == [], sorted(str(q) for q in tmp.rglob('*'))
+    alive = lambda: subprocess.run(['pgrep', '-af', str(tmp)], capture_output=True, text=True).stdout.strip()
+    t0 = time.time()
+    while alive() and time.time() - t0 < 20: time.sleep(0.25)
+    assert alive() == '', f'processes of the stopped run are still alive: {alive()}'
