@@ -193,12 +193,12 @@ def library_versions(libs:Iterable[str]=_LIBS) -> dict:
     return out
 
 def git_sha(path:str|Path|None=None) -> str|None:
-    "The git commit of the checkout at `path` (default: this repository), with `+dirty` when it has changes."
+    "The git commit of the checkout at `path` (default: this repository), with `+dirty` when its code has changes (outside `outputs/`, which runs write)."
     path = path or repo_root()
     if path is None: return None
     try:
         sha = subprocess.run(['git', 'rev-parse', 'HEAD'], cwd=path, capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'], cwd=path, capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)outputs'], cwd=path, capture_output=True, text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError): return None
     return (sha + ('+dirty' if dirty else '')) or None
 
