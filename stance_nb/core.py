@@ -15,8 +15,7 @@ import numpy as np
 __all__ = ['PAPERS_GROUP', 'repo_root', 'cache_dir', 'portable_path', 'paper_modules', 'portable', 'sha256_file', 'check_name',
            'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device', 'atomic_write', 'write_text',
            'write_json', 'write_csv', 'is_quiet', 'progress', 'library_versions', 'git_sha', 'cpu_info', 'cpu_name',
-           'hardware', 'machine_label', 'available_cpus', 'PhaseTimer', 'run_id', 'RunLock', 'check_parameters',
-           'as_list']
+           'hardware', 'machine_label', 'available_cpus', 'PhaseTimer', 'run_id', 'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #9743fa7c
 def repo_root() -> Path|None:
@@ -259,44 +258,6 @@ def run_id(name:str, params:dict, seed:int|None=None) -> str:
     "A stable, file-name safe id for a run: the name plus a short hash of its parameters and seed."
     h = hashlib.sha256(json.dumps([params, seed], sort_keys=True, default=str).encode()).hexdigest()[:10]
     return f"{name.replace('/', '-')}-s{seed}-{h}"
-
-# %% ../nbs/00_core.ipynb #857fb2d6
-def _read_owner(path:Path) -> tuple[str, str]:
-    "(pid, host) written in a lock file; '?' while its owner is still writing it."
-    for _ in range(20):
-        try: pid, host = path.read_text().split()[:2]; return pid, host
-        except (FileNotFoundError, ValueError): time.sleep(0.01)
-    return '?', '?'
-
-class RunLock:
-    "Exclusive claim on a run folder (`with RunLock(folder): ...`); the lock of a process that died is taken over."
-    # The claim is an `flock` on `.lock`, held for as long as the owner runs: the kernel releases it when the owner dies,
-    # so taking over a dead run's lock is one atomic step (no read pid, delete, create race between restarting runs).
-    def __init__(self, folder:str|Path): self.folder = Path(folder); self.path = self.folder/'.lock'; self._fd = None
-    def acquire(self) -> 'RunLock':
-        import fcntl
-        self.folder.mkdir(parents=True, exist_ok=True)
-        for _ in range(100):
-            fd = os.open(self.path, os.O_CREAT | os.O_RDWR, 0o644)
-            try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                pid, host = _read_owner(self.path)
-                raise RuntimeError(f"{self.folder} is in use by process {pid} on {host}; "
-                                   f"wait for it or choose another output folder") from None
-            try: current = os.fstat(fd).st_ino == os.stat(self.path).st_ino
-            except FileNotFoundError: current = False
-            if not current: os.close(fd); continue     # its owner released (and removed) it meanwhile: lock the new file
-            os.ftruncate(fd, 0); os.write(fd, f'{os.getpid()} {socket.gethostname()}\n'.encode())
-            self._fd = fd
-            return self
-        raise RuntimeError(f"could not lock {self.folder}")
-    def release(self):
-        if self._fd is None: return
-        with contextlib.suppress(FileNotFoundError): self.path.unlink()   # removed while still locked, then unlocked
-        os.close(self._fd); self._fd = None
-    def __enter__(self): return self.acquire()
-    def __exit__(self, *exc): self.release()
 
 # %% ../nbs/00_core.ipynb #282de116
 _LITERALS = (str, int, float, bool, list, dict, tuple, type(None))   # what papermill injects

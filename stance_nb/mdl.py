@@ -15,11 +15,12 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
-from .core import set_seed, outputs_dir, write_json, write_csv, atomic_write, run_id, RunLock
+from .core import set_seed, outputs_dir, write_json, write_csv, atomic_write, run_id
+from .claims import RunLock
 from .records import RunRecord, write_predictions
 from .reference import reference
 from .train import TrainConfig, RunPlan, Preset, EncodedDataset, PadCollator, tokenize_pairs, fit, predict_logits
-from .train import latest_checkpoint, make_accelerator
+from .train import latest_checkpoint, make_accelerator, process_state
 from .metrics import score
 from .data.benchmark import BENCHMARK
 from .data.core import fingerprint
@@ -336,10 +337,17 @@ def predict(model:MultiTaskModel, dataset:str, ds:EncodedDataset, tokenizer, bat
     labels = model.tasks[dataset]['labels']
     return [labels[i] for i in predict_logits(_Routed(model, dataset), ds, tokenizer, batch_size, accelerator).argmax(-1)]
 
+def _share(idx:np.ndarray, rank:int, world:int) -> np.ndarray:
+    "Process `rank`'s part of one batch over `world` processes; a batch of fewer rows than processes is filled up by repeating them (as Accelerate's `even_batches`)."
+    idx = np.asarray(idx)
+    if len(idx) < world: idx = np.resize(idx, world)
+    return idx[rank::world]
+
 class _PlanBatches:
-    "One epoch of `batch_plan` as padded batches (sharded round-robin over processes)."
+    """One epoch of `batch_plan` as padded batches. Over several processes every process takes its share of **every** batch
+    (the same dataset, so the same head), so an optimizer step still covers `batch_size` rows and an epoch as many steps as on one process."""
     def __init__(self, plan, enc, collator, rank:int=0, world:int=1):
-        if world > 1: plan = plan[rank:len(plan) // world * world:world]
+        if world > 1: plan = [(n, _share(idx, rank, world)) for n, idx in plan]
         self.plan, self.enc, self.collator = plan, enc, collator
     def __len__(self): return len(self.plan)
     def __iter__(self):
@@ -421,8 +429,7 @@ def train_mdl(datasets,                  # names of registered datasets, `Task`s
                   data={t.name: fingerprint(t.frame) for t in tasks})   # other rows of the same size are another run, not a resume
     rec = RunRecord(name, params, seed)
     out = outputs_dir(output_dir, 'mdl', run_id(name, params, seed)) if output_dir is not None else None
-    from accelerate import PartialState
-    lock = out is not None and PartialState().is_main_process
+    lock = out is not None and process_state().is_main_process
     with (RunLock(out) if lock else contextlib.nullcontext()):   # one writer per run folder (main process); a dead run's lock is taken over
         return _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume, local_files_only, keep_model, on_step, output_dir)
 
@@ -443,6 +450,8 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     acc = make_accelerator(tcfg,   # the precision of cfg.mixed_precision; resets one process's accelerate state if it changes
                       kwargs_handlers=[DistributedDataParallelKwargs(find_unused_parameters=True)])  # other datasets' heads get no gradient
     rec.params['precision'] = acc.mixed_precision   # what 'auto' became here: bf16 on a CPU with native bf16 instructions, else fp32 ('no')
+    rec.params['batch'] = dict(processes=acc.num_processes, per_device_batch_size=-(-cfg.batch_size // acc.num_processes),
+                               grad_accum=cfg.grad_accum, effective_batch_size=cfg.batch_size * cfg.grad_accum)
     sizes = {t.name: len(enc[t.name]['train']) for t in tasks}
     collator = PadCollator(tok, pad_to_multiple_of=8 if torch.cuda.is_available() else None)
     lengths = {t.name: enc[t.name]['train'].lengths for t in tasks} if cfg.group_by_length else None

@@ -130,7 +130,7 @@ def to_markdown(df:pd.DataFrame, # a `compare` result
     for r in df.itertuples():
         d = digits if digits is not None else dg.get(r.unit, 2)
         paper = {'not in paper': 'not in paper', 'unreadable in paper': 'unreadable', 'unverified in paper': 'unverified'}.get(r.status, _fmt(r.paper, d))
-        ours = 'missing' if r.n == 0 else format_summary(dict(mean=r.ours_mean, std=r.ours_std, n=r.n), d + 1)
+        ours = ('failed' if r.status == 'failed' else 'missing') if r.n == 0 else format_summary(dict(mean=r.ours_mean, std=r.ours_std, n=r.n), d + 1)
         delta = _fmt(r.delta, d + 1, sign=True) or '–'
         lines.append(f'| {esc(r.row)} | {esc(r.column)} | {esc(r.metric)} | {paper} | {ours} | {delta} |' + (f' {esc(r.note)} |' if notes else ''))
     return '\n'.join(l for l in lines if l != '')

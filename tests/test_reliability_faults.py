@@ -271,26 +271,26 @@ def test_checkpoint_disk_full(tiny_model, tmp_path, monkeypatch):
         _train(tiny_model, tmp_path, epochs=1)
     run = next((tmp_path/'train').iterdir())
     assert str(run/'checkpoints') in str(ei.value)
-    assert not [p for p in run.rglob('*') if p.name.startswith('.tmp-')] and not (run/'.lock').exists()
+    assert not [p for p in run.rglob('*') if p.name.startswith('.tmp-')] and not list(run.glob('.lock*'))
 
 # ================================================================ lock takeover by several processes at once
 
 def _claim(folder, barrier, results):
-    from stance_nb.core import RunLock
+    from stance_nb.claims import RunLock
     barrier.wait()
     try: lock = RunLock(folder).acquire()
     except RuntimeError: results.put(0); return
-    results.put(1); time.sleep(0.05); lock.release()
+    results.put(1); time.sleep(0.3); lock.release()
 
 def test_run_lock_takeover_is_atomic(tmp_path):
-    "Four processes restarting at once over a dead run's lock: exactly one holds it, in every trial."
+    "Four processes restarting at once over a dead run's claim: exactly one holds it, in every trial."
     import socket
     ctx = multiprocessing.get_context('fork')
     dead = subprocess.Popen(['true']); dead.wait()
     holders = []
     for trial in range(30):
         folder = tmp_path/f'run{trial}'; folder.mkdir()
-        (folder/'.lock').write_text(f'{dead.pid} {socket.gethostname()}\n')   # left by a killed run
+        (folder/'.lock.3').write_text(json.dumps(dict(pid=dead.pid, host=socket.gethostname())))   # left by a killed run
         barrier, results = ctx.Barrier(4), ctx.Queue()
         procs = [ctx.Process(target=_claim, args=(folder, barrier, results)) for _ in range(4)]
         for p in procs: p.start()

@@ -61,7 +61,7 @@ def test_sigkill_mid_epoch_resumes_to_the_same_result(tiny_model, tmp_path):
     assert not (run/'predictions.jsonl').exists() and not (run/'record.json').exists()   # nothing final was written
     latest = json.loads((run/'checkpoints'/'latest.json').read_text())
     assert latest['step'] == steps_per_epoch + 1 and latest['epoch'] == 1 and latest['batch_in_epoch'] == 1   # mid-epoch checkpoint
-    assert (run/'.lock').exists()                # the killed process's lock is still there: it is stale
+    assert list(run.glob('.lock.*'))             # the killed process's claim is still there: it is dead
     import torch
     from stance_nb.train import TrainConfig, train_classifier
     threads = torch.get_num_threads(); torch.set_num_threads(1)   # as in the children
@@ -77,7 +77,7 @@ def test_sigkill_mid_epoch_resumes_to_the_same_result(tiny_model, tmp_path):
         run = next((d/'train').iterdir())
         assert (run/'predictions.jsonl').read_text() == ''.join(json.dumps({'label': l}) + '\n' for l in ref['predictions'])
         assert json.loads((run/'record.json').read_text())['metrics']['test_f1_macro'] == ref['test']['f1_macro']
-        assert not (run/'.lock').exists()
+        assert not list(run.glob('.lock*'))
         assert not [p for p in run.rglob('*') if p.name.endswith('.tmp') or p.name.startswith('.tmp-')], 'temporary files left'
 
 _WRITER_CHILD = textwrap.dedent('''
@@ -156,7 +156,7 @@ def test_result_notebooks_write_atomically():
 
 _LOCK_CHILD = textwrap.dedent('''
     import sys, time
-    from stance_nb.core import RunLock
+    from stance_nb.claims import RunLock
     with RunLock(sys.argv[1]):
         open(sys.argv[2], 'w').write('locked')
         time.sleep(600)
@@ -188,13 +188,13 @@ def test_two_runs_never_share_a_folder(tiny_model, tmp_path):
     assert other.out_dir != first.out_dir
 
 def test_run_lock_between_processes(tmp_path):
-    from stance_nb.core import RunLock
+    from stance_nb.claims import RunLock
     holder = _hold_lock(tmp_path/'run', tmp_path/'marker')
     try:
         with pytest.raises(RuntimeError, match=f'in use by process {holder.pid}'): RunLock(tmp_path/'run').acquire()
     finally: holder.kill(); holder.wait()
-    with RunLock(tmp_path/'run'): assert (tmp_path/'run'/'.lock').read_text().split()[0] == str(os.getpid())
-    assert not (tmp_path/'run'/'.lock').exists()
+    with RunLock(tmp_path/'run') as lock: assert json.loads(lock.path.read_text())['pid'] == os.getpid()
+    assert not list((tmp_path/'run').glob('.lock*'))
 
 def test_mdl_run_is_locked(tiny_model, tmp_path):
     "train_mdl saves its weights as safetensors and refuses a run folder that another process holds."
@@ -377,7 +377,7 @@ def test_out_of_memory_names_batch_and_fix(tiny_model, tmp_path, monkeypatch):
     assert seq and 1 < int(seq.group(1)) <= 32, msg
     assert 'batch_size=8' in msg and 'max_length=32' in msg and 'Lower batch_size (e.g. 4)' in msg and 'grad_accum (e.g. 2)' in msg, msg
     assert isinstance(ei.value.__cause__, torch.cuda.OutOfMemoryError)
-    assert not list(tmp_path.rglob('.lock')), 'the run folder stays locked after the error'
+    assert not list(tmp_path.rglob('.lock*')), 'the run folder stays locked after the error'
 
 # ================================================================ divergence
 
@@ -389,7 +389,7 @@ def test_divergence_stops_with_step_epoch_lr(tiny_model, tmp_path):
     msg = str(ei.value)
     assert re.search(r'the loss is (nan|inf|-inf) at optimizer step \d+ \(epoch \d, learning rate [0-9.e+]+', msg), msg
     assert 'Lower the learning rate (TrainConfig.lr=10000)' in msg and 'check the training data' in msg, msg
-    assert not list(tmp_path.rglob('record.json')) and not list(tmp_path.rglob('.lock'))
+    assert not list(tmp_path.rglob('record.json')) and not list(tmp_path.rglob('.lock*'))
 
 @pytest.mark.parametrize('lr', [float('inf'), float('nan')])
 def test_non_finite_lr_rejected(lr):

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/12a_cli.commands.ipynb #fcd39de2
 from __future__ import annotations
-import math, os
+import json, math, os
 from dataclasses import replace
 from pathlib import Path
 from .options import UsageError, data_spec, config_changes, _PLAN_SKIP, _BASELINE_SYSTEMS
@@ -252,10 +252,38 @@ def _reproduce(args) -> dict:
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
     if P.get('smoke'):   # fixtures and tiny models come from the test utilities, which the package itself never imports
         raise UsageError(f"smoke runs are the result notebook's: papermill -k python3 nbs/run_{exp.name}.ipynb out.ipynb -p smoke True")
-    result, tables = reproduce(exp, P)
+    ex = _executor(args, P)
+    if args.plan: return _plan(exp, P, ex, args.throughput)
+    result, tables = reproduce(exp, P, executor=ex)
+    if result is None: return dict(command='reproduce', experiment=exp.name, parameters=P, submitted=True, executor=ex.kind)
     return dict(command='reproduce', experiment=exp.name, parameters=P, tables_dir=str(result.out),
                 tables={t: cmp.to_dict('records') for t, cmp in tables.items()}, skipped=result.skipped,
                 conditions=result.conditions, records=[str(Path(f)/'record.json') for f in result.records])
+
+def _executor(args, P:dict):
+    "The executor the options (or else the parameters `executor`, `workers`, `slurm`) ask for; `--workers N` alone means submitit-local."
+    from stance_nb.experiment import executor_from, SLURM_OPTIONS
+    kind, workers = args.executor or P.get('executor') or 'local', args.workers or P.get('workers')
+    if kind == 'local' and (workers or 1) > 1 and not args.executor: kind = 'submitit-local'
+    if args.wait and args.detach: raise UsageError("--wait waits for workers submitted earlier; --detach submits and returns: choose one")
+    opts = {k: getattr(args, k) for k in SLURM_OPTIONS if getattr(args, k, None) is not None}
+    try: return executor_from(kind, workers, slurm_config=args.slurm_config, wait=not args.detach, attach=args.wait, slurm=P.get('slurm') or None, **opts)
+    except ValueError as e: raise UsageError(str(e))
+
+def _plan(exp, P:dict, ex, throughput:str|None) -> dict:
+    "`--plan`: the jobs still to run, their estimated device time, device-hours and wall time on 1, 4 and 16 workers; nothing runs."
+    from stance_nb.experiment import run_arguments, prepare, plan_cost, plan_text
+    tp = None
+    if throughput:
+        try: tp = json.loads(Path(throughput).read_text(encoding='utf-8') if Path(throughput).is_file() else throughput)
+        except ValueError as e: raise UsageError(f"--throughput {throughput!r}: expected JSON {{\"model\": {{\"train\": 90, \"predict\": 600}}}} or such a file ({e})")
+        if not isinstance(tp, dict) or not all(isinstance(v, dict) and {'train', 'predict'} <= set(v) for v in tp.values()):
+            raise UsageError(f"--throughput: expected {{\"model\": {{\"train\": examples/s, \"predict\": examples/s}}}}, got {throughput!r}")
+    run_kw, folder, stem = run_arguments(exp, P)
+    df, summary = plan_cost(prepare(**run_kw), throughput=tp)
+    print(plan_text(df, summary))
+    rows = {r: dict(jobs=len(g), device_hours=round(g.seconds.dropna().sum() / 3600, 2)) for r, g in df.groupby('row', sort=False)}
+    return dict(command='reproduce', experiment=exp.name, plan=summary, rows=rows, executor=ex.kind)
 
 # %% ../../nbs/12a_cli.commands.ipynb #8354625c
 COMMANDS = dict(baselines=_baselines, train=_train, mdl=_mdl, predict=_predict, evaluate=_evaluate, attack=_attack,

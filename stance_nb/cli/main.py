@@ -27,6 +27,7 @@ def make_parser() -> argparse.ArgumentParser:
     from stance_nb.train import TrainConfig, RunPlan
     from stance_nb.mdl import MDLConfig
     from stance_nb.baselines import FASTTEXT_PRESETS
+    from stance_nb.experiment.spec import EXECUTORS
     p = _Parser(prog='stance_nb', description='Stance detection: baselines, training, prediction, evaluation, attacks.')
     sub = p.add_subparsers(dest='command', required=True)
     b = sub.add_parser('baselines', help='majority, random and fastText (grid chosen on dev) on one dataset: test scores')
@@ -77,6 +78,21 @@ def make_parser() -> argparse.ArgumentParser:
     r.add_argument('-p', '--parameter', dest='parameters', action='append', nargs='+', default=[], metavar='NAME=VALUE',
                    help="a parameter of nbs/run_<experiment>.ipynb, as `-p name=value` or papermill's `-p name value`")
     _run_options(r, seeds=False)
+    x = r.add_argument_group('where the jobs run (workers share the job store; a job is never run twice)')
+    x.add_argument('--executor', choices=list(EXECUTORS), help="local (this process; the default), submitit-local (worker processes "
+                   "on this machine, one GPU each), submitit (a Slurm job array)")
+    x.add_argument('--workers', type=_POSITIVE, help='workers sharing the job store; with the local executor, N > 1 means submitit-local')
+    x.add_argument('--wait', action='store_true', help='submit nothing: wait for the workers submitted earlier, then write the tables')
+    x.add_argument('--detach', action='store_true', help='submit the workers and return; --wait (or the same command) writes the tables later')
+    x.add_argument('--plan', action='store_true', help='print the jobs still to run with their estimated cost, device-hours and wall time '
+                   'on 1, 4 and 16 workers; run nothing')
+    x.add_argument('--throughput', help='--plan: declared examples/s per model, JSON {"model": {"train": 90, "predict": 600}} or a JSON file')
+    s = r.add_argument_group('Slurm (executor submitit)')
+    s.add_argument('--partition'); s.add_argument('--gpus-per-job', type=_POSITIVE); s.add_argument('--cpus-per-job', type=_POSITIVE)
+    s.add_argument('--mem-gb', type=_POSITIVE); s.add_argument('--time-min', type=_POSITIVE, help='time limit of a worker, minutes')
+    s.add_argument('--array-parallelism', type=_POSITIVE, help='workers of the array running at once')
+    s.add_argument('--account'); s.add_argument('--qos'); s.add_argument('--constraint')
+    s.add_argument('--slurm-config', help="a YAML file of submitit parameters (its AutoExecutor names: timeout_min, gpus_per_node, slurm_partition, ...)")
     sub.add_parser('presets', help='list every preset of `train` and `mdl`: model, selection, weight decay, head, source, all values')
     return p
 

@@ -8,7 +8,8 @@ from .data import *          # a DataSpec made into a run's tidy table
 from . import systems        # registers every system: baselines, encoders, NLI, zero-shot, LLMs
 from .store import *         # job keys and folders, finished jobs, a job's files
 from .cost import *          # what transformer jobs will cost on this machine
-from .runner import *        # run: rows → jobs → scores
+from .runner import *        # run: rows → jobs → scores (prepare, execute)
+from .executor import *      # where the jobs run: this process, worker processes, Slurm through submitit
 from .tables import *        # table builders
 from .report import *        # compare with the paper, notes, conditions, CSV/Markdown, figures
 from .reproduce import *     # a notebook's parameters → run → render

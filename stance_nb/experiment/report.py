@@ -17,7 +17,7 @@ from .tables import correctness_ratios
 
 # %% auto #0
 __all__ = ['CSV_COLUMNS', 'paper_over', 'compare_table', 'significance_notes', 'add_notes', 'conditions_text', 'collapse_notes',
-           'render', 'show', 'plot_comparison']
+           'failed_cells', 'render', 'show', 'plot_comparison']
 
 # %% ../../nbs/10l_experiment.report.ipynb #a5fc24a9
 CSV_COLUMNS = ['row', 'column', 'metric', 'paper', 'ours_mean', 'ours_std', 'n', 'delta', 'unit', 'status', 'note']
@@ -142,6 +142,10 @@ def conditions_text(cond:dict) -> str:
     machines = cond.get('job_machines') or {}
     if set(machines) - {machine_label(hw)}:   # reused jobs that ran elsewhere: another CPU may train in another precision ('auto') or with other kernels
         lines.append("- the jobs ran on: " + '; '.join(f"{m} ({n} job{'s' * (n != 1)})" for m, n in machines.items()))
+    workers = cond.get('job_workers') or {}
+    if len(workers) > 1 or any('(' in w for w in workers):   # jobs spread over workers or hosts
+        lines.append("- workers: " + '; '.join(f"{w} ({n} job{'s' * (n != 1)})" for w, n in workers.items()))
+    if cond.get('failed'): lines.append(f"- failed (shown as failed in the tables; each job folder keeps its error.json): {'; '.join(cond['failed'])}")
     if cond.get('phases'): lines.append("- job time by phase: " + ', '.join(f"{p} {v:.0f} s" for p, v in cond['phases'].items()))
     if cond.get('train_examples_per_s'):
         lines.append("- training throughput (examples/s, mean over jobs): " + ', '.join(f"{k} {v:g}" for k, v in cond['train_examples_per_s'].items()))
@@ -168,6 +172,33 @@ def collapse_notes(ours:pd.DataFrame, labels:pd.DataFrame|None) -> pd.DataFrame:
         notes[r.row, r.key] = '; '.join(x for x in (notes.get((r.row, r.key)), note) if x)   # every seed that collapsed
     return add_notes(ours, notes)
 
+def failed_cells(cmp:pd.DataFrame, failed:Sequence[dict], rows:Sequence[str], keys:Sequence[str]) -> pd.DataFrame:
+    """`cmp` with every failed job (`RunResult.failed`) said where its numbers would be: a note on its row's cell of its data
+    and on the row's cells over several datasets, status `failed` where no number is left; a row with no cell left gets one
+    per data key."""
+    mine = [f for f in failed if f['row'] in set(rows)]
+    if not mine: return cmp
+    cmp, extra = cmp.copy(), []
+    metric = cmp.metric.mode().iloc[0] if len(cmp) else 'f1_macro'
+    why = lambda fs: 'failed: ' + '; '.join(f"{f['label']}: {f['reason']}" for f in fs)
+    for r in dict.fromkeys(f['row'] for f in mine):
+        fs = [f for f in mine if f['row'] == r]
+        fkeys = list(dict.fromkeys(k for f in fs for k in f['keys']))
+        if not (cmp.row == r).any():
+            extra += [dict(row=r, column=k, metric=metric, paper=np.nan, ours_mean=np.nan, ours_std=np.nan, n=0, delta=np.nan, unit='',
+                           status='failed', note=why([f for f in fs if k in f['keys']])) for k in fkeys]
+            continue
+        for i in cmp.index[cmp.row == r]:
+            col = cmp.at[i, 'column']
+            hit = [f for f in fs if col in f['keys']] if col in set(keys) else fs   # a dataset's cell, or a cell over several datasets
+            if not hit: continue
+            cmp.at[i, 'note'] = '; '.join(x for x in (cmp.at[i, 'note'], why(hit)) if isinstance(x, str) and x)
+            if cmp.at[i, 'n'] == 0: cmp.at[i, 'status'] = 'failed'
+    if extra:
+        attrs = dict(cmp.attrs)
+        cmp = pd.concat([cmp, pd.DataFrame(extra, columns=CSV_COLUMNS)], ignore_index=True); cmp.attrs.update(attrs)
+    return cmp
+
 def render(exp:Experiment, result:RunResult,
            tables:Iterable[str]|None=None,  # the tables to write (default all the experiment builds)
            out:str|Path|None=None,          # folder of the tables (default `outputs/<experiment>`)
@@ -187,13 +218,16 @@ def render(exp:Experiment, result:RunResult,
     if result.labels is not None and len(result.labels): write_csv(out/f'{stem}_labels.csv', result.labels)
     done = {}
     for t in [str(x) for x in (tables or exp.tables)]:
-        s = result.scores[result.scores.row.isin([r.name for r in exp.rows if t in r.tables])]
-        ours = exp.tables[t](s, exp, result.conditions.get('settings'))
+        t_rows = [r.name for r in exp.rows if t in r.tables]
+        ours = exp.tables[t](result.scores[result.scores.row.isin(t_rows)], exp, result.conditions.get('settings'))
         if ours is None or not len(ours):
-            print(f"Table {t}: no cells (its rows did not run in this setting)"); continue
-        if exp.significance: ours = significance_notes(ours, exp.significance)
-        ours = collapse_notes(ours, result.labels)
-        cmp = compare_table(exp, t, ours, keys=list(cond['data']) + list(cond.get('left_out') or {}))
+            if not any(f['row'] in t_rows for f in result.failed): print(f"Table {t}: no cells (its rows did not run in this setting)"); continue
+            cmp = pd.DataFrame(columns=CSV_COLUMNS); cmp.attrs.update(paper=exp.paper, table=t)   # only failed jobs: the table says so
+        else:
+            if exp.significance: ours = significance_notes(ours, exp.significance)
+            ours = collapse_notes(ours, result.labels)
+            cmp = compare_table(exp, t, ours, keys=list(cond['data']) + list(cond.get('left_out') or {}))
+        cmp = failed_cells(cmp, result.failed, t_rows, list(cond['data']))
         cmp = cmp.assign(note=[portable(n) for n in cmp.note])
         write_csv(out/f'{stem}_table{t}.csv', cmp)
         short = cmp.assign(note=[n if len(n) <= 90 else n[:87] + '...' for n in cmp.note.fillna('')])
@@ -208,8 +242,8 @@ def show(cmp:pd.DataFrame, digits:int=4) -> pd.DataFrame:
     fmt = lambda v: '' if pd.isna(v) else f'{v:.{digits}f}'
     return pd.DataFrame(dict(row=cmp.row, column=cmp.column, metric=cmp.metric,
                              paper=[s if s != 'ok' and pd.isna(p) else fmt(p) for p, s in zip(cmp.paper, cmp.status)],
-                             ours=['missing' if n == 0 else f'{m:.{digits}f}' + ('' if pd.isna(sd) else f' ± {sd:.{digits}f}') + f' (n={n})'
-                                   for m, sd, n in zip(cmp.ours_mean, cmp.ours_std, cmp.n)],
+                             ours=[('failed' if st == 'failed' else 'missing') if n == 0 else f'{m:.{digits}f}' + ('' if pd.isna(sd) else f' ± {sd:.{digits}f}') + f' (n={n})'
+                                   for m, sd, n, st in zip(cmp.ours_mean, cmp.ours_std, cmp.n, cmp.status)],
                              delta=[fmt(d) for d in cmp.delta], note=cmp.note.fillna('')))
 
 # %% ../../nbs/10l_experiment.report.ipynb #0b6aeeac

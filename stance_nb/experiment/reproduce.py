@@ -7,13 +7,14 @@ from __future__ import annotations
 import os, tempfile
 from pathlib import Path
 from ..core import outputs_dir, portable_path
-from .spec import Experiment, RunResult
+from .spec import Experiment, RunResult, JobsFailed
 from .data import data_specs
-from .runner import run
+from .runner import prepare
+from .executor import Executor, executor_from, run_on
 from .report import render
 
 # %% auto #0
-__all__ = ['with_smoke', 'reproduce']
+__all__ = ['with_smoke', 'run_arguments', 'reproduce']
 
 # %% ../../nbs/10m_experiment.reproduce.ipynb #09ab4136
 def with_smoke(settings:dict, smoke:dict) -> dict:
@@ -28,11 +29,8 @@ def _out_root(exp:Experiment, smoke) -> Path:
         return Path(tempfile.mkdtemp(prefix=f'{exp.name}-smoke-'))
     return outputs_dir(None, exp.name)
 
-def reproduce(exp:Experiment,  # from `EXPERIMENTS`
-              params:dict,     # the notebook's parameters (checked by `parameters`)
-              smoke:dict|None=None, # the smoke environment (fixture data folder, tiny models) when `params['smoke']`
-             ) -> tuple[RunResult, dict]:
-    "Run the experiment as the parameters say and write its tables; returns the run and the tables."
+def run_arguments(exp:Experiment, params:dict, smoke:dict|None=None) -> tuple[dict, Path, str]:
+    "The runner's arguments for the notebook's parameters (`prepare`'s keywords), the tables' folder and their file stem."
     if params.get('smoke') and smoke is None:
         raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
     kw = exp.configure(params, smoke if params.get('smoke') else None)
@@ -44,8 +42,23 @@ def reproduce(exp:Experiment,  # from `EXPERIMENTS`
     folder = _out_root(exp, params.get('smoke'))
     stem = params.get('run_name', exp.name) + ('-smoke' if params.get('smoke') else '')
     rows = exp.select(params.get('rows') or (), params.get('tables') or ())
-    result = run(exp, rows, out=folder/'runs', finished_only=bool(params.get('finished_only')), **kw)
+    return dict(kw, exp=exp, rows=rows, out=folder/'runs'), folder, stem
+
+def reproduce(exp:Experiment,  # from `EXPERIMENTS`
+              params:dict,     # the notebook's parameters (checked by `parameters`)
+              smoke:dict|None=None, # the smoke environment (fixture data folder, tiny models) when `params['smoke']`
+              executor:Executor|None=None, # where the jobs run (default: the parameters' `executor`, `workers`, `slurm`)
+             ) -> tuple[RunResult|None, dict]:
+    "Run the experiment as the parameters say and write its tables; returns the run and the tables (`None, {}` when the workers were submitted without waiting)."
+    run_kw, folder, stem = run_arguments(exp, params, smoke)
+    ex = executor or executor_from(params.get('executor') or 'local', params.get('workers'), slurm=params.get('slurm') or None)
+    result = run_on(ex, finished_only=bool(params.get('finished_only')), **run_kw)
+    if result is None: return None, {}
     result.out, result.conditions['tables_dir'] = folder, portable_path(folder)
     tables = render(exp, result, params.get('tables') or None, out=folder, run_name=stem)
     print(f"tables: {folder}/{stem}_table<N>.csv|.md; job records: {folder/'runs'}")
+    if result.failed: raise JobsFailed(result.failed, f"; the tables in {folder} show them as failed")
+    left = [u for u in result.conditions['unfinished'] if not params.get('finished_only')]
+    if left: raise RuntimeError(f"{len(left)} job(s) did not finish: {left[0]}{' ...' if len(left) > 1 else ''} (their workers ended without them; "
+                                f"the tables in {folder} list them as not finished): run again to resume")
     return result, tables

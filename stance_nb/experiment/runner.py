@@ -4,25 +4,26 @@
 
 # %% ../../nbs/10j_experiment.runner.ipynb #5b48bbba
 from __future__ import annotations
-import collections, math, os, time, warnings
+import collections, json, math, os, time, warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
-from ..core import outputs_dir, RunLock, StanceDataError, progress, is_quiet, hardware, machine_label, git_sha, portable_path
+from ..core import outputs_dir, StanceDataError, progress, is_quiet, hardware, machine_label, git_sha, portable_path
+from ..claims import RunLock, ClaimBusy, heartbeat_seconds, worker_id, holder
 from ..data import DATASETS
 from ..data.core import fingerprint
 from ..metrics import score
 from ..records import RunRecord, read_predictions
-from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, DataSpec, SYSTEMS, TRANSFORMS)
+from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS)
 from .data import load_data, _split, _full_data_loads
-from .store import job_params, job_dir, finished_record, save_job, older_jobs
+from .store import job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure
 from .cost import CPU_CHECKPOINT_EVERY, _full_cpu_run, _announce_cpu_cost
 
 # %% auto #0
 __all__ = ['COLLAPSE_SHARE', 'SCORE_COLUMNS', 'LABEL_COLUMNS', 'plan_jobs', 'score_predictions', 'label_shares', 'collapse_lines',
-           'run']
+           'Prepared', 'prepare', 'job_states', 'execute', 'run']
 
 # %% ../../nbs/10j_experiment.runner.ipynb #ebbc7737
 def plan_jobs(exp:Experiment, rows:Sequence[Row], keys:Sequence[str], seeds:Sequence[int], ratios:Sequence[float]|None=None,
@@ -207,23 +208,60 @@ def _verified(exp:Experiment, folder:Path, rec:RunRecord, tests:dict) -> RunReco
                 return None
     return rec
 
-def _execute(exp:Experiment, plan:list, inp:_Inputs, settings:dict, force:bool, finished_only:bool) -> tuple[dict, list, list, list, int]:
-    "Run each planned job, or reuse its finished record: records, score lines, label lines, the jobs not finished, how many were reused."
-    recs, lines, shares, unfinished, reused = {}, [], [], [], 0
-    for job, ts, params, folder in progress(plan, desc=exp.name):
-        if job.row.name in inp.skipped: continue
-        rec = None if force else finished_record(folder, params)
-        if rec is not None: rec = _verified(exp, folder, rec, ts)
-        if rec is not None: reused += 1
-        elif finished_only: unfinished.append(job.label); continue
-        else:
-            try: rec = _run_job(exp, job, params, folder, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, settings, inp.attack_seconds)
-            except RowSkipped as e:
-                inp.skipped[job.row.name] = str(e); print(f"{job.row.name}: not run ({e})"); continue
-        recs[str(folder)] = rec
-        lines += _score_lines(job, folder, rec)
-        shares += _label_lines(job, folder, rec, ts)
-    return recs, lines, shares, unfinished, reused
+def _finished(exp:Experiment, folder:Path, params:dict, tests:dict, after:float|None=None) -> RunRecord|None:
+    "The job's finished record when its files check out (`finished_record`, `_verified`) and it finished after `after` (a forced run's start)."
+    rec = finished_record(folder, params)
+    if rec is not None and after is not None and rec.started + (rec.wall_time or 0) < after: return None
+    return _verified(exp, folder, rec, tests) if rec is not None else None
+
+def _attempt(exp:Experiment, item:tuple, inp:_Inputs, settings:dict, force:bool, finished_only:bool, t_start:float) -> tuple[str, object]:
+    """One planned job: ('reused' or 'ran', its record), ('busy', who holds it) when another worker runs it, ('failed', its
+    failure) when it raised (kept in its folder; a job that failed in this run is not tried again), ('skipped', why), ('unfinished', None)."""
+    job, ts, params, folder = item
+    if (rec := _finished(exp, folder, params, ts, t_start if force else None)) is not None: return 'reused', rec
+    if (err := job_failure(folder, since=t_start)) is not None: return 'failed', err   # failed in this run (maybe in another worker): not tried twice
+    if finished_only: return 'unfinished', None
+    try: return _run_job(exp, job, params, folder, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, settings, inp.attack_seconds,
+                         t_start if force else None)
+    except ClaimBusy as e: return 'busy', str(e)
+    except RowSkipped as e: return 'skipped', str(e)
+    except Exception as e:
+        err = save_failure(folder, job.label, e)
+        warnings.warn(f"{job.label} failed: {err['error']}: {err['message']} (kept in {folder/'error.json'}; the other jobs go on)")
+        return 'failed', err
+
+def _execute(exp:Experiment, plan:list, inp:_Inputs, settings:dict, force:bool, finished_only:bool, t_start:float,
+             wait:bool=True) -> tuple[dict, list, list, list, list]:
+    """Run each planned job, or reuse its finished record; a job another worker holds is waited for (`wait`) and taken over if
+    that worker dies. Records, score lines, label lines, the jobs not finished, the jobs that failed."""
+    recs, lines, shares, unfinished, failed = {}, [], [], [], []
+    def take(item, kind, val):
+        job, ts, params, folder = item
+        if kind in ('reused', 'ran'):
+            recs[str(folder)] = val; lines.extend(_score_lines(job, folder, val)); shares.extend(_label_lines(job, folder, val, ts))
+        elif kind == 'failed':
+            failed.append(dict(row=job.row.name, keys=list(job.keys), ratio=job.ratio, seed=job.seed, job=folder.name, label=job.label,
+                               reason=f"{val['error']}: {val['message']}", host=val.get('host'), worker=val.get('worker')))
+        elif kind == 'skipped': inp.skipped[job.row.name] = val; print(f"{job.row.name}: not run ({val})")
+        else: unfinished.append(job.label)
+    busy = []
+    for item in progress(plan, desc=exp.name):
+        if item[0].row.name in inp.skipped: continue
+        kind, val = _attempt(exp, item, inp, settings, force, finished_only, t_start)
+        if kind == 'busy': busy.append((item, val))
+        else: take(item, kind, val)
+    if busy and wait: print(f"waiting for {len(busy)} job(s) other workers run (first: {busy[0][1]})")
+    while busy and wait:
+        time.sleep(min(heartbeat_seconds(), 5.0))
+        still = []
+        for item, why in busy:
+            kind, val = _attempt(exp, item, inp, settings, force, finished_only, t_start)
+            if kind == 'busy': still.append((item, val))
+            else: take(item, kind, val)
+        busy = still
+    unfinished += [f"{item[0].label} (running in another worker)" for item, why in busy]
+    return recs, lines, shares, unfinished, failed
+
 
 # %% ../../nbs/10j_experiment.runner.ipynb #c8c2239a
 def _transformed(job:Job, data:dict, tests:dict) -> tuple[dict, dict]:
@@ -233,11 +271,15 @@ def _transformed(job:Job, data:dict, tests:dict) -> tuple[dict, dict]:
     data = {k: TRANSFORMS[t](f, job.seed or 0) for k, f in data.items()}
     return data, {(k, n): (_split(data[k], 'test') if n == 'test' else f) for (k, n), f in tests.items()}
 
-def _run_job(exp, job, params, folder, data, tests, settings, attack_seconds:dict|None=None) -> RunRecord:
-    "Execute one job under its folder's lock; predictions and record written atomically, the record last."
+def _run_job(exp, job, params, folder, data, tests, settings, attack_seconds:dict|None=None, after:float|None=None) -> tuple[str, RunRecord]:
+    """Execute one job under its folder's claim (('ran', record)); a job another worker finished meanwhile (after `after`: a
+    forced run's start) is not run twice (('reused', record)). Predictions and record are written atomically, the record last,
+    and only while the claim holds."""
     attack_seconds = attack_seconds or {}
-    with RunLock(folder):
+    with RunLock(folder) as lock:
+        if (rec := _finished(exp, folder, params, tests, after)) is not None: return 'reused', rec
         rec = RunRecord(f'{exp.name}/{job.row.name}', params, job.seed)
+        rec.hardware.update(worker=worker_id(), pid=os.getpid(), devices=os.environ.get('CUDA_VISIBLE_DEVICES'))   # where the job ran
         data, tests = _transformed(job, data, tests)
         ctx = Context(job.row, job.seed, job.ratio, data, tests, folder, settings)
         t0 = time.perf_counter()
@@ -252,14 +294,19 @@ def _run_job(exp, job, params, folder, data, tests, settings, attack_seconds:dic
         with rec.phase('score'):
             for (k, t), frame in tests.items():
                 scores += [dict(key=k, test=t, **s) for s in score_predictions(exp, k, exp.data[k], frame, preds[k, t])]
+        lock.check()   # taken over while it ran (its heartbeat stopped): the new holder writes the results
         save_job(folder, rec, preds, tests, info, scores)
         first = next((s for s in scores if s['test'] == 'test'), None)
         if first and not is_quiet(): print(f"{job.label}: {first['metric']} {first['value']:.4f} on {first['key']} ({rec.wall_time:.1f} s)")
-        return rec
+        return 'ran', rec
 
 # %% ../../nbs/10j_experiment.runner.ipynb #77f6a87f
 SCORE_COLUMNS = ['row', 'system', 'key', 'test', 'ratio', 'seed', 'table', 'column', 'metric', 'value', 'job']
 LABEL_COLUMNS = ['row', 'system', 'key', 'test', 'ratio', 'seed', 'job', 'n', 'n_labels', 'top_label', 'top_share', 'gold_share', 'collapsed']
+
+def _where(hw:dict) -> str:
+    "Where a job ran: its host, worker (a cluster task) and GPUs."
+    return (hw.get('host') or '?') + (f" ({hw['worker']})" if hw.get('worker') else '') + (f" GPU {hw['devices']}" if hw.get('devices') else '')
 
 def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, settings:dict, inp:_Inputs, n_jobs:int, reused:int,
                 unfinished:list, recs:dict, git, t_start:float, estimate:dict, labels:pd.DataFrame) -> dict:
@@ -279,7 +326,8 @@ def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, set
                 phases={p: round(sum((r.phases or {}).get(p, 0.0) for r in recs.values()), 1)
                         for p in sorted({p for r in recs.values() for p in (r.phases or {})})},
                 job_seconds=round(sum((r.wall_time or 0) for r in recs.values()), 1),
-                job_machines=dict(collections.Counter(machine_label(r.hardware or {}) for r in recs.values()).most_common()))
+                job_machines=dict(collections.Counter(machine_label(r.hardware or {}) for r in recs.values()).most_common()),
+                job_workers=dict(collections.Counter(_where(r.hardware or {}) for r in recs.values()).most_common()))
     speed, precision = {}, {}   # row -> training examples/s of its jobs, and the precisions they trained in (systems that report them)
     for folder, r in recs.items():
         info, row = (r.metrics or {}).get('info') or {}, r.name.split('/', 1)[-1]
@@ -293,22 +341,25 @@ def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, set
     return cond
 
 # %% ../../nbs/10j_experiment.runner.ipynb #887d1ab0
-def run(exp:Experiment,
-        rows:Sequence[Row]|None=None,   # the rows to run (default all; see `Experiment.select`)
-        keys:Sequence[str]|None=None,   # data keys (default all of the experiment's)
-        seeds:Sequence[int]=(1,),       # seeds of seeded systems
-        data_dir:str|Path|None=None,    # where the data lives (default `$STANCE_NB_DATA`)
-        out:str|Path|None=None,         # the job store: one folder per job (default `outputs/<experiment>/runs`)
-        settings:dict|None=None,        # run-wide settings the systems read (models, smoke, n_jobs, mdl_changes, ...)
-        ratios:Sequence[float]|None=None, # restrict the training ratios (default: each row's)
-        attack_seed:int=0,              # seed of the attacked test sets
-        strict:bool=True,               # missing data stops the run; False: data keys that cannot be read are left out, with a note
-        force:bool=False,               # run every job again, even when a finished record matches
-        finished_only:bool=False,       # run nothing: results from the jobs already finished; the others are listed as not run
-        specs:Mapping|None=None,        # data key -> `DataSpec` replacing or adding to the experiment's (e.g. other CV folds)
-       ) -> RunResult:
-    "Run the jobs of `rows` on `keys`; reuse finished jobs with the same parameters and data; score every prediction."
-    if force and finished_only: raise ValueError("force=True runs every job again; finished_only=True runs none: choose one")
+@dataclass
+class Prepared:
+    "A run read and planned, before any job: what `execute` runs, and what an executor hands to its workers."
+    exp:Experiment; rows:list; keys:list; seeds:list; settings:dict; root:Path; inp:_Inputs; plan:list
+    t_start:float; git:str|None; data_dir:object; attack_seed:int
+
+def prepare(exp:Experiment,
+            rows:Sequence[Row]|None=None,   # the rows to run (default all; see `Experiment.select`)
+            keys:Sequence[str]|None=None,   # data keys (default all of the experiment's)
+            seeds:Sequence[int]=(1,),       # seeds of seeded systems
+            data_dir:str|Path|None=None,    # where the data lives (default `$STANCE_NB_DATA`)
+            out:str|Path|None=None,         # the job store: one folder per job (default `outputs/<experiment>/runs`)
+            settings:dict|None=None,        # run-wide settings the systems read (models, smoke, n_jobs, mdl_changes, ...)
+            ratios:Sequence[float]|None=None, # restrict the training ratios (default: each row's)
+            attack_seed:int=0,              # seed of the attacked test sets
+            strict:bool=True,               # missing data stops the run; False: data keys that cannot be read are left out, with a note
+            specs:Mapping|None=None,        # data key -> `DataSpec` replacing or adding to the experiment's (e.g. other CV folds)
+           ) -> Prepared:
+    "Read what the run needs (data, test sets, fingerprints) and plan its jobs, each with its key and folder in the job store."
     t_start, git, settings = time.time(), git_sha(), dict(settings or {})   # the commit when the run starts: the code it runs, not a later one
     if settings.get('checkpoint_every') is None and _full_cpu_run(settings):
         settings['checkpoint_every'] = CPU_CHECKPOINT_EVERY   # an epoch of full data takes hours on a CPU: an interrupted job loses minutes, not its epoch
@@ -324,13 +375,57 @@ def run(exp:Experiment,
               f"content of local models and the precision they trained in): delete those folders ({old[0].name}, ...) to free the space")
     inp = _read_inputs(exp, rows, keys, ratios, data_dir, strict, attack_seed, settings)
     plan = _plan(exp, rows, seeds, ratios, inp, settings, root)
+    return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed)
+
+def _done_after(folder:Path, after:float|None) -> bool:
+    "A record is in `folder` (finished after `after`, when given)."
+    if after is None: return (folder/'record.json').exists()
+    try: r = json.loads((folder/'record.json').read_text(encoding='utf-8')); return r['started'] + (r.get('wall_time') or 0) >= after
+    except (OSError, ValueError, KeyError, TypeError): return False
+
+def job_states(prep:Prepared, since:float, force:bool=False) -> dict[str, list]:
+    """The planned jobs by state (`finished` (after `since` when `force`), `failed` since `since`, `running` in a live worker,
+    `pending`), read from the job store alone: cheap enough to poll."""
+    out = {'finished': [], 'failed': [], 'running': [], 'pending': []}
+    for job, ts, params, folder in prep.plan:
+        if job.row.name in prep.inp.skipped: continue
+        state = ('finished' if _done_after(folder, since if force else None) else 'failed' if job_failure(folder, since) is not None
+                 else 'running' if holder(folder) is not None else 'pending')
+        out[state].append(job.label)
+    return out
+
+def execute(prep:Prepared,
+            force:bool=False,         # run every job again: records finished before `since` do not count
+            finished_only:bool=False, # run nothing: results from the jobs already finished; the others are listed as not run
+            wait:bool=True,           # wait for jobs other workers hold (and take over those whose worker died); False: leave them
+            allow_failed:bool=False,  # return jobs that raised in `RunResult.failed` (the tables show them) instead of raising `JobsFailed`
+            since:float|None=None,    # when the run began (default: `prep`'s start): jobs finished later count as run, failures later as this run's
+           ) -> RunResult:
+    "Run the planned jobs (or reuse finished ones); score every prediction; the run's conditions."
+    exp, inp, plan, settings, since = prep.exp, prep.inp, prep.plan, prep.settings, since or prep.t_start
     pending = lambda: [(job, Context(job.row, job.seed, job.ratio, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, folder, settings))
-                       for job, ts, params, folder in plan if not finished_only and (force or finished_record(folder, params) is None)]
+                       for job, ts, params, folder in plan if not finished_only and _finished(exp, folder, params, ts, since if force else None) is None]
     estimate = _announce_cpu_cost(pending, settings)
-    recs, lines, shares, unfinished, reused = _execute(exp, plan, inp, settings, force, finished_only)
+    recs, lines, shares, unfinished, failed = _execute(exp, plan, inp, settings, force, finished_only, since, wait)
+    reused = sum(1 for r in recs.values() if r.started + (r.wall_time or 0) < since)   # finished before this run began
     scores = pd.DataFrame(lines, columns=SCORE_COLUMNS).astype({'seed': 'Int64'})
-    if reused: print(f"reused {reused} finished job(s) with the same parameters and data from {root}")
+    if reused: print(f"reused {reused} finished job(s) with the same parameters and data from {prep.root}")
     labels = pd.DataFrame(shares, columns=LABEL_COLUMNS).astype({'seed': 'Int64'})
-    cond = _conditions(exp, rows, seeds, attack_seed, data_dir, settings, inp, len(plan), reused, unfinished, recs, git, t_start, estimate, labels)
+    cond = _conditions(exp, prep.rows, prep.seeds, prep.attack_seed, prep.data_dir, settings, inp, len(plan), reused, unfinished, recs,
+                       prep.git, since, estimate, labels)
+    cond['failed'] = [f"{f['label']}: {f['reason']}" for f in failed]
     for line in cond['collapsed']: warnings.warn(f"collapsed predictions: {line}")
-    return RunResult(scores, recs, inp.skipped, cond, labels=labels)
+    res = RunResult(scores, recs, inp.skipped, cond, labels=labels, failed=failed)
+    if failed and not allow_failed: raise JobsFailed(failed)
+    return res
+
+def run(exp:Experiment, rows:Sequence[Row]|None=None, keys:Sequence[str]|None=None, seeds:Sequence[int]=(1,),
+        data_dir:str|Path|None=None, out:str|Path|None=None, settings:dict|None=None, ratios:Sequence[float]|None=None,
+        attack_seed:int=0, strict:bool=True,
+        force:bool=False,               # run every job again, even when a finished record matches
+        finished_only:bool=False,       # run nothing: results from the jobs already finished; the others are listed as not run
+        specs:Mapping|None=None, wait:bool=True, allow_failed:bool=False) -> RunResult:
+    "Run the jobs of `rows` on `keys` (`prepare`, then `execute`): finished jobs with the same parameters and data are reused, every prediction scored."
+    if force and finished_only: raise ValueError("force=True runs every job again; finished_only=True runs none: choose one")
+    return execute(prepare(exp, rows, keys, seeds, data_dir, out, settings, ratios, attack_seed, strict, specs),
+                   force=force, finished_only=finished_only, wait=wait, allow_failed=allow_failed)

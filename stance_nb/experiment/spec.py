@@ -12,9 +12,9 @@ import pandas as pd
 from ..core import PAPERS_GROUP, paper_modules
 
 # %% auto #0
-__all__ = ['SAFE_NAME', 'EXPERIMENTS', 'SYSTEMS', 'TRANSFORMS', 'load_papers', 'get_experiment', 'System', 'register_system',
-           'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row', 'Experiment', 'Job',
-           'RunResult']
+__all__ = ['SAFE_NAME', 'EXPERIMENTS', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'load_papers', 'get_experiment', 'System',
+           'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row',
+           'Experiment', 'Job', 'RunResult', 'JobsFailed']
 
 # %% ../../nbs/10_experiment.spec.ipynb #01cf2c2a
 SAFE_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')   # a key, name or run name: no path separators, no '..'
@@ -152,7 +152,7 @@ class Experiment:
     def parameter_choices(self) -> dict:
         "Valid values of a result notebook's `in NAME` constraints: datasets, rows, tables and the experiment's own."
         more = self.choices() if callable(self.choices) else dict(self.choices or {})
-        return dict(datasets=list(self.data), rows=[r.name for r in self.rows], tables=list(self.tables), **more)
+        return dict(datasets=list(self.data), rows=[r.name for r in self.rows], tables=list(self.tables), executors=list(EXECUTORS), **more)
 
     def register(self) -> 'Experiment':
         "Add this experiment to `EXPERIMENTS` under its name."
@@ -197,3 +197,18 @@ class RunResult:
     conditions:dict              # model, data (fingerprints, sizes), seeds, hardware, wall time, ...
     out:Path|None=None           # the folder its tables were written to (set by `reproduce`)
     labels:pd.DataFrame|None=None # one row per (job, data, test set): the predicted labels' distribution (`label_shares`)
+    failed:list=field(default_factory=list) # one dict per job that raised: row, keys, ratio, seed, job folder, label, reason, host, worker
+
+EXECUTORS = {   # where a run's jobs execute (`stance_nb.experiment.executor`)
+    'local': 'this process, one job after another (the default)',
+    'submitit': 'Slurm, through submitit: an array of workers that claim jobs from the shared job store',
+    'submitit-local': "submitit's local executor: worker processes on this machine, one GPU each where there are GPUs"}
+
+class JobsFailed(RuntimeError):
+    "Jobs of a run raised: their errors are kept in their folders and the tables show them as failed; the run ends with this."
+    def __init__(self, failed:list, where:str=''):
+        self.failed = failed
+        first = failed[0]
+        super().__init__(f"{len(failed)} job(s) failed: {first['label']}: {first['reason']}"
+                         + (f" (and {len(failed) - 1} more; each job folder keeps its error.json)" if len(failed) > 1 else " (its error.json keeps the traceback)")
+                         + where)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10h_experiment.store.ipynb #c4324c51
 from __future__ import annotations
-import collections, contextlib, json, os, re, time, warnings
+import collections, contextlib, json, os, re, socket, time, traceback, warnings
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -13,11 +13,12 @@ import pandas as pd
 import hashlib
 from ..core import write_json, sha256_file, portable, cache_dir
 from ..records import RunRecord, write_predictions
+from ..claims import worker_id
 from .spec import Job, SYSTEMS
 
 # %% auto #0
 __all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'job_key', 'content_key', 'job_params', 'job_dir', 'finished_record',
-           'older_jobs', 'save_job']
+           'older_jobs', 'save_job', 'save_failure', 'job_failure']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
 KEY_VERSION = 2   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in
@@ -120,4 +121,19 @@ def save_job(folder:Path, rec:RunRecord, preds:dict, tests:Iterable, info:dict, 
         rec.files['info'] = write_json(folder/'info.json', info).name
     rec.finish(scores=scores, info=info, files=meta)
     rec.save(folder/'record.json')
+    with contextlib.suppress(FileNotFoundError): (folder/'error.json').unlink()   # an earlier attempt's failure
     return rec
+
+def save_failure(folder:Path, label:str, e:BaseException) -> dict:
+    "Keep why job `label` failed in its folder (`error.json`, atomically): tables show it as *failed: <reason>*, never as a number."
+    err = dict(job=label, error=type(e).__name__, message=(str(e).strip().splitlines() or [''])[0][:500],
+               traceback=''.join(traceback.format_exception(type(e), e, e.__traceback__))[-4000:],
+               host=socket.gethostname(), worker=worker_id(), time=time.time())
+    write_json(Path(folder)/'error.json', err)
+    return err
+
+def job_failure(folder:Path, since:float|None=None) -> dict|None:
+    "The failure kept in `folder` by `save_failure`, when there is one (and it happened after `since`)."
+    try: err = json.loads((Path(folder)/'error.json').read_text(encoding='utf-8'))
+    except (OSError, ValueError): return None
+    return err if isinstance(err, dict) and (since is None or err.get('time', 0) >= since) else None

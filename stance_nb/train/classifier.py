@@ -11,7 +11,8 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 import torch
-from ..core import outputs_dir, set_seed, write_json, run_id, RunLock, StanceDataError, is_quiet
+from ..core import outputs_dir, set_seed, write_json, run_id, StanceDataError, is_quiet
+from ..claims import RunLock
 from ..metrics import METRICS, accuracy, score
 from ..records import RunRecord, write_predictions
 from ..data.core import fingerprint, check_rows

@@ -15,8 +15,8 @@ from ..core import cpu_info
 from .config import TrainConfig
 
 # %% auto #0
-__all__ = ['cpu_supports_bf16', 'build_optimizer', 'build_scheduler', 'resolve_precision', 'make_accelerator', 'BatchSplit',
-           'split_batch']
+__all__ = ['cpu_supports_bf16', 'build_optimizer', 'build_scheduler', 'resolve_precision', 'process_state', 'make_accelerator',
+           'BatchSplit', 'split_batch']
 
 # %% ../../nbs/05b_train.optim.ipynb #daf65bc2
 _BF16_CPU_FLAGS = ('avx512_bf16', 'amx_bf16')   # x86 instructions that compute in bf16 natively (Cooper Lake, Sapphire Rapids, Zen 4 on)
@@ -51,6 +51,12 @@ def resolve_precision(mixed_precision:str='auto') -> str:
     if mixed_precision != 'auto': return mixed_precision
     if not torch.cuda.is_available(): return 'bf16' if cpu_supports_bf16() else 'no'
     return 'bf16' if torch.cuda.is_bf16_supported() else 'fp16'
+
+def process_state():
+    "This process's Accelerate state, set up once and honouring `ACCELERATE_USE_CPU` (several CPU processes need it before any plain `PartialState()`)."
+    from accelerate import PartialState
+    from accelerate.utils import parse_flag_from_env
+    return PartialState(cpu=parse_flag_from_env('ACCELERATE_USE_CPU'))
 
 def make_accelerator(cfg:TrainConfig, **kwargs):
     "A fresh `accelerate.Accelerator` for one `fit` (precision from `cfg`; a single process may change it between runs); `kwargs` go to it."

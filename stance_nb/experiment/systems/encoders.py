@@ -14,7 +14,8 @@ from ...core import write_csv, StanceDataError
 from ...data import DATASETS
 from ..spec import Context, register_system, RowSkipped
 from ..data import _split
-from ...core import RunLock, sha256_file
+from ...core import sha256_file
+from ...claims import RunLock
 
 # %% auto #0
 __all__ = []

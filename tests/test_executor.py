@@ -1,0 +1,227 @@
+"""Runs spread over workers that share one job store: worker processes on this machine (submitit's local executor), three
+workers started at once with one killed mid-job, a job that fails, and the Slurm path through a fake `sbatch`/`sacct`/`srun`
+on `PATH` that records what is submitted and runs the array's tasks here (this machine has no Slurm)."""
+import collections, json, os, pickle, re, signal, subprocess, sys, textwrap, time
+from pathlib import Path
+import pandas as pd
+import pytest
+
+from stance_nb.cli import main
+from stance_nb.fixtures.benchmark import write_benchmark_fixtures
+
+ROOT = Path(__file__).resolve().parents[1]
+KEYS = ('ibmcs', 'semeval2019t7')
+
+@pytest.fixture(scope='module')
+def data(tmp_path_factory):
+    return write_benchmark_fixtures(tmp_path_factory.mktemp('data'), list(KEYS))
+
+def _cli(argv, capfd, code=0) -> tuple[dict|None, str]:
+    "`stance_nb argv --json` in this process: its JSON result (None when it failed) and its stderr."
+    capfd.readouterr()
+    got = main(argv + ['--json'])
+    out = capfd.readouterr()
+    assert got == code, out.err[-3000:]
+    return (json.loads(out.out) if got == 0 else None), out.err
+
+def _reproduce(data, out, *more) -> list:
+    return ['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline,Random baseline,fastText', '-p', f'data_dir={data}',
+            '-p', f"datasets={','.join(KEYS)}", '-p', 'seeds=1,2', '-p', 'n_jobs=1', '--output-dir', str(out), *more]
+
+def _ran(submitit_folder:Path) -> list:
+    "The job folders each worker reports it ran, over every worker ever submitted into `submitit_folder`."
+    import submitit
+    subs = [json.loads(l) for l in (submitit_folder/'submissions.jsonl').read_text().splitlines()]
+    return [f for s in subs for i in s['job_ids'] for f in submitit.LocalJob(submitit_folder, i).result()['ran']]
+
+# ================================================================ worker processes on this machine
+
+def test_submitit_local_equals_serial(data, tmp_path, capfd, monkeypatch):
+    "`--executor submitit-local --workers 2` writes the serial run's Table 4, and each job ran exactly once."
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
+    serial, _ = _cli(_reproduce(data, tmp_path/'serial'), capfd)
+    par, err = _cli(_reproduce(data, tmp_path/'par', '--executor', 'submitit-local', '--workers', '2'), capfd)
+    a, b = (pd.read_csv(p/'benchmark'/'benchmark_table4.csv') for p in (tmp_path/'serial', tmp_path/'par'))
+    pd.testing.assert_frame_equal(a, b)
+    runs = tmp_path/'par'/'benchmark'/'runs'
+    jobs = sorted(p.parent.name for p in runs.glob('*/record.json'))
+    assert len(jobs) == len(serial['records']) == 2 + 2 * 2 * 2   # majority per dataset; random and fastText per dataset and seed
+    ran = _ran(runs/'.submitit')
+    assert sorted(ran) == jobs, collections.Counter(ran).most_common(3)   # every job ran once, in one of the workers
+    assert not list(runs.glob('*/.lock*')), 'claims left behind'
+    assert par['conditions']['reused'] == 0 and par['conditions']['executor']['kind'] == 'submitit-local'
+    again, _ = _cli(_reproduce(data, tmp_path/'par', '--workers', '2'), capfd)   # everything finished: reused, nothing submitted
+    assert again['conditions']['reused'] == len(jobs) and len((runs/'.submitit'/'submissions.jsonl').read_text().splitlines()) == 1
+
+def test_detach_then_wait(data, tmp_path, capfd, monkeypatch):
+    "`--detach` submits the workers and returns; `--wait` attaches to them and writes the tables; `--wait` with nothing to wait for says so."
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
+    sub, _ = _cli(_reproduce(data, tmp_path/'o', '--workers', '2', '--detach'), capfd)
+    assert sub['submitted'] and sub['executor'] == 'submitit-local'
+    assert not (tmp_path/'o'/'benchmark'/'benchmark_table4.csv').exists()
+    res, err = _cli(_reproduce(data, tmp_path/'o', '--workers', '2', '--wait'), capfd)
+    assert (tmp_path/'o'/'benchmark'/'benchmark_table4.csv').exists() and len(res['records']) == 10
+    _, err = _cli(_reproduce(data, tmp_path/'fresh', '--workers', '2', '--wait'), capfd, code=1)
+    assert 'no worker of an earlier submission is queued or running' in err
+
+# ================================================================ three workers at once, one killed mid-job, one job failing
+
+_WORKER = textwrap.dedent('''
+    import json, sys
+    from stance_nb.fixtures.workers import worker_experiment
+    from stance_nb.experiment.executor import work, WorkSpec
+    a = json.loads(sys.argv[1])
+    spec = WorkSpec(dict(exp=worker_experiment(), seeds=a['seeds'], data_dir=a['data'], out=a['out'],
+                         settings=dict(smoke=True, sleep_s=a['sleep'], job_log=a['log'])), since=a['since'], wait=True)
+    print(json.dumps(work(spec)))
+''')
+
+def test_three_workers_one_killed(data, tmp_path):
+    "12 jobs, 3 workers at once: every job runs once, the killed worker's job is taken over, the failing job is a failed cell, and the run ends with JobsFailed."
+    from stance_nb.experiment import prepare, execute, render, JobsFailed
+    from stance_nb.fixtures.workers import worker_experiment
+    since, log = time.time(), tmp_path/'jobs.log'
+    a = dict(seeds=[1, 2, 3, 4, 5], data=str(data), out=str(tmp_path/'runs'), sleep=1.0, log=str(log), since=since)
+    env = {**os.environ, 'STANCE_NB_QUIET': '1', 'OMP_NUM_THREADS': '1', 'STANCE_NB_HEARTBEAT_S': '1'}
+    ws = [subprocess.Popen([sys.executable, '-c', _WORKER, json.dumps(a)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+          for _ in range(3)]
+    victim, t0 = ws[0], time.time()
+    while not (log.exists() and any(json.loads(l)['pid'] == victim.pid and json.loads(l)['event'] == 'start' for l in log.read_text().splitlines())):
+        assert victim.poll() is None, victim.communicate()[1][-3000:]
+        assert time.time() - t0 < 120, 'the first worker never started a job'
+        time.sleep(0.05)
+    victim.send_signal(signal.SIGKILL); victim.wait()
+    for w in ws[1:]:
+        out, err = w.communicate(timeout=300)
+        assert w.returncode == 0, err[-3000:]
+    events = [json.loads(l) for l in log.read_text().splitlines()]
+    ends = collections.Counter(e['job'] for e in events if e['event'] == 'end')
+    starts = collections.Counter(e['job'] for e in events if e['event'] == 'start')
+    killed = [e['job'] for e in events if e['pid'] == victim.pid and e['event'] == 'start' and e['job'] not in
+              {x['job'] for x in events if x['pid'] == victim.pid and x['event'] == 'end'}]
+    assert len(killed) == 1 and starts[killed[0]] == 2 and ends[killed[0]] == 1   # started by the victim, finished by another worker
+    assert len(ends) == 10 and set(ends.values()) == {1}                           # every Sleepy job finished exactly once
+    assert all(n == 1 for j, n in starts.items() if j != killed[0])
+    runs = tmp_path/'runs'
+    assert len(list(runs.glob('*/record.json'))) == 10 and len(list(runs.glob('*/error.json'))) == 2
+    assert not list(runs.glob('*/.lock*'))
+    prep = prepare(worker_experiment(), seeds=a['seeds'], data_dir=data, out=runs, settings=dict(smoke=True, sleep_s=a['sleep'], job_log=a['log']))
+    with pytest.raises(JobsFailed, match=r'2 job\(s\) failed: Broken on ibmcs: RuntimeError: this system always fails'):
+        execute(prep, finished_only=True, since=since)
+    res = execute(prep, finished_only=True, since=since, allow_failed=True)
+    t4 = render(prep.exp, res, out=tmp_path)['4']
+    assert set(t4[t4.row == 'Broken'].status) == {'failed'} and (t4[t4.row == 'Sleepy'].n == 5).all()
+
+def test_failed_job_through_the_cli(data, tmp_path, capfd, monkeypatch):
+    "A BERT job whose model folder does not load: its cell says failed with the reason, the other rows' numbers are there, and the command exits 1."
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
+    bad = tmp_path/'model'; bad.mkdir(); (bad/'config.json').write_text('{"model_type": "bert", "hidden_size": 0}')
+    _, err = _cli(['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline,BERT_SDL', '-p', f'data_dir={data}',
+                   '-p', 'datasets=ibmcs', '-p', 'seeds=1', '-p', 'ratios=1.0', '-p', f'model={bad}', '--output-dir', str(tmp_path/'o')], capfd, code=1)
+    line = [l for l in err.splitlines() if l.startswith('stance_nb')]
+    assert len(line) == 1 and 'job(s) failed: BERT_SDL on ibmcs, seed 1' in line[0], err[-2000:]
+    t4 = pd.read_csv(tmp_path/'o'/'benchmark'/'benchmark_table4.csv', keep_default_na=False)
+    bert = t4[(t4.row == 'BERT_SDL') & (t4.column == 'ibmcs') & (t4.metric == 'f1_macro')]
+    assert bert.status.tolist() == ['failed'] and bert.note.str.startswith('failed: BERT_SDL on ibmcs, seed 1:').all()
+    assert (t4[t4.row == 'Majority baseline'].n > 0).all()
+
+# ================================================================ Slurm through a fake sbatch, sacct and srun
+
+_FAKE = {
+'sbatch': '''
+import json, os, re, subprocess, sys
+fake = os.environ['FAKE_SLURM']
+script = open(sys.argv[-1]).read()
+n = len([f for f in os.listdir(fake) if f.startswith('submitted_')])
+jid = 4242 + n
+open(os.path.join(fake, f'submitted_{n}.sh'), 'w').write(script)
+m = re.search(r'#SBATCH --array=0-(\\d+)%(\\d+)', script)
+tasks = list(range(int(m.group(1)) + 1)) if m else [0]
+json.dump(dict(tasks=tasks), open(os.path.join(fake, f'job_{jid}.json'), 'w'))
+if os.environ.get('FAKE_SLURM_RUN'):
+    for i in tasks:
+        env = dict(os.environ, SLURM_JOB_ID=str(jid * 100 + i), SLURM_ARRAY_JOB_ID=str(jid), SLURM_ARRAY_TASK_ID=str(i), SLURM_NTASKS='1',
+                   SLURM_JOB_NUM_NODES='1', SLURM_NODEID='0', SLURM_PROCID='0', SLURM_LOCALID='0', SLURM_JOB_NODELIST='fakenode')
+        done = os.path.join(fake, f'{jid}_{i}.done')
+        subprocess.Popen(['bash', '-c', f'bash "$0"; echo $? > "{done}"', sys.argv[-1]], env=env, start_new_session=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(f'Submitted batch job {jid}')
+''',
+'sacct': '''
+import json, os, sys
+fake = os.environ['FAKE_SLURM']
+ids = [sys.argv[i + 1] for i, a in enumerate(sys.argv) if a == '-j']
+print('JobID|State|NodeList')
+for jid in ids:
+    for i in json.load(open(os.path.join(fake, f'job_{jid}.json')))['tasks']:
+        done = os.path.join(fake, f'{jid}_{i}.done')
+        state = ('COMPLETED' if open(done).read().strip() == '0' else 'FAILED') if os.path.exists(done) else 'RUNNING'
+        print(f'{jid}_{i}|{state}|fakenode')
+''',
+'srun': '''
+import os, sys
+args, out, err = sys.argv[1:], None, None
+while args and args[0].startswith('--'):
+    a = args.pop(0)
+    if a == '--output': out = args.pop(0)
+    elif a == '--error': err = args.pop(0)
+sub = lambda p: p.replace('%A', os.environ['SLURM_ARRAY_JOB_ID']).replace('%a', os.environ['SLURM_ARRAY_TASK_ID']).replace('%j', os.environ['SLURM_JOB_ID']).replace('%t', '0')
+if out: os.dup2(os.open(sub(out), os.O_WRONLY | os.O_CREAT | os.O_APPEND), 1)
+if err: os.dup2(os.open(sub(err), os.O_WRONLY | os.O_CREAT | os.O_APPEND), 2)
+os.execvp(args[0], args)
+''',
+'scancel': 'pass\n',
+}
+
+@pytest.fixture
+def fake_slurm(tmp_path, monkeypatch):
+    "A folder of fake Slurm commands first on PATH; what `sbatch` receives is kept in `FAKE_SLURM`."
+    bin_, rec = tmp_path/'bin', tmp_path/'slurm'
+    bin_.mkdir(); rec.mkdir()
+    for name, code in _FAKE.items():
+        p = bin_/name; p.write_text(f'#!{sys.executable}\n' + code); p.chmod(0o755)
+    monkeypatch.setenv('PATH', f"{bin_}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv('FAKE_SLURM', str(rec))
+    return rec
+
+def test_slurm_submission(data, tmp_path, capfd, monkeypatch, fake_slurm):
+    "The sbatch script submitit writes: one array of the requested workers, at most `--array-parallelism` at once, the GPUs, partition and time asked for, and each task runs our worker."
+    from stance_nb.experiment.executor import work
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
+    res, _ = _cli(_reproduce(data, tmp_path/'o', '--executor', 'submitit', '--workers', '3', '--array-parallelism', '2', '--gpus-per-job', '1',
+                             '--partition', 'gpu', '--time-min', '600', '--detach'), capfd)
+    assert res['submitted'] and res['executor'] == 'submitit'
+    (script,) = [p.read_text() for p in fake_slurm.glob('submitted_*.sh')]
+    flags = dict(re.findall(r'#SBATCH --([\w-]+)=(\S+)', script))
+    assert (flags['array'], flags['gpus-per-node'], flags['partition'], flags['time']) == ('0-2%2', '1', 'gpu', '600')
+    folder = tmp_path/'o'/'benchmark'/'runs'/'.submitit'
+    assert re.search(rf"srun --unbuffered --output {re.escape(str(folder))}/%A_%a_%t_log.out .*-m submitit.core._submit {re.escape(str(folder))}", script)
+    tasks = sorted(folder.glob('4242_*_submitted.pkl'))
+    assert len(tasks) == 3
+    with open(tasks[0], 'rb') as f: d = pickle.load(f)
+    assert d.function is work and [r.name for r in d.args[0].run['rows']] == ['Majority baseline', 'Random baseline', 'fastText']
+    assert d.args[0].run['out'] == tmp_path/'o'/'benchmark'/'runs'
+
+def test_slurm_run_end_to_end(data, tmp_path, capfd, monkeypatch, fake_slurm):
+    "The array's tasks run (the fake Slurm starts them here): the tables equal the serial run's, each job ran once, and the records name their Slurm task."
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path)); monkeypatch.setenv('FAKE_SLURM_RUN', '1')
+    _cli(_reproduce(data, tmp_path/'serial'), capfd)
+    res, _ = _cli(_reproduce(data, tmp_path/'o', '--executor', 'submitit', '--workers', '2', '--gpus-per-job', '1'), capfd)
+    pd.testing.assert_frame_equal(*(pd.read_csv(p/'benchmark'/'benchmark_table4.csv') for p in (tmp_path/'serial', tmp_path/'o')))
+    recs = [json.loads(p.read_text()) for p in (tmp_path/'o'/'benchmark'/'runs').glob('*/record.json')]
+    assert len(recs) == 10 and {r['hardware']['worker'].rsplit('_', 1)[0] for r in recs} == {'slurm 4242'}
+    assert res['conditions']['job_workers'] and all('slurm 4242_' in w for w in res['conditions']['job_workers'])
+
+# ================================================================ the plan
+
+def test_plan_runs_nothing(data, tmp_path, capfd, monkeypatch):
+    "`--plan` over all rows and tables, five seeds: the job count, device-hours and the wall time on 1, 4 and 16 workers; no job folder is made."
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
+    res, err = _cli(['reproduce', 'benchmark', '-p', f'data_dir={data}', '-p', f"datasets={','.join(KEYS)}", '--output-dir', str(tmp_path/'o'),
+                     '--plan', '--throughput', '{"bert-large-uncased": {"train": 100, "predict": 1000}}'], capfd)
+    p = res['plan']
+    assert p['jobs'] > 0 and set(p['wall_hours']) == {'1', '4', '16'} and p['wall_hours']['1'] >= p['wall_hours']['4'] >= p['wall_hours']['16']
+    assert res['rows']['BERT_SDL']['jobs'] >= 2 * 5   # 2 datasets x 5 seeds at full data, and the low-resource subsets there are
+    assert re.search(r'\d+ job\(s\) to run; [\d.]+ device-hours estimated', err) and 'on 16 workers' in err
+    assert 'declared throughput of bert-large-uncased' in err and 'MT-DNN_SDL: not run' in err
+    assert not (tmp_path/'o'/'benchmark'/'runs').exists() or not any((tmp_path/'o'/'benchmark'/'runs').iterdir())
