@@ -13,6 +13,7 @@ html_theme_options = {'source_repository': _cfg['git_url'] + '/', 'source_branch
 extensions = ['myst_nb']
 nb_execution_mode = 'off'                          # tools/build_docs.py executes (and caches) the notebooks
 nb_merge_streams = True
+nb_output_stderr = 'remove'                        # warnings and progress bars are not page content (build_docs drops them too)
 myst_enable_extensions = ['attrs_inline', 'colon_fence', 'deflist']
 myst_heading_anchors = 3
 exclude_patterns = ['**.ipynb_checkpoints']

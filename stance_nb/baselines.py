@@ -8,21 +8,21 @@ import os, re, sys, json, math, errno, time, ctypes, signal, hashlib, threading,
 from pathlib import Path
 from dataclasses import dataclass, field, asdict
 from functools import lru_cache
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Callable
 import numpy as np
 import pandas as pd
 import fasttext
-from .core import write_json, StanceDataError, available_cpus
+from .core import write_json, StanceDataError, available_cpus, progress
 from .records import RunRecord, write_predictions
-from .metrics import accuracy, f1_macro
+from .metrics import METRICS, accuracy, f1_macro, score
 from .core import sha256_file
 from .data.core import check_rows
 
 # %% auto #0
-__all__ = ['SELECT_METRICS', 'FASTTEXT_PRESETS', 'BASELINES', 'NotFittedError', 'Baseline', 'Majority', 'TargetMajority',
-           'RandomBaseline', 'moses_tokenize', 'fasttext_texts', 'upsample', 'malloc_fill', 'FastTextError',
-           'scratch_folder', 'sigterm_exits', 'FastTextClassifier', 'fasttext_grid', 'get_baseline']
+__all__ = ['FASTTEXT_PRESETS', 'BASELINES', 'NotFittedError', 'Baseline', 'Majority', 'TargetMajority', 'RandomBaseline',
+           'moses_tokenize', 'fasttext_texts', 'upsample', 'malloc_fill', 'FastTextError', 'scratch_folder',
+           'sigterm_exits', 'FastTextClassifier', 'fasttext_grid', 'get_baseline']
 
 # %% ../nbs/04_baselines.ipynb #6e02cb8b
 class NotFittedError(RuntimeError):
@@ -277,6 +277,7 @@ class FastTextClassifier(Baseline):
 
     def __post_init__(self):
         self.model_, self.labels_ = None, None
+        self.selection_ = None   # set by `fasttext_grid`: the chosen cell (lr, epoch, metric, dev_score)
         lr_ok = isinstance(self.lr, (int, float)) and not isinstance(self.lr, bool) and math.isfinite(self.lr) and self.lr > 0
         if not lr_ok: raise ValueError(f"FastTextClassifier.lr={self.lr!r} is invalid (expected a finite number > 0)")
         for f in ('epoch', 'dim', 'word_ngrams', 'thread'):
@@ -334,7 +335,7 @@ class FastTextClassifier(Baseline):
         return pd.DataFrame([dict(zip(map(_dec, l), p.tolist())) for l, p in zip(labs, probs)], columns=self.labels_).fillna(0.0)
 
     def save(self, path:str|Path) -> Path:
-        "Write the fastText binary to `path` and the parameters to `path` + '.json', both atomically."
+        "Write the fastText binary to `path` and the parameters (and the grid's `selection_`) to `path` + '.json', both atomically."
         self._check_fitted()
         path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp'); os.close(fd)
@@ -343,7 +344,8 @@ class FastTextClassifier(Baseline):
             with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
             raise
         write_json(str(path) + '.json', dict(name=self.name, params=self.params(), state=self.state(),
-                                             file=dict(bytes=path.stat().st_size, sha256=sha256_file(path))))
+                                             file=dict(bytes=path.stat().st_size, sha256=sha256_file(path)),
+                                             **({} if self.selection_ is None else {'selection': self.selection_})))
         return path
 
     @classmethod
@@ -356,20 +358,21 @@ class FastTextClassifier(Baseline):
             raise StanceDataError(f"damaged model file ({size} bytes, checksum differs from the one saved)", path=path,
                                   expected=f"the file written by save ({want['bytes']} bytes, SHA-256 {want['sha256']})")
         m = cls(**meta['params']); m.model_ = fasttext.load_model(str(path)); m.labels_ = meta['state']['labels']
+        m.selection_ = meta.get('selection')
         return m
 
 # %% ../nbs/04_baselines.ipynb #2e94f98e
-SELECT_METRICS = {'accuracy': accuracy, 'f1_macro': f1_macro}   # dev metrics that can pick a grid cell
-
 def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
                   lrs=(0.1, 0.2, 1.0),   # learning rates tried (X-stance)
                   epochs=(5, 50),        # epoch counts tried (X-stance)
-                  select:str|Callable='accuracy', # dev metric to maximise: 'accuracy', 'f1_macro' or f(gold, pred) -> float
+                  select:str|Callable='f1_macro', # dev metric to maximise: a `stance_nb.metrics.METRICS` name (the table's metric) or f(gold, pred, labels) -> float
                   n_jobs:int|None=None,  # grid cells trained at once, in subprocesses when > 1; default: the available cores
                   **kwargs,              # the other `FastTextClassifier` fields (seed, dim, pair, lang, …)
                  ) -> tuple[FastTextClassifier, pd.DataFrame]:
-    "Train one model per (lr, epoch), score it on `dev_df`, return the best model and the grid table."
-    score = SELECT_METRICS[select] if isinstance(select, str) else select
+    "Train one model per (lr, epoch), score it on `dev_df` with `select`; the best model (its cell in `selection_`) and the grid table."
+    if not callable(select) and select not in METRICS:
+        raise ValueError(f"fasttext_grid: select={select!r} is not a metric; use one of {sorted(METRICS)} or a function f(gold, pred, labels) -> float")
+    metric = select if isinstance(select, str) else getattr(select, '__name__', repr(select))
     n_jobs = available_cpus() if n_jobs is None else n_jobs
     if not isinstance(n_jobs, int) or isinstance(n_jobs, bool) or n_jobs < 1: raise ValueError(f"fasttext_grid: n_jobs={n_jobs!r} must be an int >= 1 or None")
     base = FastTextClassifier(**kwargs)
@@ -385,7 +388,8 @@ def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
     labels = train_df['label'].unique()
     rows, best, best_score = [], None, -np.inf
     procs = []                       # fastText subprocesses now running (n_jobs > 1)
-    with sigterm_exits(), scratch_folder('stance_nb-fasttext-grid-') as d, _temp_space(d):
+    with sigterm_exits(), scratch_folder('stance_nb-fasttext-grid-') as d, _temp_space(d), \
+         progress(None, desc='fastText grid', total=len(cells), unit='cell') as bar:
         d = Path(d); train_path, dev_path = d/'train.txt', d/'dev.txt'
         train_path.write_text('\n'.join(lines) + '\n', encoding='utf-8')
         dev_path.write_text(''.join(t + '\n' for t in dev_texts), encoding='utf-8')
@@ -398,10 +402,12 @@ def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
             return m, preds, time.time() - t0
         if n_jobs > 1:   # longest cells first, so that the workers finish together
             order = sorted(range(len(cells)), key=lambda i: -cells[i][1])
-            ex = ThreadPoolExecutor(n_jobs)
+            ex, results = ThreadPoolExecutor(n_jobs), [None] * len(cells)
             try:
-                futs = {i: ex.submit(run, i, *cells[i]) for i in order}
-                results = [futs[i].result() for i in range(len(cells))]
+                futs = {ex.submit(run, i, *cells[i]): i for i in order}
+                for f in as_completed(futs):
+                    i = futs[f]; results[i] = f.result()
+                    bar.set_postfix(lr=cells[i][0], epoch=cells[i][1]); bar.update()
             except BaseException:            # SIGTERM, Ctrl-C or a failed cell: end the running cells before the folder goes
                 ex.shutdown(wait=False, cancel_futures=True)
                 for p in list(procs): p.kill()
@@ -409,8 +415,10 @@ def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
             finally: ex.shutdown(wait=True)
         else: results = None
         for i, (lr, ep) in enumerate(cells):
+            if results is None: bar.set_postfix(lr=lr, epoch=ep)
             m, preds, secs = results[i] if results else run(i, lr, ep)
-            s = score(gold, preds)
+            if results is None: bar.update()
+            s = score(None, gold, preds, metric=select)
             rows.append(dict(lr=lr, epoch=ep, score=s, dev_accuracy=accuracy(gold, preds), dev_f1_macro=f1_macro(gold, preds), seconds=secs))
             if s > best_score:
                 best_score = s
@@ -418,6 +426,7 @@ def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
                 best = m
             elif n_jobs == 1: m.model_ = None    # free the memory of models that lost
     if best is None: raise ValueError(f"fasttext_grid: no grid cell scored a number (cells {cells}, scores {[r['score'] for r in rows]})")
+    best.selection_ = dict(lr=best.lr, epoch=best.epoch, metric=metric, dev_score=float(best_score))
     table = pd.DataFrame(rows)
     table['selected'] = [(r.lr, r.epoch) == (best.lr, best.epoch) for r in table.itertuples()]
     return best, table
@@ -434,7 +443,8 @@ FASTTEXT_PRESETS = {
     # Mascarell et al. (2021), Sec. 4.1: 50 epochs, learning rate 1, standard settings (dim 100); German text.
     'cheese': dict(model=dict(lr=1.0, epoch=50, dim=100, word_ngrams=1, pair=True, tokenize=True, lang='de', upsample=False),
                    grid=None),
-    # Schiller et al. (2021) datasets: the X-stance recipe, chosen on each dataset's dev split; English text.
+    # Schiller et al. (2021) datasets: the X-stance recipe (dev accuracy, although Table 4 reports macro-F1), chosen on
+    # each dataset's dev split; English text.
     'benchmark': dict(model=dict(dim=300, word_ngrams=1, pair=True, tokenize=True, lang='en', upsample=True),
                       grid=dict(lrs=(0.1, 0.2, 1.0), epochs=(5, 50), select='accuracy')),
 }

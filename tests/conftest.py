@@ -17,3 +17,10 @@ def train_config(model, **kw):
     from stance_nb.train import TrainConfig
     base = dict(model=str(model), epochs=2, batch_size=8, max_length=32, lr=3e-3, mixed_precision='no', seed=1, warmup_ratio=0.1)
     return TrainConfig(**{**base, **kw})
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    "Say loudly when the documentation-site tests did not run (no Chromium): a passing run has then not opened the site."
+    skipped = [r for r in terminalreporter.stats.get('skipped', []) if 'Chromium is not installed' in str(r.longrepr)]
+    if skipped:
+        terminalreporter.write_sep('!', f'{len(skipped)} documentation-site tests SKIPPED: Chromium is not installed', red=True, bold=True)
+        terminalreporter.write_line('the site was never opened; install it (Debian/Ubuntu: apt-get install -y chromium) and run pytest again')

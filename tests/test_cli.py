@@ -1,5 +1,5 @@
 "The `stance_nb` command on a user's own CSV files (unusual column names, labels 0/1/2) and on X-stance's official format."
-import json, os, subprocess, sys
+import json, os, re, subprocess, sys
 from pathlib import Path
 
 import pandas as pd
@@ -50,6 +50,8 @@ def test_baselines_json_subprocess(own, tmp_path):
     assert res['data']['n'] == {'train': 48, 'dev': 12, 'test': 60} and res['data']['labels'] == sorted(LABELS.values())
     assert res['test']['majority']['f1_macro']['mean'] == pytest.approx(1/6)   # one of three balanced classes
     assert res['test']['fasttext']['f1_macro']['mean'] > 0.5
+    assert res['fasttext_cell']['seed 1']['metric'] == 'f1_macro'   # chosen on the metric the scores report, and named
+    assert {'lr', 'epoch', 'dev_score'} <= set(res['fasttext_cell']['seed 1'])
     for r in res['records']:   # committed-style records: no absolute path of this machine's outputs folder
         assert str((tmp_path/'out').resolve()) not in Path(r).read_text()
 
@@ -104,3 +106,63 @@ def test_evaluate_csv_and_errors(own, tmp_path, capfd):
     assert '59 predictions for the 60 test rows' in capfd.readouterr().err
     with pytest.raises(SystemExit) as e: main(['baselines', '--dataset', str(d/'train.csv')])
     assert e.value.code == 2 and 'use --dataset csv --path' in capfd.readouterr().err
+
+
+def test_evaluate_matches_by_id(own, tmp_path, capfd):
+    "Predictions in another order score the same when they carry ids; a missing, extra or repeated id stops with the id named."
+    import random
+    d, opts = own
+    test = load('csv', path={'test': d/'test.csv'}, columns=dict(text='Sentence', target='Topic', label='Stance'), label_map=LABELS)
+    flip = {'AGAINST': 'FAVOR', 'FAVOR': 'NONE', 'NONE': 'AGAINST'}
+    rows = [dict(id=i, label=flip[l] if n % 3 == 0 else l) for n, (i, l) in enumerate(zip(test.id, test.label))]   # two thirds right
+    def write(name, recs):
+        (tmp_path/name).write_text(''.join(json.dumps(r) + '\n' for r in recs)); return str(tmp_path/name)
+    ordered = _run(['evaluate', *opts, '--predictions', write('ordered.jsonl', rows)], capfd)
+    shuffled = rows[:]; random.Random(0).shuffle(shuffled)
+    by_id = _run(['evaluate', *opts, '--predictions', write('shuffled.jsonl', shuffled)], capfd)
+    assert by_id['scores'] == ordered['scores'] and by_id['matched_by'] == 'id' and ordered['scores']['accuracy'] < 1
+    pd.DataFrame(shuffled).rename(columns={'label': 'pred'}).to_csv(tmp_path/'shuffled.csv', index=False)
+    assert _run(['evaluate', *opts, '--predictions', str(tmp_path/'shuffled.csv'), '--label-column', 'pred'], capfd)['scores'] == ordered['scores']
+    assert main(['evaluate', *opts, '--predictions', write('noid.jsonl', [dict(label=r['label']) for r in shuffled]), '--json']) == 0
+    out = capfd.readouterr()
+    assert json.loads(out.out)['matched_by'] == 'position' and 'matched to the test rows by position' in out.err
+    for name, recs, want in [('missing.jsonl', shuffled[1:], f"no prediction for 1 test id\\(s\\): \\['{shuffled[0]['id']}'\\]"),
+                             ('extra.jsonl', shuffled + [dict(id='nope', label='FAVOR')], "1 id\\(s\\) the test split does not have: \\['nope'\\]"),
+                             ('twice.jsonl', shuffled + shuffled[:1], f"row {len(shuffled) + 1}, field 'id': id '{shuffled[0]['id']}' predicted twice")]:
+        assert main(['evaluate', *opts, '--predictions', write(name, recs)]) == 1
+        err = capfd.readouterr().err
+        assert re.search(want, err) and name in err, err
+
+
+def test_predict_format_both():
+    "`--format both` is what the help offers."
+    from stance_nb.cli.main import make_parser
+    args = make_parser(['predict']).parse_args(['predict', '--run', 'r', '--input', 'i.csv', '--output', 'o', '--format', 'both'])
+    assert args.format == ['jsonl', 'csv']
+
+
+def test_help_imports_no_training_code():
+    "`stance_nb --help` builds no command's options: no torch, transformers or sklearn import (it took seconds)."
+    code = ('import sys, contextlib, io\nfrom stance_nb.cli import main\n'
+            'with contextlib.redirect_stdout(io.StringIO()):\n    try: main(["--help"])\n    except SystemExit: pass\n'
+            'print(sorted(m for m in ("torch", "transformers", "sklearn", "pandas") if m in sys.modules))')
+    p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0 and p.stdout.strip() == '[]', (p.stdout, p.stderr[-2000:])
+
+
+def test_epoch_line_and_quiet_loading(tmp_path, recwarn):
+    "One line per epoch (loss, dev scores, throughput); loading a model says only what matters: encoder weights it lacks."
+    import warnings
+    from transformers import AutoModel, AutoModelForSequenceClassification
+    from safetensors.torch import load_file, save_file
+    from stance_nb.train import epoch_line, from_pretrained_quietly
+    line = epoch_line('mine/small', 3, dict(epoch=1, step=10, train_loss=0.9, dev_f1_macro=0.61), 160, 4.0, 5.2)
+    assert line == 'mine/small epoch 1/3: train loss 0.9000 | dev_f1_macro 0.6100 | 40.0 training examples/s | 5 s'
+    tiny_bert(tmp_path/'tiny')
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')   # a new head is expected: no warning
+        from_pretrained_quietly(AutoModelForSequenceClassification, str(tmp_path/'tiny'), num_labels=3, ignore_mismatched_sizes=True)
+    w = load_file(tmp_path/'tiny'/'model.safetensors')
+    save_file({k: v for k, v in w.items() if 'layer.0.output.dense' not in k}, tmp_path/'tiny'/'model.safetensors', metadata={'format': 'pt'})
+    with pytest.warns(UserWarning, match=r"2 weight\(s\) not in the checkpoint .* start from random values: .*layer\.0\.output\.dense"):
+        from_pretrained_quietly(AutoModel, str(tmp_path/'tiny'))

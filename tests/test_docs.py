@@ -1,10 +1,11 @@
 """Build the documentation site (`tools/build_docs.py`) and open every notebook's page in headless Chromium.
 
 Each page must show its notebook's title, the API sections of its exported functions and classes, as many tables
-and figures as its executed notebook has, and no error text or leftover nbdev directive. Skipped when Chromium is
-not installed (Debian: `apt-get install -y chromium`).
+and figures as its executed notebook has, and no error text or leftover nbdev directive; no page may show the build
+machine's folders, warnings or progress bars. Skipped when Chromium is not installed (Debian: `apt-get install -y
+chromium`).
 """
-import ast, json, os, re, shutil, subprocess, sys
+import ast, json, os, re, shutil, subprocess, sys, tempfile
 from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
@@ -24,15 +25,20 @@ class _Page(HTMLParser):
     def __init__(self, html):
         super().__init__()
         self.title, self.text, self.headings, self.tables, self.imgs = '', [], [], 0, 0
-        self._skip, self._in, self._heading = 0, None, None
+        self.shown = []       # visible text but the notebook's own code (cell inputs, API signatures): prose and outputs
+        self._skip, self._in, self._heading, self._divs, self._pre = 0, None, None, [], 0
         self.feed(html)
     def handle_starttag(self, tag, attrs):
+        if tag == 'div': self._divs.append('cell_output' in (dict(attrs).get('class') or '').split())
+        elif tag == 'pre': self._pre += 1
         if tag in ('script', 'style', 'svg'): self._skip += 1
         elif tag == 'title' and not self.title: self._in = 'title'
         elif tag in ('h1', 'h2', 'h3', 'h4'): self._heading = []
         elif tag == 'table': self.tables += 1
         elif tag == 'img' and 'logo' not in (dict(attrs).get('class') or ''): self.imgs += 1
     def handle_endtag(self, tag):
+        if tag == 'div' and self._divs: self._divs.pop()
+        elif tag == 'pre': self._pre = max(self._pre - 1, 0)
         if tag in ('script', 'style', 'svg'): self._skip -= 1
         elif tag == 'title': self._in = None
         elif tag in ('h1', 'h2', 'h3', 'h4') and self._heading is not None:
@@ -42,6 +48,7 @@ class _Page(HTMLParser):
         if self._in == 'title': self.title += data
         if self._heading is not None: self._heading.append(data)
         self.text.append(data)
+        if not self._pre or any(self._divs): self.shown.append(data)
 
 def _dump_dom(page):
     "The page's DOM after Chromium has loaded it and run its scripts."
@@ -117,3 +124,36 @@ def test_page_renders(site, nb_path):
     shown = _norm(text)
     lost = [l for l in printed if l not in shown]
     assert not lost, f'{nb_path.stem}: printed output missing from the page: {lost[:3]}'
+
+def _folders():
+    "The build machine's folders, as a page could show them: the repository, data, home, temporary and venv folders."
+    out = {str(ROOT), os.path.realpath(ROOT), sys.prefix, os.path.realpath(sys.prefix), tempfile.gettempdir() + '/'}
+    if os.environ.get('STANCE_NB_DATA'): out |= {os.environ['STANCE_NB_DATA'], os.path.realpath(os.environ['STANCE_NB_DATA'])}
+    if len(Path.home().parts) > 1: out.add(str(Path.home()))
+    return sorted(out, key=len, reverse=True)
+
+_START = r'(?<![\w.~:/<$-])'      # the start of an absolute path, not the middle of a URL or of a relative path
+LEAKS = [('a path of the build machine', re.compile(_START + '(?:' + '|'.join(re.escape(f.rstrip('/')) for f in _folders())
+                                                     + r')(?![\w-])')),
+         ('an absolute path', re.compile(_START + r'/(?:tmp|home|root|work|Users)/\S')),
+         ('warning text', re.compile(r'\b[A-Z]\w*Warning\b:|\b(?:User|Tqdm|Future|Deprecation|Runtime|Pandas\d*)Warning\b|Warning:')),
+         ('a progress bar', re.compile(r'\d(?:it|s)/(?:s|it)\]|\?it/s\]|\d+%\|[^|\n]{0,40}\|\s*\d+/\d+'))]
+
+def _leaks(name, text):
+    "Where `text` (a page's visible text) shows a folder of the build machine, a warning or a progress bar."
+    return [f'{name}: {what}: ...{text[max(m.start() - 100, 0):m.end() + 100]}...'
+            for what, rx in LEAKS for m in list(rx.finditer(text))[:3]]
+
+@pytest.mark.parametrize('nb_path', NBS, ids=[p.stem for p in NBS])
+def test_page_shows_no_machine_paths_or_warnings(site, nb_path):
+    "A page shows prose and results, not the build machine's folders, warnings or progress bars."
+    # cell inputs and API signatures, the notebook's own code, are not scanned: `'/tmp/evil.txt'` there is an argument
+    found = _leaks(nb_path.stem, ''.join(site[nb_path].shown))
+    assert not found, '\n'.join(found)
+
+def test_other_pages_show_no_machine_paths_or_warnings(site):
+    "Sphinx's own pages (index of names, search) too."
+    pages = sorted(set(SITE.rglob('*.html')) - {SITE/f'{p.stem}.html' for p in NBS})
+    assert pages, f'no other page in {SITE}'
+    found = [l for p in pages for l in _leaks(str(p.relative_to(SITE)), ''.join(_Page(p.read_text(encoding='utf-8')).shown))]
+    assert not found, '\n'.join(found)

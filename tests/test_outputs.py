@@ -1,4 +1,4 @@
-"What is committed under `outputs/`: results a reader can trust, with no trace of the machine that made them."
+"What is committed under `results/` and `outputs/bench/`: results a reader can trust, with no trace of the machine that made them."
 import re, subprocess
 from pathlib import Path
 import pytest
@@ -6,9 +6,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ABSOLUTE = re.compile(r"(?<![\w.~:/<$-])/(?:home|root|tmp|work|Users|mnt|opt|var|usr|private|scratch|data|srv)/")   # a machine's absolute path
 
-def committed(folder:str='outputs') -> list[Path]:
-    "The files git tracks under `folder` (text files: not figures)."
-    out = subprocess.run(['git', 'ls-files', folder], cwd=ROOT, capture_output=True, text=True)
+def committed(*folders:str) -> list[Path]:
+    "The files git tracks under `folders` (default: the committed results and benchmarks; text files, not figures)."
+    out = subprocess.run(['git', 'ls-files', *(folders or ('results', 'outputs'))], cwd=ROOT, capture_output=True, text=True)
     if out.returncode != 0: pytest.skip('not a git checkout')
     return [ROOT/f for f in out.stdout.split() if not f.endswith(('.png', '.pdf'))]
 

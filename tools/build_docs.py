@@ -6,9 +6,13 @@
    page shows its outputs, tables and figures and the signature and parameter comments (docments) of its API.
 2. Result notebooks (`nbs/run_*.ipynb`) run through papermill on their smoke parameters (`-p smoke True`, or the
    defaults of a notebook without `smoke`) with `STANCE_NB_OUTPUTS` in a temporary folder; each page says so at the top.
+   Both run with progress bars off (`STANCE_NB_QUIET`, `TQDM_DISABLE`, `HF_HUB_DISABLE_PROGRESS_BARS`).
 3. nbdev's own processors then apply nbdev's conventions: `#| hide` cells, exported source and `#| ...` directive
    comment lines are removed; `show_doc` outputs become the page's API sections.
-4. Sphinx renders the processed notebooks (MyST-NB, no execution) into `_site/`.
+4. The pages keep a cell's results, not its diagnostics: stderr (warnings, progress bars, log lines) is dropped, and
+   the build machine's folders in the outputs are written portably: the repository as `.`, `$STANCE_NB_DATA`,
+   temporary folders as `<tmp>`, the home folder as `~`.
+5. Sphinx renders the processed notebooks (MyST-NB, no execution) into `_site/`.
 
 Executed notebooks are cached in `.docs_cache/` under a hash of the notebook, the package source and this script,
 so a rebuild runs only the notebooks whose inputs changed. `docs/README.md` says why Sphinx + MyST-NB.
@@ -30,6 +34,10 @@ KERNELSPEC = {'name': 'python3', 'display_name': 'Python 3', 'language': 'python
 LANGUAGE_INFO = {'name': 'python', 'pygments_lexer': 'ipython3'}
 
 _SITE_MARK = '# --- ' + 'site:'   # spelt in two parts so that only the section heading below matches
+
+# progress bars off in every executed notebook (the result notebooks' kernels inherit it): the package's own bars,
+# any other tqdm bar, and transformers'/huggingface_hub's ("Loading weights", "Writing model shards")
+QUIET_ENV = {'STANCE_NB_QUIET': '1', 'TQDM_DISABLE': '1', 'HF_HUB_DISABLE_PROGRESS_BARS': '1'}
 
 class DocsBuildError(RuntimeError): "A notebook could not be executed or rendered for the documentation site."
 
@@ -143,6 +151,7 @@ def render(path, dest, flags):
     "Worker: execute and process one notebook, write it to `dest`; return (name, seconds)."
     from execnb.nbio import write_nb
     path, dest, start = Path(path), Path(dest), time.time()
+    os.environ.update(QUIET_ENV)                                  # set before any cell imports tqdm or huggingface_hub
     with tempfile.TemporaryDirectory(prefix='stance_nb_docs_') as tmp:
         os.environ['STANCE_NB_OUTPUTS'] = str(Path(tmp)/'outputs')   # runs never write into the repository
         nb = process_result(path, tmp) if path.name.startswith('run_') else process_library(path, set(flags))
@@ -163,6 +172,38 @@ _CELL_KEYS = {'markdown': {'id', 'cell_type', 'metadata', 'source', 'attachments
 # show_doc puts its `[source](...)` link, floated right by quarto, before the heading; here it goes under it
 _SOURCE_LINK = re.compile(r'^\[source\]\(([^)]*)\)\{[^}]*\}\s*\n\s*\n(#+ [^\n]*)\n', flags=re.M)
 
+def _machine_paths():
+    "(regex, placeholder) for each folder of the build machine an output may name, the most specific first."
+    folders = {}
+    for p, name in [(os.environ.get('STANCE_NB_DATA'), '$STANCE_NB_DATA'), (ROOT, '.'), (sys.prefix, '<venv>'),
+                    (Path.home(), '~')]:
+        if not p or str(Path(p)) == Path(p).anchor: continue      # never the file system's root
+        for v in {str(p), os.path.realpath(p)}:
+            if name != '<venv>' or not Path(v).is_relative_to(ROOT): folders.setdefault(v.rstrip('/'), name)
+    pats = [(re.escape(f) + r'(?![\w.-]*\w)', name) for f, name in sorted(folders.items(), key=lambda x: -len(x[0]))]
+    # temporary folders: tempfile's `tmpXXXXXXXX`, `prefix_XXXXXXXX` (this build's `stance_nb_docs_...`), pytest's
+    tmp = '|'.join(sorted({re.escape(t.rstrip('/')) for t in (tempfile.gettempdir(), os.path.realpath(tempfile.gettempdir()), '/tmp')}))
+    pats.insert(0, (rf'(?:{tmp})/(?:tmp[a-z0-9_]{{8}}|[\w.-]+_[a-z0-9_]{{8}}|pytest-of-[\w.-]+/[\w.-]+)(?![\w.-]*\w)', '<tmp>'))
+    return [(re.compile(r), name) for r, name in pats]
+
+def _portable(text, paths, html=False):
+    "`text` with the build machine's folders replaced by their placeholders (escaped when `text` is HTML or markdown)."
+    for rx, name in paths: text = rx.sub((name.replace('<', '&lt;').replace('>', '&gt;') if html else name).replace('\\', '\\\\'), text)
+    return text
+
+def _page_outputs(outputs, paths):
+    "What a page shows of a cell's outputs: no stderr (warnings, progress bars, logs), no machine-specific path."
+    kept = []
+    for o in outputs:
+        if o.get('output_type') == 'stream':
+            if o.get('name') == 'stderr': continue
+            o['text'] = _portable(''.join(o['text']), paths)
+        for mime, v in o.get('data', {}).items():
+            if mime in ('text/plain', 'text/html', 'text/markdown'):
+                o['data'][mime] = _portable(''.join(v), paths, html=mime != 'text/plain')
+        kept.append(o)
+    return kept
+
 def _toctree(caption, names):
     return '```{toctree}\n:caption: ' + caption + '\n:maxdepth: 1\n\n' + '\n'.join(names) + '\n```\n'
 
@@ -176,6 +217,7 @@ def stage(nbs, executed, src):
     names = {p.stem for p in nbs}
     for stale in src.glob('*.ipynb'):
         if stale.stem not in names: stale.unlink()
+    paths = _machine_paths()
     lib = [p.stem for p in nbs if p.stem != 'index' and not p.name.startswith('run_')]
     res = [p.stem for p in nbs if p.name.startswith('run_')]
     for p in nbs:
@@ -186,6 +228,7 @@ def stage(nbs, executed, src):
         nb['metadata'].setdefault('kernelspec', KERNELSPEC); nb['metadata'].setdefault('language_info', LANGUAGE_INFO)
         for i, c in enumerate(nb['cells']):                     # nbformat's schema: no extra keys, every cell an id
             if c['cell_type'] == 'markdown': c['source'] = _SOURCE_LINK.sub(r'\2\n\n[source](\1)\n', ''.join(c['source']))
+            if c['cell_type'] == 'code': c['outputs'] = _page_outputs(c.get('outputs', []), paths)
             for k in set(c) - _CELL_KEYS[c['cell_type']]: del c[k]
             c.setdefault('id', f'{p.stem[:40]}-{i}'.replace('.', '-'))
         _write_if_changed(src/p.name, json.dumps(nb, indent=1, ensure_ascii=False).encode())

@@ -56,6 +56,24 @@ def _data_summary(spec, df) -> dict:
                 pair=df.attrs.get('pair'), n={s: int((df.split == s).sum()) for s in ('train', 'dev', 'test')})
 
 # %% ../../nbs/12a_cli.commands.ipynb #7af00389
+def announce_cost(cfg, frames:list, runs:int=1) -> dict|None:
+    """On a machine without a GPU, print before training what `runs` runs of `cfg` on `frames` (tidy data with splits) will
+    cost, measured on this machine (`stance_nb.experiment.cost`, the result notebooks' estimator); `None` where it cannot tell."""
+    import torch
+    if torch.cuda.is_available(): return None
+    from transformers import AutoTokenizer
+    from stance_nb.experiment.cost import estimate_encoder_seconds, mean_pair_length, _hours
+    try: tok = AutoTokenizer.from_pretrained(str(cfg.model))
+    except Exception: return None   # training says why
+    n = lambda s: sum(int((f.split == s).sum()) for f in frames)
+    length = mean_pair_length(tok, [f[f.split == 'train'] for f in frames], cfg.max_length)
+    n_tr, n_pr = n('train') * cfg.epochs * runs, (n('dev') * cfg.epochs + n('test')) * runs
+    est = estimate_encoder_seconds(str(cfg.model), n_tr, n_pr, length, cfg.batch_size, cfg.eval_batch_size or 2 * cfg.batch_size)
+    if est is None: return None
+    print(f"no GPU: {runs} run(s) of {cfg.model} on this CPU ≈ {_hours(sum(est))} (training {n_tr:,} examples of ~{length:.0f} tokens "
+          f"≈ {_hours(est[0])}, predicting {n_pr:,} ≈ {_hours(est[1])}; measured on a few steps here)", flush=True)
+    return dict(train_seconds=est[0], predict_seconds=est[1], train_examples=n_tr, predict_examples=n_pr, tokens=length)
+
 def _train(args) -> dict:
     from stance_nb.data import DATASETS
     from stance_nb.train import TrainConfig, RunPlan, PRESETS, MOVED_PRESETS, train_classifier, grid_search
@@ -76,6 +94,8 @@ def _train(args) -> dict:
     kw = dict(labels=labels, pair=bool(pair), name=args.name or f'{spec.key}/{args.preset}', metric=info.metric,
               out_dir=args.output_dir, save_model=args.save_model)
     res = dict(command='train', dataset=spec.key, data=_data_summary(spec, df), preset=args.preset, model=cfg.model, metric=info.metric)
+    runs = len(plan.grid(cfg)[0]) * len(plan.grid(cfg)[1]) if args.grid else len((plan.seeds or (cfg.seed,)) if args.seeds == () else (args.seeds or (cfg.seed,)))
+    res['estimate'] = announce_cost(cfg, [df], runs)
     if args.grid:
         table, best = grid_search(df, cfg, plan=plan, **kw)
         runs = [dict(seed=cfg.seed, **{k: (bool(v) if k == 'chosen' else v) for k, v in row.items()}) for row in table.to_dict('records')]
@@ -94,7 +114,7 @@ def _train(args) -> dict:
     return dict(res, runs=runs, mean=mean, std=std, n=len(runs), records=records)
 
 def _mdl(args) -> dict:
-    from stance_nb.data import DATASETS
+    from stance_nb.data import DATASETS, load
     from stance_nb.mdl import MDLConfig, MDL_PRESETS, Task, train_mdl
     from stance_nb.core import outputs_dir
     _check('dataset', args.datasets, DATASETS); _check('preset', args.preset, MDL_PRESETS)
@@ -108,6 +128,7 @@ def _mdl(args) -> dict:
         df = _load(spec, args)
         datasets.append(Task.from_frame(spec.key, df, df.attrs.get('labels'), df.attrs.get('pair'), DATASETS[spec.dataset].metric))
     seeds = (MDL_PRESETS[args.preset].plan.seeds or (cfg.seed,)) if args.seeds == () else (args.seeds or (cfg.seed,))
+    estimate = announce_cost(cfg, [d.frame if isinstance(d, Task) else load(d, args.data_dir) for d in datasets], len(seeds))
     out = outputs_dir(args.output_dir)
     runs, records = [], []
     for s in seeds:
@@ -116,7 +137,7 @@ def _mdl(args) -> dict:
         records.append(_record(r.out_dir))
     mean, std = _summary([dict(average=r['average']) for r in runs])
     return dict(command='mdl', datasets=[d if isinstance(d, str) else d.name for d in datasets], preset=args.preset, model=cfg.model,
-                runs=runs, mean=mean, std=std, n=len(runs), records=records)
+                estimate=estimate, runs=runs, mean=mean, std=std, n=len(runs), records=records)
 
 # %% ../../nbs/12a_cli.commands.ipynb #4d08f1aa
 def _test_scores(scores) -> dict:
@@ -132,6 +153,7 @@ def _test_scores(scores) -> dict:
 def _baselines(args) -> dict:
     "Majority, random and fastText as rows of an ad-hoc experiment over the command's data (`stance_nb.experiment.run`)."
     from stance_nb.baselines import FASTTEXT_PRESETS
+    from stance_nb.data import DATASETS
     from stance_nb.core import outputs_dir
     from stance_nb.experiment import Experiment, Row, run
     _check('system', args.systems, _BASELINE_SYSTEMS)
@@ -140,12 +162,14 @@ def _baselines(args) -> dict:
     if 'fasttext' in args.systems and FASTTEXT_PRESETS[args.fasttext_preset]['grid'] and not (df.split == 'dev').any():
         raise UsageError(f"fastText chooses its grid cell on a dev split and {spec.key!r} has none: "
                      "give --dev-fraction 0.1 or a dev file (--path dev=FILE)")
-    rows = [Row(s, s, {'preset': args.fasttext_preset} if s == 'fasttext' else {}) for s in args.systems]
+    metric = DATASETS[spec.dataset].metric   # fastText's grid cell is chosen on the metric the scores report
+    rows = [Row(s, s, {'preset': args.fasttext_preset, 'select': metric} if s == 'fasttext' else {}) for s in args.systems]
     exp = Experiment('baselines', '', data={spec.key: spec}, rows=rows)
     res = run(exp, rows, seeds=list(args.seeds or (1,)), data_dir=args.data_dir, out=outputs_dir(args.output_dir, 'baselines', spec.key),
               settings=dict(n_jobs=args.threads or 1, save_model=True))
-    return dict(command='baselines', data=_data_summary(spec, df), test=_test_scores(res.scores), conditions=res.conditions,
-                records=[str(Path(f)/'record.json') for f in res.records])
+    chosen = {f"seed {r.seed}": (r.metrics.get('info') or {}).get(spec.key) for f, r in res.records.items() if r.params.get('system') == 'fasttext'}
+    return dict(command='baselines', data=_data_summary(spec, df), test=_test_scores(res.scores), fasttext_cell=chosen,
+                conditions=res.conditions, records=[str(Path(f)/'record.json') for f in res.records])
 
 # %% ../../nbs/12a_cli.commands.ipynb #1d41540b
 def _predict(args) -> dict:
@@ -153,11 +177,11 @@ def _predict(args) -> dict:
     import pandas as pd
     from stance_nb.core import write_csv
     from stance_nb.data.core import read_table
-    from stance_nb.records import write_predictions
-    bad = sorted(set(args.format) - {'jsonl', 'csv'}) + sorted(set(args.columns) - {'text', 'target'})
-    if bad: raise UsageError(f"unknown --format or --columns name(s) {bad}; --format takes jsonl,csv and --columns text=...,target=...")
+    from stance_nb.records import write_predictions, write_jsonl
+    bad = sorted(set(args.format) - {'jsonl', 'csv'}) + sorted(set(args.columns) - {'text', 'target', 'id'})
+    if bad: raise UsageError(f"unknown --format or --columns name(s) {bad}; --format takes jsonl, csv or both and --columns text=...,target=...,id=...")
     cols = {'text': 'text', 'target': 'target', **args.columns}
-    raw = read_table(args.input, required=[cols['text']], sep=args.sep)
+    raw = read_table(args.input, required=[cols['text']] + ([cols['id']] if 'id' in cols else []), sep=args.sep)
     if not len(raw): raise StanceDataError("no rows to label", path=args.input, expected='a header and at least one row')
     if 'csv' in args.format and args.label_column in raw.columns:
         raise UsageError(f"{args.input} has a column {args.label_column!r} already; name the predictions' column with --label-column")
@@ -172,36 +196,69 @@ def _predict(args) -> dict:
         raise StanceDataError(f"empty text in {len(empty)} row(s)", path=args.input, row=int(empty[0]) + 1, field=cols['text'], expected='a text to label')
     labels = list(predict(df))
     files = {}
-    if 'jsonl' in args.format: files['jsonl'] = str(write_predictions(f'{args.output}.jsonl', labels))
+    if 'jsonl' in args.format:   # with the input's ids when it names them (`evaluate` then matches by id)
+        files['jsonl'] = str(write_jsonl(f'{args.output}.jsonl', [dict(id=str(i), label=l) for i, l in zip(raw[cols['id']], labels)]) if 'id' in cols
+                             else write_predictions(f'{args.output}.jsonl', labels))
     if 'csv' in args.format: files['csv'] = str(write_csv(f'{args.output}.csv', raw.assign(**{args.label_column: labels})))
     return dict(command='predict', model=info, input=str(args.input), n=len(labels),
                 counts={l: labels.count(l) for l in info['labels']}, files=files)
 
 # %% ../../nbs/12a_cli.commands.ipynb #8a9b0c0c
-def _read_pred(path:str, column:str) -> list:
-    "Predicted labels from the official JSONL or from a CSV's `column`."
+def _read_pred(path:str, column:str, id_column:str='id') -> tuple[list, list|None, list]:
+    """Predicted labels from the official JSONL (`{"label": ...}`, with `"id"` when known) or from a CSV's `column` (and `id_column`
+    when it has one): labels, ids (`None` when the file has none) and each prediction's line or row number."""
     from stance_nb.data.core import read_table
-    from stance_nb.records import read_predictions
-    return read_table(path, required=[column])[column].tolist() if Path(path).suffix.lower() in ('.csv', '.tsv') else read_predictions(path)
+    from stance_nb.records import read_jsonl
+    if Path(path).suffix.lower() in ('.csv', '.tsv'):
+        t = read_table(path, required=[column])
+        return t[column].tolist(), t[id_column].tolist() if id_column in t.columns else None, list(range(1, len(t) + 1))
+    recs = read_jsonl(path, required=['label'], line_numbers=True)
+    with_id = [n for n, r in recs if 'id' in r]
+    if with_id and len(with_id) < len(recs):
+        n = next(n for n, r in recs if 'id' not in r)
+        raise StanceDataError("a prediction without an id among predictions with ids", path=path, row=n, field='id', expected='an id on every line or on none')
+    return [r['label'] for n, r in recs], [r['id'] for n, r in recs] if with_id else None, [n for n, r in recs]
+
+def match_predictions(test, labels:list, ids:list|None, rows:list, path:str) -> tuple[list, str]:
+    """`labels` in the order of the `test` rows, and how they were matched: by id when the predictions carry ids (an id
+    repeated, one the test split does not have, or a test row without a prediction is refused by name), else by position."""
+    if ids is None:
+        if len(labels) != len(test):
+            raise StanceDataError(f"{len(labels)} predictions for the {len(test)} test rows", path=path,
+                                  expected='one prediction per test row, in test-file order (or an id on every prediction)')
+        return labels, 'position'
+    gold, seen = test.id.astype(str).tolist(), {}
+    for n, i in enumerate(map(str, ids)):
+        if i in seen: raise StanceDataError(f"id {i!r} predicted twice (also at {rows[seen[i]]})", path=path, row=rows[n], field='id',
+                                            expected='one prediction per test id')
+        seen[i] = n
+    known = set(gold)
+    if extra := [i for i in seen if i not in known]:
+        raise StanceDataError(f"{len(extra)} id(s) the test split does not have: {extra[:3]} (its ids: {gold[:3]}, ...)", path=path,
+                              row=rows[seen[extra[0]]], field='id', expected="the test rows' ids (your own CSV: load it with --columns id=<column>)")
+    if missing := [g for g in gold if g not in seen]:
+        raise StanceDataError(f"no prediction for {len(missing)} test id(s): {missing[:3]}", path=path, field='id',
+                              expected='one prediction per test id')
+    return [labels[seen[g]] for g in gold], 'id'
 
 def _evaluate(args) -> dict:
-    "Score a predictions file on the test split with the dataset's official metric (X-stance: its official table too)."
-    from stance_nb.core import StanceDataError
+    """Score a predictions file on the test split with the dataset's official metric (X-stance: its official table too).
+    Predictions are matched to the test rows by id; a file without ids is matched by position, and the result says so."""
+    import sys
     from stance_nb.data import DATASETS
     from stance_nb.metrics import score, evaluate_xstance
     spec = data_spec(args)
     info = DATASETS[spec.dataset]
     df = _load(spec, args, need_train=False)
     test = df[df.split == 'test'].reset_index(drop=True)
-    pred = _read_pred(args.predictions, args.label_column)
-    if len(pred) != len(test):
-        raise StanceDataError(f"{len(pred)} predictions for the {len(test)} test rows of {spec.key!r}", path=args.predictions,
-                              expected='one prediction per test row, in test-file order')
+    pred, by = match_predictions(test, *_read_pred(args.predictions, args.label_column, args.id_column), args.predictions)
+    if by == 'position': print(f"{args.predictions}: no ids, so the predictions are matched to the test rows by position (test-file order)", file=sys.stderr)
     gold, labels = test.label.tolist(), list(df.attrs.get('labels') or info.labels)
     scores = {m: score(spec.dataset, gold, pred, metric=m, labels=labels) for m in dict.fromkeys([info.metric, 'f1_macro', 'accuracy'])}
-    res = dict(command='evaluate', dataset=spec.key, metric=info.metric, n=len(test), scores=scores, predictions=str(args.predictions))
+    res = dict(command='evaluate', dataset=spec.key, metric=info.metric, n=len(test), matched_by=by, scores=scores, predictions=str(args.predictions))
     if spec.dataset == 'xstance': res['official'] = evaluate_xstance(test, pred).to_dict('records')
     return res
+
 
 # %% ../../nbs/12a_cli.commands.ipynb #7030eef7
 def _attack(args) -> dict:

@@ -22,45 +22,60 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
-def make_parser() -> argparse.ArgumentParser:
-    "The `stance_nb` argument parser, one subcommand per step (`COMMANDS`); training options come from the config dataclasses."
-    from stance_nb.train import TrainConfig, RunPlan
-    from stance_nb.mdl import MDLConfig
+_HELP = dict(
+    baselines='majority, random and fastText (grid chosen on dev) on one dataset: test scores',
+    train='fine-tune a classifier on one dataset (stance_nb.train)',
+    mdl='train one encoder over one (SDL) or several (MDL) datasets (stance_nb.mdl)',
+    predict='label a CSV with a trained run folder (train, an MDL head) or a fastText model',
+    evaluate="score a predictions file on a dataset's test split with its official metric",
+    attack='write an attacked copy of a test split (stance_nb.attacks)',
+    download='fetch a registered dataset into the data directory (stance_nb.data.download)',
+    reproduce="run a paper's result notebook's reproduction (stance_nb.experiment.reproduce) with its parameters",
+    presets='list every preset of `train` and `mdl`: model, selection, weight decay, head, source, all values')
+
+def _baselines_options(b):
     from stance_nb.baselines import FASTTEXT_PRESETS
-    from stance_nb.experiment.spec import EXECUTORS
-    p = _Parser(prog='stance_nb', description='Stance detection: baselines, training, prediction, evaluation, attacks.')
-    sub = p.add_subparsers(dest='command', required=True)
-    b = sub.add_parser('baselines', help='majority, random and fastText (grid chosen on dev) on one dataset: test scores')
     _data_options(b); _run_options(b)
     b.add_argument('--systems', type=_names, default=list(_BASELINE_SYSTEMS), help='comma-separated: majority, random, fasttext (default all)')
     b.add_argument('--fasttext-preset', default='benchmark', choices=sorted(FASTTEXT_PRESETS),
                    help='fastText recipe (stance_nb.baselines.FASTTEXT_PRESETS)')
-    t = sub.add_parser('train', help='fine-tune a classifier on one dataset (stance_nb.train)')
+
+def _train_options(t):
+    from stance_nb.train import TrainConfig, RunPlan
     _data_options(t); _common(t)
     t.add_argument('--grid', action='store_true', help="train the lr x epochs grid (the preset's, or --lrs/--epochs-grid), keep the best dev cell")
     add_config_options(t, TrainConfig)
     add_config_options(t, RunPlan, skip=_PLAN_SKIP)
-    m = sub.add_parser('mdl', help='train one encoder over one (SDL) or several (MDL) datasets (stance_nb.mdl)')
+
+def _mdl_options(m):
+    from stance_nb.mdl import MDLConfig
     m.add_argument('--datasets', type=_names, default=[], help='comma-separated registered dataset names')
     _data_options(m, required=False); _common(m)
     add_config_options(m, MDLConfig, aliases={'pair_head': ['--head']})
-    pr = sub.add_parser('predict', help='label a CSV with a trained run folder (train, an MDL head) or a fastText model')
+
+def _predict_options(pr):
     pr.add_argument('--run', required=True, help='a `train` or `mdl` run folder (or its model folder), a baselines job folder or a fastText model')
     pr.add_argument('--input', required=True, help='the CSV (or TSV with --sep) to label')
-    pr.add_argument('--columns', type=_pairs, default={}, help='tidy name=your column for text and target, e.g. text=Sentence,target=Topic')
+    pr.add_argument('--columns', type=_pairs, default={}, help='tidy name=your column for text, target and id, e.g. text=Sentence,target=Topic,id=ID '
+                    '(with an id, the JSONL carries it and `evaluate` matches by it)')
     pr.add_argument('--sep', default=',', help="the input's delimiter (default ',')")
     pr.add_argument('--head', help='MDL runs: the dataset whose head predicts (default: the only one)')
     pr.add_argument('--output', required=True, help='output path without suffix: writes OUTPUT.jsonl and/or OUTPUT.csv')
-    pr.add_argument('--format', type=_names, default=['jsonl', 'csv'], help='jsonl (official format), csv (the input with a label column), or both')
+    pr.add_argument('--format', type=lambda s: ['jsonl', 'csv'] if s == 'both' else _names(s), default=['jsonl', 'csv'],
+                    help='jsonl (official format), csv (the input with a label column), or both (the default; also jsonl,csv)')
     pr.add_argument('--label-column', default='label', help='name of the predicted-label column of the CSV output')
     pr.add_argument('--batch-size', type=_POSITIVE, default=64, help='prediction batch size')
     _run_options(pr, seeds=False)
-    e = sub.add_parser('evaluate', help="score a predictions file on a dataset's test split with its official metric")
+
+def _evaluate_options(e):
     _data_options(e)
-    e.add_argument('--predictions', required=True, help='official JSONL ({"label": ...} per line, in test-file order), or a CSV with --label-column')
+    e.add_argument('--predictions', required=True, help='official JSONL ({"label": ...} per line, with "id" or in test-file order), or a CSV with --label-column (and --id-column)')
     e.add_argument('--label-column', default='label', help='the predicted-label column of a CSV predictions file')
+    e.add_argument('--id-column', default='id', help='the id column of a CSV predictions file: predictions are matched to test rows by id '
+                   '(a file without ids: by position, and the result says so)')
     e.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
-    a = sub.add_parser('attack', help='write an attacked copy of a test split (stance_nb.attacks)')
+
+def _attack_options(a):
     _data_options(a)
     a.add_argument('--attack', required=True, help='spelling, negation or paraphrase (stance_nb.attacks.ATTACKS)')
     a.add_argument('--seed', type=_NONNEG, default=0, help='seed of the perturbation')
@@ -68,12 +83,15 @@ def make_parser() -> argparse.ArgumentParser:
     a.add_argument('--output', required=True, help='the attacked rows as .csv or .jsonl')
     a.add_argument('--translation-models', type=_names, help='paraphrase: the en->x and x->en models (Hub ids or folders)')
     a.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
-    d = sub.add_parser('download', help='fetch a registered dataset into the data directory (stance_nb.data.download)')
+
+def _download_options(d):
     d.add_argument('dataset', help='a registered dataset name')
     d.add_argument('--data-dir', help='data directory (default: $STANCE_NB_DATA or the cache)')
     d.add_argument('--force', action='store_true', help='download again even when the files are there')
     d.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
-    r = sub.add_parser('reproduce', help="run a paper's result notebook's reproduction (stance_nb.experiment.reproduce) with its parameters")
+
+def _reproduce_options(r):
+    from stance_nb.experiment.spec import EXECUTORS
     r.add_argument('experiment', help=f"one of {', '.join(sorted(paper_modules()))} (the registered papers)")
     r.add_argument('-p', '--parameter', dest='parameters', action='append', nargs='+', default=[], metavar='NAME=VALUE',
                    help="a parameter of nbs/run_<experiment>.ipynb, as `-p name=value` or papermill's `-p name value`")
@@ -93,7 +111,19 @@ def make_parser() -> argparse.ArgumentParser:
     s.add_argument('--array-parallelism', type=_POSITIVE, help='workers of the array running at once')
     s.add_argument('--account'); s.add_argument('--qos'); s.add_argument('--constraint')
     s.add_argument('--slurm-config', help="a YAML file of submitit parameters (its AutoExecutor names: timeout_min, gpus_per_node, slurm_partition, ...)")
-    sub.add_parser('presets', help='list every preset of `train` and `mdl`: model, selection, weight decay, head, source, all values')
+
+_OPTIONS = dict(baselines=_baselines_options, train=_train_options, mdl=_mdl_options, predict=_predict_options, evaluate=_evaluate_options,
+                attack=_attack_options, download=_download_options, reproduce=_reproduce_options, presets=lambda p: None)
+
+def make_parser(commands=None, # the commands whose options are built (default all); the others are listed by name (`stance_nb --help`)
+               ) -> argparse.ArgumentParser:
+    """The `stance_nb` argument parser, one subcommand per step (`COMMANDS`); training options come from the config dataclasses.
+    A command's options are built only when it is asked for, so `stance_nb --help` imports no training code."""
+    p = _Parser(prog='stance_nb', description='Stance detection: baselines, training, prediction, evaluation, attacks.')
+    sub = p.add_subparsers(dest='command', required=True)
+    for name, help in _HELP.items():
+        sp = sub.add_parser(name, help=help)
+        if commands is None or name in commands: _OPTIONS[name](sp)
     return p
 
 # %% ../../nbs/12b_cli.main.ipynb #a62a273d
@@ -136,7 +166,8 @@ def _jsonable(o):
 def run_command(argv:list|None=None, # arguments without the program name (default: `sys.argv[1:]`)
                ) -> dict:
     "Parse `argv`, check names, run the command; return its result (metrics, run record paths) as a JSON-ready dict."
-    parser = make_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = make_parser([argv[0]] if argv and argv[0] in COMMANDS else [])   # only the chosen command's options: imports on use
     args = parser.parse_args(argv)
     usage = lambda msg: parser.exit(2, f"stance_nb {args.command}: error: {msg} (see stance_nb {args.command} --help)\n")
     if getattr(args, 'threads', None) is not None:

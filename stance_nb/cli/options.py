@@ -69,7 +69,7 @@ def _data_options(p:argparse.ArgumentParser, required:bool=True):
 
 def _common(p:argparse.ArgumentParser):
     "The options of `train` and `mdl` that are no config field: preset, run name, saving, and the run options."
-    p.add_argument('--preset', required=True, help='a preset name (see `presets`)')
+    p.add_argument('--preset', default='small', help='a preset name (see `presets`); default small: a small or base encoder on your own data')
     _run_options(p)
     p.add_argument('--name', help='experiment name in run ids and records')
     p.add_argument('--no-save-model', dest='save_model', action='store_false', help='do not save the final model')

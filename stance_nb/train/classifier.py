@@ -23,7 +23,7 @@ from .loop import fit, predict_logits, FitResult, TrainOOMError
 from .target_tokens import target_token_map, add_target_tokens, apply_target_tokens
 
 # %% auto #0
-__all__ = ['TrainResult', 'train_classifier']
+__all__ = ['TrainResult', 'from_pretrained_quietly', 'train_classifier']
 
 # %% ../../nbs/05f_train.classifier.ipynb #964ce175
 @dataclass
@@ -37,6 +37,22 @@ class TrainResult:
     record:RunRecord|None
     fit:FitResult|None=None
 
+def from_pretrained_quietly(cls, name, **kwargs):
+    """`cls.from_pretrained(name, **kwargs)` without transformers' loading report, saying once and plainly what matters:
+    weights of the encoder the checkpoint lacks (they start random) as a warning; a new head (missing or resized) is expected."""
+    from transformers.utils import logging as hf_logging
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try: model, info = cls.from_pretrained(name, output_loading_info=True, **kwargs)
+    finally: hf_logging.set_verbosity(level)
+    prefix = getattr(model, 'base_model_prefix', '')
+    wraps = bool(prefix) and hasattr(model, prefix)   # a task model around its encoder `model.<prefix>`: the rest is the head
+    keys = list(info.get('missing_keys', [])) + [k if isinstance(k, str) else k[0] for k in info.get('mismatched_keys', [])]
+    bad = [k for k in keys if not wraps or k.startswith(prefix + '.')]
+    if bad: warnings.warn(f"{name}: {len(bad)} weight(s) not in the checkpoint (or of another shape) start from random values: "
+                          f"{', '.join(sorted(bad)[:4])}{', ...' if len(bad) > 4 else ''}")
+    return model
+
 def _load_model(cfg:TrainConfig, labels:list):
     from transformers import AutoConfig, AutoModelForSequenceClassification
     conf = AutoConfig.from_pretrained(cfg.model, num_labels=len(labels), id2label=dict(enumerate(labels)),
@@ -44,8 +60,8 @@ def _load_model(cfg:TrainConfig, labels:list):
     if cfg.dropout is not None:
         for k in ('hidden_dropout_prob', 'attention_probs_dropout_prob', 'dropout', 'attention_dropout', 'summary_last_dropout'):
             if isinstance(getattr(conf, k, None), float): setattr(conf, k, cfg.dropout)
-    return AutoModelForSequenceClassification.from_pretrained(cfg.model, config=conf, trust_remote_code=cfg.trust_remote_code,
-                                                              ignore_mismatched_sizes=True)
+    return from_pretrained_quietly(AutoModelForSequenceClassification, cfg.model, config=conf, trust_remote_code=cfg.trust_remote_code,
+                                   ignore_mismatched_sizes=True)
 
 def _encode(df:pd.DataFrame, tok, cfg:TrainConfig, pair:bool, label2id:dict|None, cache_dir) -> EncodedDataset:
     enc = tokenize_pairs(tok, df.text.tolist(), df.target.tolist() if pair else None, cfg.max_length, cfg.truncation, cache_dir=cache_dir)

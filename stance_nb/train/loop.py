@@ -18,7 +18,7 @@ from .optim import build_optimizer, build_scheduler, resolve_precision, make_acc
 from .checkpoints import FitState, _rng_get, _rng_set, _save_weights, _load_weights, _save_checkpoint, load_latest_checkpoint
 
 # %% auto #0
-__all__ = ['PEAK_FLOPS', 'TrainOOMError', 'TrainDivergedError', 'FitResult', 'fit', 'predict_logits', 'peak_flops',
+__all__ = ['PEAK_FLOPS', 'TrainOOMError', 'TrainDivergedError', 'FitResult', 'epoch_line', 'fit', 'predict_logits', 'peak_flops',
            'model_flops_utilization']
 
 # %% ../../nbs/05d_train.loop.ipynb #773c7dc5
@@ -87,6 +87,12 @@ def _oom_message(batch, cfg, step):
             f"(e.g. {cfg.grad_accum*2}) to keep the effective batch size, or lower max_length.")
 
 # %% ../../nbs/05d_train.loop.ipynb #62146fc1
+def epoch_line(desc:str|None, epochs:int, row:dict, examples:int, train_seconds:float, seconds:float) -> str:
+    "One line per finished epoch: its training loss, every dev score, training throughput and the epoch's time with evaluation (printed by `fit` unless quiet)."
+    dev = ', '.join(f"{k} {v:.4f}" for k, v in row.items() if k not in ('epoch', 'step', 'train_loss') and isinstance(v, (int, float)))
+    return (f"{desc + ' ' if desc else ''}epoch {row['epoch']}/{epochs}: train loss {row['train_loss']:.4f}" + (f" | {dev}" if dev else '')
+            + f" | {examples / max(train_seconds, 1e-9):.1f} training examples/s | {seconds:.0f} s")
+
 def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `.loss`
         train_loaders:Callable[[int], Iterable[dict]], # epoch -> that epoch's batches (same epoch, same batches)
         cfg:TrainConfig,             # lr, epochs, optimizer, warmup, clipping, accumulation, precision, checkpoints
@@ -127,6 +133,7 @@ def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `
         loss_sum = torch.tensor(state.loss_sum, dtype=torch.float32, device=acc.device)
         model.train()
         bar = progress(it, desc=f'{desc} epoch {epoch+1}/{cfg.epochs}', total=n, initial=start)
+        t_ep, ex_ep = time.perf_counter(), n_ex
         t0 = time.perf_counter()
         for bi, batch in enumerate(bar, start=start):
             boundary = (bi+1) % cfg.grad_accum == 0 or bi+1 == n
@@ -157,12 +164,14 @@ def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `
                 if on_step is not None: on_step(state)
         _check_finite(losses, where, cfg)
         t_train += time.perf_counter()-t0
+        sec_tr = time.perf_counter()-t_ep
         row = dict(epoch=epoch+1, step=state.step, train_loss=float(loss_sum)/max(1, state.n_loss))
         if eval_fn is not None:
             model.eval()
             with torch.no_grad(): row.update(eval_fn(model, acc))
             model.train()
         state.history.append(row)
+        if acc.is_main_process and not is_quiet(): print(epoch_line(desc, cfg.epochs, row, n_ex-ex_ep, sec_tr, time.perf_counter()-t_ep), flush=True)
         if metric is not None and metric in row and (state.best_score is None or row[metric] > state.best_score):
             state.best_score, state.best_epoch = float(row[metric]), epoch+1
             if cfg.select_best_epoch and ckpt_dir is not None:

@@ -47,12 +47,13 @@ def _random(ctx):
 # %% ../../../nbs/10c_experiment.systems.baselines.ipynb #66828f87
 @register_system('fasttext')
 def _fasttext(ctx):
-    "fastText with a preset of `stance_nb.baselines.FASTTEXT_PRESETS`: its grid chosen on dev, or its fixed cell."
+    "fastText with a preset of `stance_nb.baselines.FASTTEXT_PRESETS`: its grid chosen on dev (on the preset's metric, or the row's `select`), or its fixed cell."
     from stance_nb.baselines import FASTTEXT_PRESETS, fasttext_grid, FastTextClassifier
     cfg = FASTTEXT_PRESETS[ctx.option('preset', 'benchmark')]
     grid = dict(cfg['grid'] or dict(lrs=(cfg['model'].get('lr', 0.1),), epochs=(cfg['model'].get('epoch', 5),), select='accuracy'))
     if ctx.option('lr') is not None: grid['lrs'] = (float(ctx.option('lr')),)
     if ctx.option('epochs') is not None: grid['epochs'] = (int(ctx.option('epochs')),)
+    if ctx.option('select') is not None: grid['select'] = ctx.option('select')   # the metric the table reports (default: the preset's)
     model = {k: v for k, v in cfg['model'].items() if k not in ('lr', 'epoch')}
     if ctx.option('dim') is not None: model['dim'] = int(ctx.option('dim'))
     preds, info = {}, {}
@@ -67,7 +68,7 @@ def _fasttext(ctx):
         else:
             if not len(dev): raise StanceDataError(f"{key}: fastText chooses its grid cell on a dev split, and this data has none", field='split')
             best, table = fasttext_grid(tr, dev, **grid, n_jobs=ctx.settings.get('n_jobs', 1), **kw)
-            info[key] = dict(lr=best.lr, epoch=best.epoch, dev_score=float(table.score.max()), select=grid['select'])
+            info[key] = dict(best.selection_, select=best.selection_['metric'])   # the chosen cell: lr, epoch, the metric and its dev score
             write_csv(ctx.out/f'grid_{key}.csv', table)
         if ctx.option('save_model', False):   # keep the model (`stance_nb predict --run <job folder>`); off by default: tens of MB each
             info[key]['model'] = best.save(ctx.out/f'fasttext_{key}.bin').name
