@@ -317,6 +317,25 @@ def _reproduce(args) -> dict:
                 tables={t: cmp.to_dict('records') for t, cmp in tables.items()}, skipped=result.skipped,
                 conditions=result.conditions, records=[str(Path(f)/'record.json') for f in result.records])
 
+def _leaderboard(args) -> dict:
+    "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`)."
+    import json as _json
+    from stance_nb.leaderboard import LEADERBOARD_MODELS, leaderboard
+    from stance_nb.experiment import data_specs
+    _check('model', args.models, LEADERBOARD_MODELS)
+    try: data = _json.loads(args.data) if args.data else None
+    except ValueError as e: raise UsageError(f"--data: not JSON ({e})")
+    try: data_specs(data)
+    except (ValueError, TypeError, KeyError) as e: raise UsageError(str(e).strip("'\""))
+    if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
+    try:
+        lb = leaderboard(args.models, datasets=args.datasets or None, seeds=list(args.seeds or (1,)), model=args.model, data=data,
+                         epochs=args.epochs, lr=args.lr, run_name=args.run_name, n_resamples=args.resamples, data_dir=args.data_dir,
+                         executor=_executor(args, {}))
+    except (KeyError, NameError) as e: raise UsageError(str(e).strip("'\""))
+    return dict(command='leaderboard', table=lb.table.to_dict('records'), tests=lb.tests.to_dict('records'), stats=lb.stats,
+                files=lb.files, conditions=lb.result.conditions, records=[str(Path(f)/'record.json') for f in lb.result.records])
+
 def _executor(args, P:dict):
     "The executor the options (or else the parameters `executor`, `workers`, `slurm`) ask for; `--workers N` alone means submitit-local."
     from stance_nb.experiment import executor_from, SLURM_OPTIONS
@@ -344,4 +363,4 @@ def _plan(exp, P:dict, ex, throughput:str|None) -> dict:
 
 # %% ../../nbs/12a_cli.commands.ipynb #8354625c
 COMMANDS = dict(baselines=_baselines, train=_train, mdl=_mdl, predict=_predict, evaluate=_evaluate, attack=_attack,
-                download=_download, reproduce=_reproduce, presets=lambda args: list_presets())   # command name -> (args) -> dict
+                download=_download, reproduce=_reproduce, leaderboard=_leaderboard, presets=lambda args: list_presets())   # command name -> (args) -> dict

@@ -31,6 +31,7 @@ _HELP = dict(
     attack='write an attacked copy of a test split (stance_nb.attacks)',
     download='fetch a registered dataset into the data directory (stance_nb.data.download)',
     reproduce="run a paper's result notebook's reproduction (stance_nb.experiment.reproduce) with its parameters",
+    leaderboard='one table over datasets and systems with significance tests, and an HTML report (stance_nb.leaderboard)',
     presets='list every preset of `train` and `mdl`: model, selection, weight decay, head, source, all values')
 
 def _baselines_options(b):
@@ -112,8 +113,24 @@ def _reproduce_options(r):
     s.add_argument('--account'); s.add_argument('--qos'); s.add_argument('--constraint')
     s.add_argument('--slurm-config', help="a YAML file of submitit parameters (its AutoExecutor names: timeout_min, gpus_per_node, slurm_partition, ...)")
 
+def _leaderboard_options(b):
+    b.add_argument('--models', type=_names, required=True, help='comma-separated: majority, random, fasttext, sdl, mdl (the benchmark\'s recipes)')
+    b.add_argument('--datasets', type=_names, default=[], help='registered datasets (default: every benchmark dataset whose data is present)')
+    b.add_argument('--model', help='the encoder of sdl/mdl: a Hub id or folder (default: the benchmark\'s)')
+    b.add_argument('--epochs', type=_POSITIVE, help='sdl/mdl epochs (default: the recipe\'s)')
+    b.add_argument('--lr', type=float, help='sdl/mdl learning rate (default: the recipe\'s)')
+    b.add_argument('--data', help='your own datasets as JSON, as the result notebooks\' `data` parameter')
+    b.add_argument('--data-dir', help='data directory of registered datasets (default: $STANCE_NB_DATA)')
+    b.add_argument('--run-name', default='leaderboard', help='file stem under outputs/leaderboard/')
+    b.add_argument('--resamples', type=_POSITIVE, default=1000, help='bootstrap resamples of each significance test (default 1000)')
+    b.add_argument('--executor', choices=['local', 'submitit', 'submitit-local'], help='where the jobs run (see reproduce --help)')
+    b.add_argument('--workers', type=_POSITIVE, help='workers sharing the job store')
+    b.set_defaults(wait=False, detach=False, slurm_config=None)
+    _run_options(b)
+
 _OPTIONS = dict(baselines=_baselines_options, train=_train_options, mdl=_mdl_options, predict=_predict_options, evaluate=_evaluate_options,
-                attack=_attack_options, download=_download_options, reproduce=_reproduce_options, presets=lambda p: None)
+                attack=_attack_options, download=_download_options, reproduce=_reproduce_options, leaderboard=_leaderboard_options,
+                presets=lambda p: None)
 
 def make_parser(commands=None, # the commands whose options are built (default all); the others are listed by name (`stance_nb --help`)
                ) -> argparse.ArgumentParser:

@@ -12,4 +12,5 @@ from .runner import *        # run: rows → jobs → scores (prepare, execute)
 from .executor import *      # where the jobs run: this process, worker processes, Slurm through submitit
 from .tables import *        # table builders
 from .report import *        # compare with the paper, notes, conditions, CSV/Markdown, figures
+from .significance import *  # paired bootstrap and randomization tests, ranks, Friedman, critical differences
 from .reproduce import *     # a notebook's parameters → run → render

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 import pandas as pd
 import submitit, yaml
-from ..core import progress, available_cpus, write_text
+from ..core import progress, available_cpus, write_text, portable_path
 from ..claims import _pid_alive, worker_id
 from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped
 from .cost import mean_pair_length
@@ -190,7 +190,7 @@ def run_on(ex:Executor, force:bool=False, finished_only:bool=False, **run_kw) ->
     def submit(n):
         new = _submit(ex, folder, spec, n, f'stance_nb-{prep.exp.name}')
         _record(folder, ex, new, prep)
-        print(f"submitted {n} worker(s) ({ex.kind}: {', '.join(j.job_id for j in new[:5])}{', ...' if len(new) > 5 else ''}); logs in {folder}")
+        print(f"submitted {n} worker(s) ({ex.kind}: {', '.join(j.job_id for j in new[:5])}{', ...' if len(new) > 5 else ''}); logs in {portable_path(folder)}")
         return new
     uncovered = [f for f in pending if f.name not in covered]
     if uncovered and not ex.attach:

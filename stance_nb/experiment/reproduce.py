@@ -56,7 +56,7 @@ def reproduce(exp:Experiment,  # from `EXPERIMENTS`
     if result is None: return None, {}
     result.out, result.conditions['tables_dir'] = folder, portable_path(folder)
     tables = render(exp, result, params.get('tables') or None, out=folder, run_name=stem)
-    print(f"tables: {folder}/{stem}_table<N>.csv|.md; job records: {folder/'runs'}")
+    print(f"tables: {portable_path(folder)}/{stem}_table<N>.csv|.md; job records: {portable_path(folder/'runs')}")
     if result.failed: raise JobsFailed(result.failed, f"; the tables in {folder} show them as failed")
     left = [u for u in result.conditions['unfinished'] if not params.get('finished_only')]
     if left: raise RuntimeError(f"{len(left)} job(s) did not finish: {left[0]}{' ...' if len(left) > 1 else ''} (their workers ended without them; "
