@@ -4,7 +4,7 @@
 
 # %% ../nbs/11d_leaderboard.ipynb #510d659f
 from __future__ import annotations
-import base64, html, io, math
+import base64, html, math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -180,9 +180,8 @@ def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
     files['md'] = write_text(f'{stem}.md', f"# {run_name}\n\n" + md)
     imgs = []
     for name, fig in figures(lb).items():
-        files[name] = save_figure(fig, f'{stem}_{name}.png')
-        buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=110, bbox_inches='tight')
-        imgs.append(f'<figure><img alt="{name}" src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}"><figcaption>{name}</figcaption></figure>')
+        files[name] = save_figure(fig, f'{stem}_{name}.png')   # embedded in the page as written: one rendering
+        imgs.append(f'<figure><img alt="{name}" src="data:image/png;base64,{base64.b64encode(files[name].read_bytes()).decode()}"><figcaption>{name}</figcaption></figure>')
     cond = dict(lb.result.conditions, leaderboard={k: v for k, v in lb.stats.items()})
     files['conditions'] = write_json(f'{stem}_conditions.json', cond)
     body = (html.escape(md)).replace('\n', '<br>\n')
