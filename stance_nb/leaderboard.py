@@ -103,7 +103,7 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     exp = get_experiment('benchmark')
     rows = {LEADERBOARD_MODELS[m]: m for m in models}
     ns = notebook_parameters('benchmark')
-    ns.update(rows=list(rows), tables=['4'], seeds=list(seeds), ratios=[1.0], datasets=list(datasets or []) or None, data=data or {})
+    ns.update(rows=list(rows), tables=['4'], seeds=list(seeds), ratios=[1.0], datasets=list(datasets or []), data=data or {})
     for k, v in dict(model=model, epochs=epochs, lr=lr, data_dir=data_dir).items():
         if v is not None: ns[k] = v
     P = parameters(ns, 'benchmark')
