@@ -24,3 +24,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if skipped:
         terminalreporter.write_sep('!', f'{len(skipped)} documentation-site tests SKIPPED: Chromium is not installed', red=True, bold=True)
         terminalreporter.write_line('the site was never opened; install it (Debian/Ubuntu: apt-get install -y chromium) and run pytest again')
+
+def write_splits(folder, n:int, labels, splits=('train', 'test'), rename:dict|None=None) -> None:
+    """`<split>.csv` for each of `splits` in `folder`: `synthetic_stance(n)` rows with `labels`, seeds 1, 2, ..., no (target, text)
+    pair in two files (the loaders refuse leakage); columns `target, text, label`, or renamed by `rename` (tidy name -> yours)."""
+    from stance_nb.test_utils import synthetic_stance
+    seen, rename = set(), dict(rename or {})
+    cols = [rename.get(c, c) for c in ('target', 'text', 'label')]
+    for seed, s in enumerate(splits, start=1):
+        df = synthetic_stance(n, seed=seed, splits=(s,), labels=tuple(labels))
+        df = df[[(t, x) not in seen for t, x in zip(df.target, df.text)]]
+        seen |= set(zip(df.target, df.text))
+        df.rename(columns=rename)[cols].to_csv(folder/f'{s}.csv', index=False)

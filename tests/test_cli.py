@@ -10,7 +10,8 @@ from stance_nb.core import data_dir
 from stance_nb.data import load
 from stance_nb.metrics import evaluate_xstance
 from stance_nb.records import read_predictions, write_predictions
-from stance_nb.test_utils import synthetic_stance, tiny_bert
+from stance_nb.test_utils import tiny_bert
+from conftest import write_splits
 
 LABELS = {'0': 'AGAINST', '1': 'FAVOR', '2': 'NONE'}
 
@@ -19,12 +20,7 @@ LABELS = {'0': 'AGAINST', '1': 'FAVOR', '2': 'NONE'}
 def own(tmp_path_factory):
     "Three CSV files (train, test, new) with columns Sentence/Topic/Stance and labels 0/1/2, and the options that read them."
     d = tmp_path_factory.mktemp('mydata')
-    seen = set()
-    for s, seed in (('train', 1), ('test', 2), ('new', 3)):
-        df = synthetic_stance(60, seed=seed, splits=(s,), labels=tuple(LABELS))
-        df = df[[(t, x) not in seen for t, x in zip(df.target, df.text)]]   # disjoint splits: the loader refuses leakage
-        seen |= set(zip(df.target, df.text))
-        df.rename(columns=dict(text='Sentence', target='Topic', label='Stance'))[['Topic', 'Sentence', 'Stance']].to_csv(d/f'{s}.csv', index=False)
+    write_splits(d, 60, LABELS, ('train', 'test', 'new'), rename=dict(text='Sentence', target='Topic', label='Stance'))
     opts = ['--dataset', 'csv', '--path', f"train={d/'train.csv'},test={d/'test.csv'}", '--columns', 'text=Sentence,target=Topic,label=Stance',
             '--label-map', ','.join(f'{k}={v}' for k, v in LABELS.items())]
     return d, opts

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from stance_nb.cli import main
+from conftest import write_splits
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELS = ['AGAINST', 'FAVOR', 'NONE']
@@ -15,14 +16,9 @@ LABELS = ['AGAINST', 'FAVOR', 'NONE']
 @pytest.fixture(scope='module')
 def own(tmp_path_factory):
     "train.csv/test.csv (Sentence, Topic, Stance), the options that read them, and a `train` run folder of a tiny BERT."
-    from stance_nb.test_utils import synthetic_stance, tiny_bert
+    from stance_nb.test_utils import tiny_bert
     d = tmp_path_factory.mktemp('own')
-    seen = set()
-    for s, seed in (('train', 1), ('test', 2)):
-        df = synthetic_stance(30, seed=seed, splits=(s,), labels=tuple(LABELS))
-        df = df[[(t, x) not in seen for t, x in zip(df.target, df.text)]]
-        seen |= set(zip(df.target, df.text))
-        df.rename(columns=dict(text='Sentence', target='Topic', label='Stance'))[['Topic', 'Sentence', 'Stance']].to_csv(d/f'{s}.csv', index=False)
+    write_splits(d, 30, LABELS, rename=dict(text='Sentence', target='Topic', label='Stance'))
     opts = ['--dataset', 'csv', '--path', f"train={d/'train.csv'},test={d/'test.csv'}", '--columns', 'text=Sentence,target=Topic,label=Stance']
     tiny_bert(d/'tiny', num_labels=3, seed=0)
     code, out, err = _cli(['train', *opts, '--dev-fraction', '0.2', '--preset', 'smoke', '--model', str(d/'tiny'), '--epochs', '1',

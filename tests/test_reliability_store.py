@@ -8,20 +8,16 @@ import pandas as pd
 import pytest
 
 from stance_nb.cli import main
+from conftest import write_splits
 
 LABELS2, LABELS3 = ['AGAINST', 'FAVOR'], ['AGAINST', 'FAVOR', 'NONE']
 
 @pytest.fixture(scope='module')
 def mine(tmp_path_factory):
     "train.csv and test.csv (40 rows each, AGAINST/FAVOR) and a tiny BERT folder."
-    from stance_nb.test_utils import synthetic_stance, tiny_bert
+    from stance_nb.test_utils import tiny_bert
     d = tmp_path_factory.mktemp('mine')
-    seen = set()
-    for s, seed in (('train', 1), ('test', 2)):
-        df = synthetic_stance(40, seed=seed, splits=(s,), labels=tuple(LABELS2))
-        df = df[[(t, x) not in seen for t, x in zip(df.target, df.text)]]
-        seen |= set(zip(df.target, df.text))
-        df[['target', 'text', 'label']].to_csv(d/f'{s}.csv', index=False)
+    write_splits(d, 40, LABELS2)
     tiny_bert(d/'tiny', num_labels=2, seed=0)
     return d
 

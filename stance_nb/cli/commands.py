@@ -4,7 +4,7 @@
 
 # %% ../../nbs/12a_cli.commands.ipynb #fcd39de2
 from __future__ import annotations
-import json, math, os
+import json, math, os, sys
 from dataclasses import replace
 from pathlib import Path
 from .options import UsageError, data_spec, config_changes, _PLAN_SKIP, _BASELINE_SYSTEMS
@@ -244,7 +244,6 @@ def match_predictions(test, labels:list, ids:list|None, rows:list, path:str) -> 
 def _evaluate(args) -> dict:
     """Score a predictions file on the test split with the dataset's official metric (X-stance: its official table too).
     Predictions are matched to the test rows by id; a file without ids is matched by position, and the result says so."""
-    import sys
     from stance_nb.data import DATASETS
     from stance_nb.metrics import score, evaluate_xstance
     spec = data_spec(args)
@@ -319,11 +318,10 @@ def _reproduce(args) -> dict:
 
 def _leaderboard(args) -> dict:
     "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`)."
-    import json as _json
     from stance_nb.leaderboard import LEADERBOARD_MODELS, leaderboard
     from stance_nb.experiment import data_specs
     _check('model', args.models, LEADERBOARD_MODELS)
-    try: data = _json.loads(args.data) if args.data else None
+    try: data = json.loads(args.data) if args.data else None
     except ValueError as e: raise UsageError(f"--data: not JSON ({e})")
     try: data_specs(data)
     except (ValueError, TypeError, KeyError) as e: raise UsageError(str(e).strip("'\""))

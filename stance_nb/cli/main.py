@@ -145,10 +145,9 @@ def make_parser(commands=None, # the commands whose options are built (default a
 
 # %% ../../nbs/12b_cli.main.ipynb #a62a273d
 def _init_state():
-    "Set up Accelerate's process state once, honouring `ACCELERATE_USE_CPU` (multi-process CPU runs need it before any `PartialState()`)."
-    from accelerate import PartialState
-    from accelerate.utils import parse_flag_from_env
-    PartialState(cpu=parse_flag_from_env('ACCELERATE_USE_CPU'))
+    "Set up Accelerate's process state once, honouring `ACCELERATE_USE_CPU` (`stance_nb.train.process_state`; imported on use: training code)."
+    from stance_nb.train import process_state
+    process_state()
 
 # %% ../../nbs/12b_cli.main.ipynb #6bae7448
 def set_threads(n:int, # threads for torch here and for OpenMP/MKL in child processes
