@@ -4,7 +4,7 @@
 
 # %% ../nbs/11d_leaderboard.ipynb #510d659f
 from __future__ import annotations
-import base64, html, math
+import base64, html, json, math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
@@ -12,28 +12,33 @@ import numpy as np
 import pandas as pd
 from .core import outputs_dir, write_csv, write_json, write_text, portable_path, check_name
 from .records import read_predictions
+from .data import DATASETS
+from .reference import reference
+from .train import check_encoder
 from .experiment import (get_experiment, notebook_parameters, parameters, run_arguments, prepare, execute, run_on,
-                                  executor_from, Executor, RunResult)
+                         executor_from, data_specs, Executor, RunResult, JobsFailed)
 from matplotlib.figure import Figure
 from .data.explore import save_figure
-from .experiment.significance import best_and_ties, mean_ranks, friedman, nemenyi_cd, cd_diagram, seed_test
+from .experiment.significance import best_and_ties, mean_ranks, friedman, nemenyi_cd, NEMENYI_Q, cd_diagram, seed_test
 
 # %% auto #0
-__all__ = ['LEADERBOARD_MODELS', 'Leaderboard', 'build_leaderboard', 'leaderboard', 'to_markdown', 'figures', 'write_leaderboard']
+__all__ = ['LEADERBOARD_MODELS', 'PUBLISHED', 'Leaderboard', 'published', 'build_leaderboard', 'leaderboard_parameters',
+           'leaderboard', 'to_markdown', 'figures', 'write_leaderboard', 'imported_scores', 'import_leaderboard']
 
 # %% ../nbs/11d_leaderboard.ipynb #b6dfa701
 LEADERBOARD_MODELS = {   # leaderboard name -> the benchmark's row: one recipe per system, the benchmark's (Schiller et al. 2021)
     'majority': 'Majority baseline', 'random': 'Random baseline', 'fasttext': 'fastText',
     'sdl': 'BERT_SDL',   # the encoder of `model` fine-tuned on each dataset alone (the paper's recipe; `epochs`, `lr` change it)
     'mdl': 'BERT_MDL'}   # the encoder of `model` fine-tuned on all chosen datasets at once, a head each
+PUBLISHED = ('schiller2021', '4', 'Schiller et al. (2021), Table 4: macro-F1 of BERT-large for sdl and mdl, mean over 5 seeds')  # beside each cell
 
 @dataclass
 class Leaderboard:
     "One leaderboard: the table (systems × datasets, mean over datasets, ranks), its significance tests, the run it came from."
-    table:pd.DataFrame         # one row per system: per-dataset mean/std/n/tied, mean over the common datasets, mean rank
+    table:pd.DataFrame         # one row per system: per-dataset mean/std/n/tied/published, mean over the common datasets, mean rank
     tests:pd.DataFrame         # one row per (dataset, system): score, p against the dataset's best, tied with the best
-    stats:dict                 # Friedman test, critical difference, which datasets the mean is over, seeds, resamples
-    result:RunResult           # the run (job records, conditions)
+    stats:dict                 # Friedman test, critical difference, which datasets the mean is over, seeds, resamples, failures
+    result:RunResult           # the run (job records, conditions); for imported tables, their scores and sources
     files:dict=field(default_factory=dict) # 'csv', 'md', 'html', figures -> paths
 
 # %% ../nbs/11d_leaderboard.ipynb #d2e79618
@@ -49,10 +54,21 @@ def _gold_and_predictions(prep, res:RunResult, rows:dict) -> tuple[dict, dict]:
             if f is not None: preds.setdefault(k, {}).setdefault(rows[p['row']], read_predictions(Path(folder)/f))
     return gold, preds
 
-def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resamples:int=1000, seed:int=0, alpha:float=0.05) -> tuple:
+def published(rows:dict,            # benchmark row -> system name
+              keys:Sequence[str],   # the leaderboard's data keys
+              own:Sequence[str]=()  # keys that hold your own data under a registered name: no published number beside them
+             ) -> dict:
+    "(system, data key) -> the published macro-F1 of the system's benchmark row (`PUBLISHED`), where the paper prints one."
+    ref = reference(PUBLISHED[0], PUBLISHED[1], metric='f1_macro')
+    ref = ref[ref.row.isin(list(rows)) & ref.column.isin([k for k in keys if k not in set(own)]) & ref.value.notna()]
+    return {(rows[r.row], r.column): float(r.value) for r in ref.itertuples()}
+
+def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resamples:int=1000, seed:int=0, alpha:float=0.05,
+                      published:dict|None=None) -> tuple:
     """The leaderboard of a run: per dataset each system's macro-F1 (mean ± std over seeds) and whether it is significantly below
-    the dataset's best (paired bootstrap on the test examples; with ≥ 3 seeds also a paired t-test over seeds); across datasets
-    the mean over the datasets every system has, mean ranks and a Friedman test (Demšar 2006)."""
+    the dataset's best (paired bootstrap on the test examples; with ≥ 3 seeds also a paired t-test over seeds); the published
+    number beside it where there is one; across datasets the mean over the datasets every system has (the paper's side over the
+    same datasets), mean ranks and a Friedman test (Demšar 2006)."""
     s = res.scores
     s = s[(s.test == 'test') & (s.ratio == 1.0) & (s.metric == 'f1_macro') & s.row.isin(list(rows))].assign(system=lambda d: d.row.map(rows))
     agg = s.groupby(['system', 'key']).value.agg(['mean', 'std', 'count']).reset_index()
@@ -65,25 +81,72 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
         t['p_seeds'] = [seed_test(vals[sy], vals[best]).get('p') if sy != best and len(vals[sy]) == len(vals[best]) else None for sy in t.system]
         tests.append(t)
     tests = pd.concat(tests, ignore_index=True) if tests else pd.DataFrame(columns=['key', 'system', 'score', 'p_vs_best', 'tied_with_best', 'best', 'p_seeds'])
-    systems = [rows[r] for r in rows if rows[r] in set(agg.system)]
-    keys = sorted(agg.key.unique())
+    failed = sorted({(rows[f['row']], k) for f in res.failed if f.get('row') in rows and f.get('ratio', 1.0) == 1.0 for k in f.get('keys') or []})
+    systems = [rows[r] for r in rows if rows[r] in set(agg.system) | {sy for sy, _ in failed}]
+    keys = sorted(set(agg.key) | {k for _, k in failed})
     mean = agg.pivot(index='system', columns='key', values='mean').reindex(index=systems, columns=keys)
     common = [k for k in keys if mean[k].notna().all()]   # the like-for-like rule: a mean over the datasets every system has
+    pub = published or {}
     table = pd.DataFrame(index=systems)
     for k in keys:
         a = agg[agg.key == k].set_index('system')
         table[f'{k}'] = a['mean']; table[f'{k} std'] = a['std']; table[f'{k} n'] = a['count']
         if len(tests): table[f'{k} tied'] = tests[tests.key == k].set_index('system').tied_with_best
+        if any((sy, k) in pub for sy in systems): table[f'{k} published'] = [pub.get((sy, k), np.nan) for sy in systems]
     table['mean'] = mean[common].mean(axis=1) if common else np.nan
     table['mean over'] = len(common)
+    if pub:   # the paper's side over the same datasets; none where the paper lacks one of them
+        table['mean published'] = [np.mean([pub[sy, k] for k in common]) if common and all((sy, k) in pub for k in common) else np.nan for sy in systems]
     stats = dict(common=common, left_out={k: 'not every system has it' for k in keys if k not in common}, n_resamples=n_resamples,
-                 seed=seed, alpha=alpha, seeds=sorted({int(x) for x in s.seed.dropna()}), test='paired bootstrap of macro-F1 on the test examples')
+                 seed=seed, alpha=alpha, seeds=sorted({int(x) for x in s.seed.dropna()}), test='paired bootstrap of macro-F1 on the test examples',
+                 failed=[list(f) for f in failed], published=PUBLISHED[2] if pub else None)
     if len(common) >= 2 and len(systems) >= 2:
         table['mean rank'] = mean_ranks(mean[common])
     if len(common) >= 2 and len(systems) >= 3:
         fr = friedman(mean[common]); stats['friedman'] = {k: v for k, v in fr.items() if k != 'ranks'}
         if len(systems) <= 10: stats['critical_difference'] = nemenyi_cd(len(systems), len(common), alpha)
     return table.reset_index(names='system'), tests, stats
+
+def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=None, seeds:Sequence[int]=(1,), model:str|None=None,
+                           data:dict|None=None, epochs:int|None=None, lr:float|None=None, run_name:str='leaderboard',
+                           n_resamples:int=1000, alpha:float=0.05, data_dir:str|None=None) -> dict:
+    """The benchmark's parameters for a leaderboard (`leaderboard`'s arguments), each checked before anything is read or trained:
+    known and distinct models, known datasets, distinct seeds, a plain run name, resamples and α in range, your datasets' options,
+    and an encoder that loads (for `sdl` and `mdl`). Every error is a `ValueError` naming the input and what was expected."""
+    check_name('run_name', run_name)
+    models = list(models or [])
+    bad = sorted(set(models) - set(LEADERBOARD_MODELS))
+    if bad or not models: raise ValueError(f"models: unknown {bad}; valid models: {', '.join(LEADERBOARD_MODELS)}")
+    if len(set(models)) < len(models): raise ValueError(f"models={models}: expected distinct names")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 100:
+        raise ValueError(f"n_resamples={n_resamples!r}: expected an int >= 100")
+    if isinstance(alpha, bool) or alpha not in NEMENYI_Q:
+        raise ValueError(f"alpha={alpha!r}: expected a significance level of the Nemenyi table, one of {sorted(NEMENYI_Q)} (Demšar 2006, Table 5(a))")
+    try: data_specs(data)
+    except (KeyError, TypeError) as e: raise ValueError(str(e).strip("'\"")) from None
+    ns = notebook_parameters('benchmark')
+    ns.update(rows=[LEADERBOARD_MODELS[m] for m in models], tables=['4'], seeds=list(seeds), ratios=[1.0],
+              datasets=list(datasets or []), data=data or {})
+    for k, v in dict(model=model, epochs=epochs, lr=lr, data_dir=data_dir).items():
+        if v is not None: ns[k] = v
+    P = parameters(ns, 'benchmark')
+    if {'sdl', 'mdl'} & set(models): check_encoder(P['model'])
+    return P
+
+def _check_own_data(prep, data:dict|None) -> list:
+    """Your dataset under a registered dataset's name must have that dataset's labels (its reference entry), or the run stops
+    before any job; returns the keys that hold your own data under a registered name (no published number beside them)."""
+    own = []
+    for key, spec in data_specs(data).items():
+        if key not in DATASETS or spec.dataset == key: continue
+        own.append(key)
+        df, ref = prep.inp.frames.get((key, 1.0)), DATASETS[key].labels
+        if df is None or ref is None: continue
+        have = sorted(map(str, df.attrs.get('labels') or df.label.unique()))
+        if have != list(ref):
+            raise ValueError(f"data[{key!r}] ({spec.dataset}) has labels {have}, but {key!r} is a registered dataset with labels {list(ref)}: "
+                             f"give your dataset another name (e.g. '{key}-mine') or map its labels with label_map")
+    return own
 
 def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
                 datasets:Sequence[str]|None=None, # registered datasets (default: every benchmark dataset whose data is present)
@@ -96,58 +159,83 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
                 executor:Executor|None=None,      # where the jobs run (default: this process)
                 data_dir:str|None=None) -> Leaderboard:
     """Run (or reuse from the benchmark's job store: jobs are the benchmark notebook's own) every system on every dataset, then
-    write one table with significance, a self-contained HTML page and figures to `outputs/leaderboard/`."""
-    check_name('run_name', run_name)
-    bad = sorted(set(models) - set(LEADERBOARD_MODELS))
-    if bad or not models: raise ValueError(f"unknown model(s) {bad}; valid models: {', '.join(LEADERBOARD_MODELS)}")
-    exp = get_experiment('benchmark')
+    write one table with significance, a self-contained HTML page and figures to `outputs/leaderboard/`. Bad input stops before
+    any job; jobs that fail show as failed in the table, and the call then ends with `JobsFailed`."""
+    P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir)
     rows = {LEADERBOARD_MODELS[m]: m for m in models}
-    ns = notebook_parameters('benchmark')
-    ns.update(rows=list(rows), tables=['4'], seeds=list(seeds), ratios=[1.0], datasets=list(datasets or []), data=data or {})
-    for k, v in dict(model=model, epochs=epochs, lr=lr, data_dir=data_dir).items():
-        if v is not None: ns[k] = v
-    P = parameters(ns, 'benchmark')
-    run_kw, folder, stem = run_arguments(exp, P)
+    run_kw, folder, stem = run_arguments(get_experiment('benchmark'), P)
     prep = prepare(**run_kw)
+    own = _check_own_data(prep, data)
     ex = executor or executor_from('local')
     res = execute(prep, allow_failed=True) if ex.kind == 'local' else run_on(ex, **run_kw)
     gold, preds = _gold_and_predictions(prep, res, rows)
-    table, tests, stats = build_leaderboard(res, gold, preds, rows, n_resamples, seed, alpha)
+    table, tests, stats = build_leaderboard(res, gold, preds, rows, n_resamples, seed, alpha, published(rows, prep.keys, own))
     stats['skipped'] = {**prep.inp.missing, **res.skipped}
+    if own: stats['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in own}
     lb = Leaderboard(table, tests, stats, res)
-    lb.files = write_leaderboard(lb, outputs_dir(None, 'leaderboard'), run_name)
+    out = outputs_dir(None, 'leaderboard')
+    lb.files = write_leaderboard(lb, out, run_name)
+    if res.failed: raise JobsFailed(res.failed, f"; the leaderboard in {portable_path(out)} shows them as failed")
     return lb
 
 # %% ../nbs/11d_leaderboard.ipynb #b6d558a8
 def _fmt(v, std=None) -> str:
     return '–' if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}" + (f" ± {std:.3f}" if std is not None and std == std else '')
 
+def _precisions(cells:dict) -> str:
+    "Imported cells' precision per system: 'BERT_SDL fp32 (7 datasets)', naming the datasets of a second precision."
+    by = {}
+    for name, v in cells.items():
+        sy, k = name.split(' on ', 1); by.setdefault(sy, {}).setdefault(v['precision'], []).append(k)
+    return '; '.join(f"{sy}: " + ', '.join(f"{p} ({len(ks)} datasets)" if len(d) == 1 else f"{p} on {', '.join(sorted(ks))}" for p, ks in d.items())
+                     for sy, d in by.items())
+
 def to_markdown(lb:Leaderboard) -> str:
-    "The table as Markdown: macro-F1 mean ± std per dataset, **best**, † where a system is not significantly below the best, the mean and mean rank."
-    t, keys = lb.table, [c for c in lb.table.columns if f'{c} std' in lb.table.columns]
-    head = ['system', *keys, f"mean ({len(lb.stats['common'])} datasets)", 'mean rank']
+    """The table as Markdown: macro-F1 mean ± std per dataset with the published number in parentheses, **best**, † where a
+    system is not significantly below the best, `failed` for a job that raised, the mean (and the paper's over the same datasets)
+    and the mean rank."""
+    t, st = lb.table, lb.stats
+    keys = [c for c in t.columns if f'{c} std' in t.columns]
+    failed = {tuple(f) for f in st.get('failed') or []}
+    pub_mean = 'mean published' in t
+    head = ['system', *keys, f"mean ({len(st['common'])} datasets)", *(['paper mean'] if pub_mean else []), 'mean rank']
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
     for _, r in t.iterrows():
         cells = []
         for k in keys:
+            if r[k] != r[k]: cells.append('failed' if (r['system'], k) in failed else '–'); continue
             c = _fmt(r[k], r[f'{k} std'])
-            best = r[k] == t[k].max()
-            tied = bool(r.get(f'{k} tied')) if f'{k} tied' in t and r.get(f'{k} tied') == r.get(f'{k} tied') else False
-            cells.append(f"**{c}**" if best else c + (' †' if tied else ''))
-        cells += [_fmt(r['mean']), _fmt(r.get('mean rank'))]
+            tied = f'{k} tied' in t and r.get(f'{k} tied') == r.get(f'{k} tied') and bool(r.get(f'{k} tied'))
+            c = f"**{c}**" if r[k] == t[k].max() else c + (' †' if tied else '')
+            p = r.get(f'{k} published')
+            cells.append(c + (f" ({p:.3f})" if p is not None and p == p else ''))
+        cells += [_fmt(r['mean']), *([_fmt(r['mean published'])] if pub_mean else []), _fmt(r.get('mean rank'))]
         lines.append(f"| {r['system']} | " + ' | '.join(cells) + ' |')
-    st = lb.stats
-    notes = [f"macro-F1 on each test set (labels present in gold or predictions), mean ± std over seeds {st['seeds'] or 'none (seedless systems)'};",
-             f"**bold**: the dataset's best; †: not significantly below it ({st['test']} of each system's first seed, {st['n_resamples']} resamples, "
-             f"seed {st['seed']}, α = {st['alpha']}; with 3 seeds or more the tests file also holds a paired t-test over seeds).",
-             f"mean over the datasets every system has: {', '.join(st['common']) or 'none'}" +
-             (f"; left out: {', '.join(f'{k} ({v})' for k, v in st['left_out'].items())}" if st['left_out'] else '') + '.']
+    notes = [f"macro-F1 on each test set (labels present in gold or predictions), mean ± std over seeds {st['seeds'] or 'none (seedless systems)'};"]
+    if st.get('imported'):
+        notes.insert(0, f"**imported**: every cell is read from the committed tables of earlier runs in its folder, {Path(lb.result.conditions['imported_from']).name}/ "
+                        f"({', '.join(s['run'] for s in lb.result.conditions['sources'])}), not from a fresh run or its job records; "
+                        f"precision per system: {_precisions(st['imported']['cells'])}.")
+        notes.append("**bold**: the dataset's best; no per-dataset test: the imported tables hold no predictions.")
+        precs = {v['precision'] for v in st['imported']['cells'].values()}
+        if len(precs) > 1: notes.append(f"the cells were trained in {' and '.join(sorted(precs))}: a difference between cells of another precision "
+                                        "holds the precision's effect as well as the system's.")
+    else:
+        notes.append(f"**bold**: the dataset's best; †: not significantly below it ({st['test']} of each system's first seed, {st['n_resamples']} "
+                     f"resamples, seed {st['seed']}, α = {st['alpha']}; with 3 seeds or more the tests file also holds a paired t-test over seeds).")
+    if st.get('published'):
+        notes.append(f"(in parentheses): the published number, {st['published']}; paper mean: its mean over the same datasets, where it prints all of them.")
+    notes.append(f"mean over the datasets every system has: {', '.join(st['common']) or 'none'}" +
+                 (f"; left out: {', '.join(f'{k} ({v})' for k, v in st['left_out'].items())}" if st['left_out'] else '') + '.')
     if 'friedman' in st:
         f = st['friedman']
         notes.append(f"Friedman test over {f['N']} datasets and {f['k']} systems: χ² = {f['statistic']:.2f}, p = {f['p']:.3g}"
                      + (f"; Nemenyi critical difference of mean ranks at α = {st['alpha']}: {st['critical_difference']:.2f}" if 'critical_difference' in st else '') + '.')
     else: notes.append('no Friedman test: it needs at least 3 systems over at least 2 common datasets.')
+    if failed: notes.append('failed (the job raised; its folder keeps error.json): ' + ', '.join(f'{sy} on {k}' for sy, k in sorted(failed)) + '.')
     if st.get('skipped'): notes.append('not run: ' + '; '.join(f"{k}: {str(v).splitlines()[0][:160]}" for k, v in st['skipped'].items()) + '.')
+    if st.get('own_data'): notes.append('your data: ' + '; '.join(f'{k}: {v}' for k, v in st['own_data'].items()) + '.')
+    if st.get('imported', {}).get('left_out'): notes += [f"not merged: {n}." for n in st['imported']['left_out']]
     return '\n'.join(lines) + '\n\n' + '\n'.join(f'- {n}' for n in notes) + '\n'
 
 def figures(lb:Leaderboard) -> dict:
@@ -189,9 +277,93 @@ def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
     files['html'] = write_text(f'{stem}.html', f"""<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(run_name)}: stance leaderboard</title>
 <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}table{{border-collapse:collapse;font-size:13px}}td,th{{padding:3px 8px;border-bottom:1px solid #ddd}}
 figure{{display:inline-block;margin:1em}}img{{max-width:100%}}</style></head><body>
-<h1>Stance leaderboard: {html.escape(run_name)}</h1>
+<h1>Stance leaderboard: {html.escape(run_name)}{' (imported results)' if lb.stats.get('imported') else ''}</h1>
 <h2>Table</h2>{tbl}
 <h2>Notes</h2><p>{body}</p>
 <h2>Figures</h2>{''.join(imgs)}
 </body></html>""")
     return {k: portable_path(v) for k, v in files.items()}
+
+# %% ../nbs/11d_leaderboard.ipynb #8d1b01a1
+def _source_tables(folder:Path, src:dict) -> tuple[pd.DataFrame, dict]:
+    "A source run's Table 4 and conditions, checked: the files exist, the columns are there, a precision is stated."
+    run = src.get('run') if isinstance(src, dict) else None
+    if not isinstance(run, str) or src.get('precision') not in ('fp32', 'bf16', 'fp16'):
+        raise ValueError(f"{folder/'sources.json'}: source {src!r}: expected {{\"run\": name, \"precision\": \"fp32\"|\"bf16\"|\"fp16\", \"rows\": [...]}}")
+    t4, cond = folder/f'{run}_table4.csv', folder/f'{run}_conditions.json'
+    for f in (t4, cond):
+        if not f.exists(): raise FileNotFoundError(f"{f}: no such file (the sources name run {run!r}: expected its Table 4 CSV and conditions JSON)")
+    df = pd.read_csv(t4)
+    if miss := sorted({'row', 'column', 'metric', 'ours_mean', 'n'} - set(df.columns)): raise ValueError(f"{t4}: no column(s) {miss}")
+    c = json.loads(cond.read_text(encoding='utf-8'))
+    if not isinstance(c.get('seeds'), list) or not isinstance(c.get('data'), dict): raise ValueError(f"{cond}: expected 'seeds' (a list) and 'data'")
+    return df, c
+
+def imported_scores(folder:Path,            # a folder of committed tables: `<run>_table4.csv` and `<run>_conditions.json` per run
+                    sources:Sequence[dict], # in priority order: {"run", "precision", "rows" (optional: the benchmark rows to take)}
+                    rows:dict,              # benchmark row -> system name
+                   ) -> tuple[pd.DataFrame, list, dict]:
+    """Per-seed macro-F1 from committed Table 4s, as scores of a run marked *imported* (no predictions, so no per-dataset test).
+    One (row, dataset) cell takes its first source's conditions: a later source's value joins it only as another seed with the same
+    precision, the same data fingerprints and (for MDL) the same training datasets; the same seed twice must be the same number.
+    Anything else is left out and named, never averaged in. Returns the scores, the left-out notes and each cell's precision and sources."""
+    folder, cells = Path(folder), {}
+    for src in sources:
+        df, c = _source_tables(folder, src)
+        take = set(src.get('rows') or rows)
+        df = df[(df.metric == 'f1_macro') & (df.column != 'Avg.') & df.ours_mean.notna() & df.row.isin(list(rows)) & df.row.isin(list(take))]
+        for r in df.itertuples():
+            fps = (c['data'].get(r.column) or {}).get('fingerprints') or {}
+            e = dict(row=r.row, key=r.column, value=float(r.ours_mean), seeds=tuple(c['seeds']) if int(r.n) == len(c['seeds']) else None,
+                     precision=src['precision'], source=src['run'], data=(fps.get(f'{r.column}@1'), fps.get(f'{r.column}:test')),
+                     trained_on=tuple(sorted(c['data'])) if rows[r.row] == 'mdl' else None)
+            if e['seeds'] is None: raise ValueError(f"{folder/(src['run'] + '_table4.csv')}: {r.row} on {r.column}: n={r.n} but the run's seeds are {c['seeds']}")
+            cells.setdefault((r.row, r.column), []).append(e)
+    out, notes, info = [], [], {}
+    for (row, key), es in cells.items():
+        first, taken = es[0], [es[0]]
+        for e in es[1:]:
+            what = [w for w, a, b in (('precision', e['precision'], first['precision']), ('data', e['data'], first['data']),
+                                      ('training datasets', e['trained_on'], first['trained_on'])) if a != b]
+            same_seed = next((t for t in taken if set(t['seeds']) & set(e['seeds'])), None)
+            label = f"{rows[row]} on {key}, seed {'/'.join(map(str, e['seeds']))} from {e['source']} ({e['precision']}, {e['value']:.4f})"
+            if what: notes.append(f"{label}: left out, other {' and '.join(what)} than {first['source']} ({first['precision']})")
+            elif same_seed is None: taken.append(e)
+            elif abs(same_seed['value'] - e['value']) > 1e-9: notes.append(f"{label}: left out, differs from the same seed in {same_seed['source']} ({same_seed['value']:.4f})")
+            else: same_seed.setdefault('also', []).append(e['source'])
+        for t in taken:
+            out += [dict(row=row, system=rows[row], key=key, test='test', ratio=1.0, seed=s, table='4', column=key, metric='f1_macro',
+                         value=t['value'], job=t['source']) for s in t['seeds']]
+        info[rows[row], key] = dict(precision=first['precision'], sources=sorted({t['source'] for t in taken} | {a for t in taken for a in t.get('also', [])}))
+    cols = ['row', 'system', 'key', 'test', 'ratio', 'seed', 'table', 'column', 'metric', 'value', 'job']
+    return pd.DataFrame(out, columns=cols), notes, info
+
+def import_leaderboard(folder:str|Path,              # committed tables of earlier runs, with a `sources.json`
+                       models:Sequence[str]|None=None, # names of `LEADERBOARD_MODELS` (default: every one the tables hold)
+                       sources:Sequence[dict]|None=None, # default: `sources.json`'s "runs"
+                       run_name:str|None=None,         # default: the folder's name
+                       alpha:float=0.05) -> Leaderboard:
+    """A leaderboard of results imported from committed tables (runs whose job records are not here), written into `folder`:
+    every cell marked imported with its precision and source, no per-dataset test (the tables hold no predictions), mean ranks and
+    the Friedman test across datasets, the published numbers beside the cells."""
+    folder = Path(folder)
+    if not folder.is_dir(): raise FileNotFoundError(f"{folder}: no such folder of tables")
+    run_name = check_name('run_name', run_name or folder.name)
+    if sources is None:
+        f = folder/'sources.json'
+        if not f.exists(): raise FileNotFoundError(f"{f}: no such file (expected {{\"runs\": [{{\"run\": ..., \"precision\": ...}}, ...]}} naming the runs to import, first wins)")
+        sources = json.loads(f.read_text(encoding='utf-8')).get('runs') or []
+    bad = sorted(set(models or []) - set(LEADERBOARD_MODELS))
+    if bad: raise ValueError(f"models: unknown {bad}; valid models: {', '.join(LEADERBOARD_MODELS)}")
+    rows = {LEADERBOARD_MODELS[m]: m for m in (models or LEADERBOARD_MODELS)}
+    scores, notes, info = imported_scores(folder, sources, rows)
+    rows = {r: sy for r, sy in rows.items() if sy in set(scores.system)}
+    if not rows: raise ValueError(f"{folder}: the sources hold none of the systems {list(models or LEADERBOARD_MODELS)}")
+    conds = {s['run']: json.loads((folder/f"{s['run']}_conditions.json").read_text(encoding='utf-8')) for s in sources}
+    res = RunResult(scores, {}, {}, dict(imported_from=portable_path(folder), sources=[
+        dict(s, git=conds[s['run']].get('git'), hardware=conds[s['run']].get('hardware'), seeds=conds[s['run']].get('seeds')) for s in sources]))
+    table, tests, stats = build_leaderboard(res, {}, {}, rows, alpha=alpha, published=published(rows, sorted(set(scores.key))))
+    stats.update(test=None, imported=dict(left_out=notes, cells={f'{sy} on {k}': v for (sy, k), v in info.items()}))
+    lb = Leaderboard(table, tests, stats, res)
+    lb.files = write_leaderboard(lb, folder, run_name)
+    return lb

@@ -64,3 +64,64 @@ def test_leaderboard_with_own_data_and_an_encoder(tmp_path, capfd, monkeypatch):
     r = subprocess.run([CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--dump-dom', page.as_uri()],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and '<table' in r.stdout and r.stdout.count('<img') >= 3 and 'sdl' in r.stdout, r.stderr[-2000:]
+
+def _files_under(p:Path) -> list: return sorted(str(f) for f in p.rglob('*') if f.is_file()) if p.exists() else []
+
+def test_bad_input_stops_before_any_job(tmp_path, capfd, monkeypatch):
+    "An unknown dataset, a model folder that does not load, repeated models, a level out of range: exit 2 naming the input, nothing written."
+    out = tmp_path/'out'; monkeypatch.setenv('STANCE_NB_OUTPUTS', str(out))
+    broken = tmp_path/'broken'; broken.mkdir(); (broken/'config.json').write_text('{}')
+    cases = [(['--models', 'majority', '--datasets', 'ibmcs,nope'], "parameter datasets: unknown ['nope']"),
+             (['--models', 'majority,sdl', '--datasets', 'ibmcs', '--model', str(broken)], f"model {str(broken)!r}: its config does not load"),
+             (['--models', 'sdl', '--datasets', 'ibmcs', '--model', str(tmp_path/'nowhere')], "parameter model="),
+             (['--models', 'fasttext,fasttext'], "expected distinct names"),
+             (['--models', 'majority', '--alpha', '1.5'], 'alpha=1.5: expected a significance level of the Nemenyi table'),
+             (['--models', 'majority', '--data', '{"mine": {"dataset": "csv", "colour": 1}}'], "unknown option(s) ['colour']"),
+             (['--import-tables', str(tmp_path), '--seeds', '1'], '--import-tables reads finished tables')]
+    for argv, msg in cases:
+        with pytest.raises(SystemExit) as e: main(['leaderboard', *argv])
+        err = capfd.readouterr().err
+        assert e.value.code == 2 and msg in err, (argv, err)
+    assert _files_under(out) == []
+
+@needs_mirror
+def test_own_data_under_a_registered_name_with_other_labels(tmp_path, capfd, monkeypatch):
+    "Your CSV named like a registered dataset but with other labels than that dataset's: stops before any job, naming both label sets."
+    from stance_nb.test_utils import synthetic_stance
+    out = tmp_path/'out'; monkeypatch.setenv('STANCE_NB_OUTPUTS', str(out))
+    df = synthetic_stance(60, seed=3, labels=('con', 'pro'))
+    for s in ('train', 'test'): df[df.split == s].drop(columns='split').to_csv(tmp_path/f'{s}.csv', index=False)
+    data = {'semeval2016t6': {'dataset': 'csv', 'path': {'train': str(tmp_path/'train.csv'), 'test': str(tmp_path/'test.csv')}, 'dev_fraction': 0.2}}
+    assert main(['leaderboard', '--models', 'majority', '--datasets', 'ibmcs', '--data', json.dumps(data)]) == 1
+    err = capfd.readouterr().err
+    assert "data['semeval2016t6'] (csv) has labels ['con', 'pro'], but 'semeval2016t6' is a registered dataset with labels ['AGAINST', 'FAVOR', 'NONE']" in err, err
+    assert _files_under(out) == []   # no job ran, no table written
+
+MINILM = Path(__file__).resolve().parents[1]/'results'/'benchmark-minilm'
+
+def test_imported_leaderboard_of_the_stand_in(tmp_path, capfd):
+    """The committed stand-in tables as one leaderboard, marked imported: BERT_SDL and BERT_MDL on all seven datasets, each cell the
+    number of the run `sources.json` puts first, other precisions and other MDL training sets left out and named; the committed
+    leaderboard is what the command writes."""
+    folder = tmp_path/'benchmark-minilm'; shutil.copytree(MINILM, folder)
+    for f in folder.glob('*_leaderboard*'): f.unlink()
+    lb = _json(['leaderboard', '--import-tables', str(folder)], capfd)
+    table = pd.DataFrame(lb['table']).set_index('system')
+    seven = ['arc', 'argmin', 'fnc1', 'ibmcs', 'perspectrum', 'semeval2016t6', 'semeval2019t7']
+    assert list(table.index) == ['majority', 'random', 'fasttext', 'sdl', 'mdl'] and lb['stats']['common'] == seven
+    def cell(run, row, col):
+        t = pd.read_csv(MINILM/f'{run}_table4.csv')
+        return t[(t.row == row) & (t.column == col) & (t.metric == 'f1_macro')].ours_mean.iloc[0]
+    for d in seven:
+        assert table.loc['mdl', d] == pytest.approx(cell('benchmark-minilm-mdl7', 'BERT_MDL', d), abs=1e-12), d
+        assert table.loc['sdl', d] == pytest.approx(cell('benchmark-minilm-all7', 'BERT_SDL', d), abs=1e-12), d
+        assert table.loc['fasttext', d] == pytest.approx(cell('benchmark-minilm-baselines7', 'fastText', d), abs=1e-12), d
+    assert table.loc['sdl', 'arc'] != pytest.approx(cell('benchmark-minilm-sdl-arc', 'BERT_SDL', 'arc'), abs=1e-3)  # bf16 run left out
+    left = lb['stats']['imported']['left_out']
+    assert any(n.startswith('sdl on arc, seed 1 from benchmark-minilm-sdl-arc (bf16') and 'other precision' in n for n in left)
+    assert any(n.startswith('mdl on argmin, seed 1 from benchmark-minilm (fp32') and 'training datasets' in n for n in left)
+    assert table.loc['sdl', 'arc published'] == pytest.approx(0.648) and 'friedman' in lb['stats']
+    page = (folder/'benchmark-minilm_leaderboard.html').read_text()
+    assert '(imported results)' in page and page.count('data:image/png;base64') == 3
+    for suffix in ('.md', '.csv'):
+        assert (folder/f'benchmark-minilm_leaderboard{suffix}').read_text() == (MINILM/f'benchmark-minilm_leaderboard{suffix}').read_text()

@@ -317,20 +317,25 @@ def _reproduce(args) -> dict:
                 conditions=result.conditions, records=[str(Path(f)/'record.json') for f in result.records])
 
 def _leaderboard(args) -> dict:
-    "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`)."
-    from stance_nb.leaderboard import LEADERBOARD_MODELS, leaderboard
-    from stance_nb.experiment import data_specs
-    _check('model', args.models, LEADERBOARD_MODELS)
+    "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`); or import committed tables."
+    from stance_nb.leaderboard import LEADERBOARD_MODELS, leaderboard, leaderboard_parameters, import_leaderboard
+    if args.models: _check('model', args.models, LEADERBOARD_MODELS)
+    if args.import_tables:
+        if args.datasets or args.model or args.data or args.epochs or args.lr or args.seeds:
+            raise UsageError("--import-tables reads finished tables: --datasets, --model, --data, --epochs, --lr and --seeds do not apply")
+        lb = import_leaderboard(Path(args.import_tables).expanduser(), models=args.models or None,
+                                run_name=None if args.run_name == 'leaderboard' else args.run_name, alpha=args.alpha)
+        return dict(command='leaderboard', imported=True, table=lb.table.to_dict('records'), stats=lb.stats, files=lb.files,
+                    conditions=lb.result.conditions)
+    if not args.models: raise UsageError("--models is required (e.g. --models majority,fasttext,sdl), unless --import-tables")
     try: data = json.loads(args.data) if args.data else None
     except ValueError as e: raise UsageError(f"--data: not JSON ({e})")
-    try: data_specs(data)
-    except (ValueError, TypeError, KeyError) as e: raise UsageError(str(e).strip("'\""))
+    kw = dict(datasets=args.datasets or None, seeds=list(args.seeds or (1,)), model=args.model, data=data, epochs=args.epochs, lr=args.lr,
+              run_name=args.run_name, n_resamples=args.resamples, alpha=args.alpha, data_dir=args.data_dir)
+    try: leaderboard_parameters(args.models, **kw)   # every input checked before anything is read, trained or written
+    except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\""))
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
-    try:
-        lb = leaderboard(args.models, datasets=args.datasets or None, seeds=list(args.seeds or (1,)), model=args.model, data=data,
-                         epochs=args.epochs, lr=args.lr, run_name=args.run_name, n_resamples=args.resamples, data_dir=args.data_dir,
-                         executor=_executor(args, {}))
-    except (KeyError, NameError) as e: raise UsageError(str(e).strip("'\""))
+    lb = leaderboard(args.models, executor=_executor(args, {}), **kw)
     return dict(command='leaderboard', table=lb.table.to_dict('records'), tests=lb.tests.to_dict('records'), stats=lb.stats,
                 files=lb.files, conditions=lb.result.conditions, records=[str(Path(f)/'record.json') for f in lb.result.records])
 

@@ -114,7 +114,9 @@ def _reproduce_options(r):
     s.add_argument('--slurm-config', help="a YAML file of submitit parameters (its AutoExecutor names: timeout_min, gpus_per_node, slurm_partition, ...)")
 
 def _leaderboard_options(b):
-    b.add_argument('--models', type=_names, required=True, help='comma-separated: majority, random, fasttext, sdl, mdl (the benchmark\'s recipes)')
+    b.add_argument('--models', type=_names, default=[], help='comma-separated: majority, random, fasttext, sdl, mdl (the benchmark\'s recipes); required unless --import-tables')
+    b.add_argument('--import-tables', metavar='FOLDER', help='no run: one leaderboard of the committed tables of earlier runs in FOLDER '
+                   '(its sources.json lists them), marked imported, written into FOLDER')
     b.add_argument('--datasets', type=_names, default=[], help='registered datasets (default: every benchmark dataset whose data is present)')
     b.add_argument('--model', help='the encoder of sdl/mdl: a Hub id or folder (default: the benchmark\'s)')
     b.add_argument('--epochs', type=_POSITIVE, help='sdl/mdl epochs (default: the recipe\'s)')
@@ -123,6 +125,7 @@ def _leaderboard_options(b):
     b.add_argument('--data-dir', help='data directory of registered datasets (default: $STANCE_NB_DATA)')
     b.add_argument('--run-name', default='leaderboard', help='file stem under outputs/leaderboard/')
     b.add_argument('--resamples', type=_POSITIVE, default=1000, help='bootstrap resamples of each significance test (default 1000)')
+    b.add_argument('--alpha', type=float, default=0.05, help='significance level (default 0.05)')
     b.add_argument('--executor', choices=['local', 'submitit', 'submitit-local'], help='where the jobs run (see reproduce --help)')
     b.add_argument('--workers', type=_POSITIVE, help='workers sharing the job store')
     b.set_defaults(wait=False, detach=False, slurm_config=None)

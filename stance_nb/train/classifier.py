@@ -23,7 +23,7 @@ from .loop import fit, predict_logits, FitResult, TrainOOMError
 from .target_tokens import target_token_map, add_target_tokens, apply_target_tokens
 
 # %% auto #0
-__all__ = ['TrainResult', 'from_pretrained_quietly', 'train_classifier']
+__all__ = ['TrainResult', 'from_pretrained_quietly', 'check_encoder', 'train_classifier']
 
 # %% ../../nbs/05f_train.classifier.ipynb #964ce175
 @dataclass
@@ -87,6 +87,16 @@ def _model_config(cfg:TrainConfig):
     except (OSError, ValueError) as e:
         raise ValueError(f"TrainConfig.model={cfg.model!r}: no model found ({type(e).__name__}: {(str(e).splitlines() or [''])[0]}) "
                          f"(expected a local folder with config.json, or a Hub id available offline or online)") from None
+
+def check_encoder(model:str, trust_remote_code:bool=False) -> None:
+    """Stop before any work when `model` (a folder or a Hub id) does not load as a Hugging Face encoder with its tokenizer:
+    the `ValueError` names the model and what failed (config or tokenizer) with the library's first line."""
+    from transformers import AutoConfig, AutoTokenizer
+    for what, load in (('config', AutoConfig), ('tokenizer', AutoTokenizer)):
+        try: load.from_pretrained(model, trust_remote_code=trust_remote_code)
+        except Exception as e:   # transformers raises OSError, ValueError, KeyError or a tokenizers exception, depending on what is wrong
+            raise ValueError(f"model {model!r}: its {what} does not load ({type(e).__name__}: {(str(e).strip().splitlines() or [''])[0][:300]}) "
+                             f"(expected a local folder with config.json and tokenizer files, or a Hub id available offline or online)") from None
 
 @contextlib.contextmanager
 def _all_or_none(out:Path, names:Sequence[str]):
