@@ -14,6 +14,7 @@ extensions = ['myst_nb']
 nb_execution_mode = 'off'                          # tools/build_docs.py executes (and caches) the notebooks
 nb_merge_streams = True
 nb_output_stderr = 'remove'                        # warnings and progress bars are not page content (build_docs drops them too)
+nb_render_markdown_format = 'gfm'                  # Markdown outputs (IPython.display.Markdown) as GitHub's, tables included; MyST-NB's default, CommonMark, has none
 myst_enable_extensions = ['attrs_inline', 'colon_fence', 'deflist']
 myst_heading_anchors = 3
 exclude_patterns = ['**.ipynb_checkpoints']

@@ -62,6 +62,10 @@ INVALID = {
                      ({'seeds': [1, 1]}, 'distinct'), ({'head': 'old'}, "head: unknown ['old']"), ({'run_name': '../x'}, 'no path separators')],
     'run_robustness': [({'datasets': ['nope']}, "datasets: unknown ['nope']"), ({'n_samples': 0}, 'n_samples=0: expected > 0'),
                        ({'n_samples': 'many'}, 'n_samples'), ({'run_name': '../../escape'}, 'no path separators'), ({'smoke': 1}, 'smoke')],
+    'run_leaderboard': [({'models': ['nope']}, "models: unknown ['nope']"), ({'datasets': ['nope']}, "datasets: unknown ['nope']"),
+                        ({'seeds': [1, 1]}, 'distinct'), ({'seeds': 'one'}, 'seeds'), ({'run_name': '../../escape'}, 'no path separators'),
+                        ({'alpha': 1.5}, "alpha: unknown [1.5]"), ({'n_resamples': 10}, 'n_resamples=10: expected >= 100'),
+                        ({'smoke': 'yes'}, 'smoke')],
 }
 FIRST_CHECK_CELL = 1   # code cell 0 holds the parameters; validation must fail in the next one
 
