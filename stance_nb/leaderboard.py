@@ -14,16 +14,19 @@ from .core import outputs_dir, write_csv, write_json, write_text, portable_path,
 from .records import read_predictions
 from .data import DATASETS
 from .reference import reference
+from .robustness import relative_drop, resilience_rel
+from .papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS
 from .train import check_encoder
 from .experiment import (get_experiment, notebook_parameters, parameters, run_arguments, prepare, execute, run_on,
-                         executor_from, data_specs, Executor, RunResult, JobsFailed)
+                         executor_from, data_specs, correctness_ratios, Executor, RunResult, JobsFailed)
 from matplotlib.figure import Figure
 from .data.explore import save_figure
 from .experiment.significance import best_and_ties, mean_ranks, friedman, nemenyi_cd, NEMENYI_Q, cd_diagram, seed_test
 
 # %% auto #0
 __all__ = ['LEADERBOARD_MODELS', 'PUBLISHED', 'Leaderboard', 'published', 'build_leaderboard', 'leaderboard_parameters',
-           'leaderboard', 'to_markdown', 'figures', 'write_leaderboard', 'imported_scores', 'import_leaderboard']
+           'leaderboard', 'robust_and_low_resource', 'to_markdown', 'figures', 'write_leaderboard', 'imported_scores',
+           'import_leaderboard']
 
 # %% ../nbs/11d_leaderboard.ipynb #b6dfa701
 LEADERBOARD_MODELS = {   # leaderboard name -> the benchmark's row: one recipe per system, the benchmark's (Schiller et al. 2021)
@@ -109,7 +112,8 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
 
 def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=None, seeds:Sequence[int]=(1,), model:str|None=None,
                            data:dict|None=None, epochs:int|None=None, lr:float|None=None, run_name:str='leaderboard',
-                           n_resamples:int=1000, alpha:float=0.05, data_dir:str|None=None) -> dict:
+                           n_resamples:int=1000, alpha:float=0.05, data_dir:str|None=None, attacks:Sequence[str]=(),
+                           ratios:Sequence[float]=()) -> dict:
     """The benchmark's parameters for a leaderboard (`leaderboard`'s arguments), each checked before anything is read or trained:
     known and distinct models, known datasets, distinct seeds, a plain run name, resamples and α in range, your datasets' options,
     and an encoder that loads (for `sdl` and `mdl`). Every error is a `ValueError` naming the input and what was expected."""
@@ -124,8 +128,15 @@ def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=Non
         raise ValueError(f"alpha={alpha!r}: expected a significance level of the Nemenyi table, one of {sorted(NEMENYI_Q)} (Demšar 2006, Table 5(a))")
     try: data_specs(data)
     except (KeyError, TypeError) as e: raise ValueError(str(e).strip("'\"")) from None
+    if bad := sorted(set(attacks) - set(BENCHMARK_ATTACKS)): raise ValueError(f"attacks: unknown {bad}; valid attacks: {', '.join(BENCHMARK_ATTACKS)}")
+    if len(set(attacks)) < len(attacks): raise ValueError(f"attacks={list(attacks)}: expected distinct names")
+    shares = [r for r in BENCHMARK_RATIOS if r < 1]
+    if any(isinstance(r, bool) or r not in shares for r in ratios) or len(set(ratios)) < len(ratios):
+        raise ValueError(f"ratios={list(ratios)}: expected distinct training shares of the benchmark's recipe, from {shares}")
+    if (attacks or ratios) and not {'sdl', 'mdl'} & set(models):
+        raise ValueError("attacks and ratios are reported for sdl and mdl (the benchmark attacks and subsamples its encoders, not the baselines): add one of them to models")
     ns = notebook_parameters('benchmark')
-    ns.update(rows=[LEADERBOARD_MODELS[m] for m in models], tables=['4'], seeds=list(seeds), ratios=[1.0],
+    ns.update(rows=[LEADERBOARD_MODELS[m] for m in models], tables=['4'], seeds=list(seeds), ratios=sorted({*ratios, 1.0}),
               datasets=list(datasets or []), data=data or {})
     for k, v in dict(model=model, epochs=epochs, lr=lr, data_dir=data_dir).items():
         if v is not None: ns[k] = v
@@ -157,11 +168,13 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
                 run_name:str='leaderboard',
                 n_resamples:int=1000, seed:int=0, alpha:float=0.05, # significance: bootstrap resamples, their seed, level
                 executor:Executor|None=None,      # where the jobs run (default: this process)
-                data_dir:str|None=None) -> Leaderboard:
+                data_dir:str|None=None,
+                attacks:Sequence[str]=(),         # attacked test sets to report for sdl/mdl (`BENCHMARK_ATTACKS`)
+                ratios:Sequence[float]=()) -> Leaderboard: # training shares below 1 to report for sdl/mdl
     """Run (or reuse from the benchmark's job store: jobs are the benchmark notebook's own) every system on every dataset, then
     write one table with significance, a self-contained HTML page and figures to `outputs/leaderboard/`. Bad input stops before
     any job; jobs that fail show as failed in the table, and the call then ends with `JobsFailed`."""
-    P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir)
+    P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios)
     rows = {LEADERBOARD_MODELS[m]: m for m in models}
     run_kw, folder, stem = run_arguments(get_experiment('benchmark'), P)
     prep = prepare(**run_kw)
@@ -170,6 +183,11 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     res = execute(prep, allow_failed=True) if ex.kind == 'local' else run_on(ex, **run_kw)
     gold, preds = _gold_and_predictions(prep, res, rows)
     table, tests, stats = build_leaderboard(res, gold, preds, rows, n_resamples, seed, alpha, published(rows, prep.keys, own))
+    if attacks or ratios:
+        extra, stats['robust'] = robust_and_low_resource(res.scores, rows, attacks, ratios)
+        table = table.join(extra, on='system')
+        for (k, r), why in prep.inp.no_subset.items():   # a dataset without a training subset at that share: named, not silently missing
+            if f'{round(100 * r)}%' in stats['robust']: stats['robust'][f'{round(100 * r)}%'].setdefault('not_run', {})[k] = str(why)
     stats['skipped'] = {**prep.inp.missing, **res.skipped}
     if own: stats['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in own}
     lb = Leaderboard(table, tests, stats, res)
@@ -177,6 +195,41 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     lb.files = write_leaderboard(lb, out, run_name)
     if res.failed: raise JobsFailed(res.failed, f"; the leaderboard in {portable_path(out)} shows them as failed")
     return lb
+
+# %% ../nbs/11d_leaderboard.ipynb #2e6c6dfe
+def robust_and_low_resource(scores:pd.DataFrame, # a run's scores (`RunResult.scores`)
+                            rows:dict,            # benchmark row -> system name
+                            attacks:Sequence[str]=(), # attacked test sets to report ('spelling', 'negation', 'paraphrase')
+                            ratios:Sequence[float]=(), # training ratios below 1 to report
+                            c:dict|None=None,     # attack -> correctness ratio c_a (default: `correctness_ratios()`, the paper's)
+                           ) -> tuple[pd.DataFrame, dict]:
+    """Per system, the column groups beside the per-dataset cells: for each attack the mean macro-F1 on the attacked test sets and its
+    relative drop from the clean mean, and the benchmark's Resilience_rel (c_a-weighted, Schiller et al. 2021, Table 7); for each
+    ratio the mean macro-F1 trained on that share of the data. Each group is a mean over the datasets every system in it has
+    (clean and attacked, or at that ratio), named in the returned notes; systems without such jobs (the baselines) are left blank."""
+    s = scores[(scores.metric == 'f1_macro') & scores.row.isin(list(rows))].assign(system=lambda d: d.row.map(rows))
+    m = s.groupby(['system', 'key', 'test', 'ratio']).value.mean().to_dict()   # mean over seeds per (system, key, test set, ratio)
+    out, notes = pd.DataFrame(index=list(dict.fromkeys(rows.values()))), {}
+    c = c or correctness_ratios()[0]
+    if attacks:
+        need = ['test', *attacks]
+        have = sorted({sy for sy, _, t, r in m if r == 1.0 and t in attacks})
+        keys = sorted(k for k in {k for _, k, _, _ in m} if have and all((sy, k, t, 1.0) in m for sy in have for t in need))
+        for sy in have if keys else []:
+            clean = float(np.mean([m[sy, k, 'test', 1.0] for k in keys]))
+            att = {a: float(np.mean([m[sy, k, a, 1.0] for k in keys])) for a in attacks}
+            for a, v in att.items(): out.loc[sy, a] = v; out.loc[sy, f'{a} drop'] = relative_drop(clean, v)
+            out.loc[sy, 'resilience_rel'] = resilience_rel(clean, att, {a: c[a] for a in attacks})['overall']
+        notes['attacks'] = dict(attacks=list(attacks), keys=keys, systems=have, c={a: c[a] for a in attacks},
+                                what='mean macro-F1 on the attacked test sets, relative drop from the clean mean over the same datasets, '
+                                     'Resilience_rel overall (c_a-weighted)')
+    for r in ratios:
+        have = sorted({sy for sy, _, t, x in m if x == r and t == 'test'})
+        keys = sorted(k for k in {k for _, k, _, _ in m} if have and all((sy, k, 'test', r) in m for sy in have))
+        col = f'{round(100 * r)}%'
+        for sy in have if keys else []: out.loc[sy, col] = float(np.mean([m[sy, k, 'test', r] for k in keys]))
+        notes[col] = dict(ratio=r, keys=keys, systems=have, what=f'mean macro-F1 trained on {col} of the training data')
+    return out, notes
 
 # %% ../nbs/11d_leaderboard.ipynb #b6d558a8
 def _fmt(v, std=None) -> str:
@@ -236,6 +289,29 @@ def to_markdown(lb:Leaderboard) -> str:
     if st.get('skipped'): notes.append('not run: ' + '; '.join(f"{k}: {str(v).splitlines()[0][:160]}" for k, v in st['skipped'].items()) + '.')
     if st.get('own_data'): notes.append('your data: ' + '; '.join(f'{k}: {v}' for k, v in st['own_data'].items()) + '.')
     if st.get('imported', {}).get('left_out'): notes += [f"not merged: {n}." for n in st['imported']['left_out']]
+    return '\n'.join(lines) + '\n\n' + '\n'.join(f'- {n}' for n in notes) + '\n' + _robust_markdown(lb)
+
+def _robust_markdown(lb:Leaderboard) -> str:
+    "The column groups of `robust_and_low_resource` as a second Markdown table, with the datasets each is over."
+    rob = lb.stats.get('robust') or {}
+    if not rob: return ''
+    t = lb.table.set_index('system')
+    atk = (rob.get('attacks') or {}).get('attacks', [])
+    cols = [*atk, *(['resilience_rel'] if atk else []), *[k for k in rob if k != 'attacks']]
+    head = ['system', *cols]
+    lines = ['', '### Under attack and with less data', '', '| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
+    for sy, r in t.iterrows():
+        if all(r.get(c) is None or r.get(c) != r.get(c) for c in cols): continue
+        cells = [(_fmt(r.get(c)) + (f" ({100 * r[f'{c} drop']:+.1f} %)" if c in atk and r.get(f'{c} drop') == r.get(f'{c} drop') else '')) for c in cols]
+        lines.append(f"| {sy} | " + ' | '.join(cells) + ' |')
+    notes = []
+    if atk:
+        a = rob['attacks']
+        notes.append(f"attacks: {a['what']}; over {', '.join(a['keys']) or 'no dataset every attacked system has'}; "
+                     f"c_a {', '.join(f'{k} {v:.3f}' for k, v in a['c'].items())}.")
+    notes += [f"{k}: {v['what']}, over {', '.join(v['keys']) or 'no dataset every system has at that share'}"
+              + ''.join(f"; {d} not at {k}: {why.splitlines()[0][:160]}" for d, why in (v.get('not_run') or {}).items()) + '.'
+              for k, v in rob.items() if k != 'attacks']
     return '\n'.join(lines) + '\n\n' + '\n'.join(f'- {n}' for n in notes) + '\n'
 
 def figures(lb:Leaderboard) -> dict:
@@ -256,6 +332,23 @@ def figures(lb:Leaderboard) -> dict:
         ax.bar(np.arange(len(keys)) + i * w, r[keys].astype(float), w, yerr=r[[f'{k} std' for k in keys]].astype(float).fillna(0), label=sy, capsize=2)
     ax.set_xticks(np.arange(len(keys)) + w * (len(t) - 1) / 2, keys, rotation=30, ha='right'); ax.set_ylabel('macro-F1')
     ax.legend(fontsize=8, ncol=2); ax.set_title('per dataset (error bars: std over seeds)'); out['bars'] = fig
+    rob = lb.stats.get('robust') or {}
+    atk = (rob.get('attacks') or {}).get('attacks', [])
+    if atk and any(f'{a} drop' in t for a in atk):
+        fig = Figure(figsize=(6, 3.5)); ax = fig.subplots()
+        d = t[[f'{a} drop' for a in atk if f'{a} drop' in t]].dropna(how='all') * 100
+        d.columns = [c[:-len(' drop')] for c in d.columns]
+        d.plot.bar(ax=ax, rot=0); ax.axhline(0, color='k', lw=0.8); ax.set_ylabel('relative drop of mean macro-F1 (%)')
+        ax.set_title('robustness: drop under each attack'); out['robustness'] = fig
+    shares = [k for k in rob if k != 'attacks' and k in t]
+    if shares:
+        fig = Figure(figsize=(6, 3.5)); ax = fig.subplots()
+        xs = sorted([(rob[k]['ratio'], k) for k in shares]) + [(1.0, 'mean')]
+        for sy, r in t.iterrows():
+            pts = [(x, r[k]) for x, k in xs if r.get(k) == r.get(k)]
+            if len(pts) > 1: ax.plot([p[0] for p in pts], [p[1] for p in pts], marker='o', label=sy)
+        ax.set_xlabel('share of the training data'); ax.set_ylabel('mean macro-F1'); ax.legend(fontsize=8)
+        ax.set_title('learning curve (100 %: the mean over the common datasets)'); out['learning_curve'] = fig
     if 'mean rank' in t and len(t) >= 3 and len(lb.stats['common']) >= 3 and 'critical_difference' in lb.stats:
         out['cd'] = cd_diagram(t['mean rank'], lb.stats['critical_difference'], title='mean ranks (Nemenyi critical difference)')
     return out

@@ -125,3 +125,23 @@ def test_imported_leaderboard_of_the_stand_in(tmp_path, capfd):
     assert '(imported results)' in page and page.count('data:image/png;base64') == 3
     for suffix in ('.md', '.csv'):
         assert (folder/f'benchmark-minilm_leaderboard{suffix}').read_text() == (MINILM/f'benchmark-minilm_leaderboard{suffix}').read_text()
+
+@needs_mirror
+def test_leaderboard_attacks_and_ratios(tmp_path, capfd, monkeypatch):
+    "--attacks and --ratios: the encoder gets attacked means, drops, Resilience_rel and the share's mean over the datasets it has; the baseline stays blank."
+    from stance_nb.test_utils import synthetic_stance, tiny_bert
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
+    df = synthetic_stance(80, seed=3, labels=('AGAINST', 'FAVOR', 'NONE'))
+    for s in ('train', 'test'): df[df.split == s].drop(columns='split').to_csv(tmp_path/f'{s}.csv', index=False)
+    data = {'mine': {'dataset': 'csv', 'path': {'train': str(tmp_path/'train.csv'), 'test': str(tmp_path/'test.csv')}, 'dev_fraction': 0.2}}
+    tiny_bert(tmp_path/'tiny', num_labels=2)
+    lb = _json(['leaderboard', '--models', 'majority,sdl', '--datasets', 'ibmcs', '--data', json.dumps(data), '--model', str(tmp_path/'tiny'),
+                '--epochs', '1', '--resamples', '200', '--attacks', 'spelling,negation', '--ratios', '0.3'], capfd)
+    table = pd.DataFrame(lb['table']).set_index('system')
+    rob = lb['stats']['robust']
+    assert rob['attacks']['keys'] == ['ibmcs', 'mine'] and rob['30%']['keys'] == ['ibmcs', 'mine'] and rob['attacks']['systems'] == ['sdl']
+    for a in ('spelling', 'negation'):
+        assert 0 <= table.loc['sdl', a] <= 1 and table.loc['sdl', f'{a} drop'] == pytest.approx(table.loc['sdl', a] / table.loc['sdl', 'mean'] - 1)
+    assert 0 < table.loc['sdl', 'resilience_rel'] <= 1 and 0 <= table.loc['sdl', '30%'] <= 1 and pd.isna(table.loc['majority', 'spelling'])
+    md = Path(lb['files']['md']); md = md if md.is_absolute() else Path.cwd()/md
+    assert '### Under attack and with less data' in md.read_text() and {'robustness', 'learning_curve'} <= set(lb['files'])

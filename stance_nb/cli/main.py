@@ -113,6 +113,11 @@ def _reproduce_options(r):
     s.add_argument('--account'); s.add_argument('--qos'); s.add_argument('--constraint')
     s.add_argument('--slurm-config', help="a YAML file of submitit parameters (its AutoExecutor names: timeout_min, gpus_per_node, slurm_partition, ...)")
 
+def _shares(s:str) -> list:
+    "Comma-separated numbers, e.g. 0.1,0.3 (argparse names the option when one is not a number)."
+    try: return [float(x) for x in _names(s)]
+    except ValueError: raise argparse.ArgumentTypeError(f"expected comma-separated numbers such as 0.1,0.3, got {s!r}")
+
 def _leaderboard_options(b):
     b.add_argument('--models', type=_names, default=[], help='comma-separated: majority, random, fasttext, sdl, mdl (the benchmark\'s recipes); required unless --import-tables')
     b.add_argument('--import-tables', metavar='FOLDER', help='no run: one leaderboard of the committed tables of earlier runs in FOLDER '
@@ -126,6 +131,8 @@ def _leaderboard_options(b):
     b.add_argument('--run-name', default='leaderboard', help='file stem under outputs/leaderboard/')
     b.add_argument('--resamples', type=_POSITIVE, default=1000, help='bootstrap resamples of each significance test (default 1000)')
     b.add_argument('--alpha', type=float, default=0.05, help='significance level (default 0.05)')
+    b.add_argument('--attacks', type=_names, default=[], help='attacked test sets reported for sdl/mdl: spelling, negation, paraphrase')
+    b.add_argument('--ratios', type=_shares, default=[], help='training shares reported for sdl/mdl: 0.1, 0.3, 0.7 (the benchmark\'s), e.g. 0.1,0.3')
     b.add_argument('--executor', choices=['local', 'submitit', 'submitit-local'], help='where the jobs run (see reproduce --help)')
     b.add_argument('--workers', type=_POSITIVE, help='workers sharing the job store')
     b.set_defaults(wait=False, detach=False, slurm_config=None)
