@@ -25,8 +25,8 @@ from .experiment.significance import best_and_ties, mean_ranks, friedman, nemeny
 
 # %% auto #0
 __all__ = ['LEADERBOARD_MODELS', 'PUBLISHED', 'Leaderboard', 'published', 'build_leaderboard', 'leaderboard_parameters',
-           'leaderboard', 'robust_and_low_resource', 'to_markdown', 'figures', 'write_leaderboard', 'imported_scores',
-           'import_leaderboard']
+           'leaderboard', 'robust_and_low_resource', 'to_markdown', 'figures', 'paper_sections', 'write_leaderboard',
+           'imported_scores', 'import_leaderboard']
 
 # %% ../nbs/11d_leaderboard.ipynb #b6dfa701
 LEADERBOARD_MODELS = {   # leaderboard name -> the benchmark's row: one recipe per system, the benchmark's (Schiller et al. 2021)
@@ -192,7 +192,7 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     if own: stats['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in own}
     lb = Leaderboard(table, tests, stats, res)
     out = outputs_dir(None, 'leaderboard')
-    lb.files = write_leaderboard(lb, out, run_name)
+    lb.files = write_leaderboard(lb, out, run_name, paper_sections(out.parent))
     if res.failed: raise JobsFailed(res.failed, f"; the leaderboard in {portable_path(out)} shows them as failed")
     return lb
 
@@ -353,7 +353,24 @@ def figures(lb:Leaderboard) -> dict:
         out['cd'] = cd_diagram(t['mean rank'], lb.stats['critical_difference'], title='mean ranks (Nemenyi critical difference)')
     return out
 
-def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
+def paper_sections(root:Path) -> list:
+    """Each paper's generated tables from its latest complete run under the outputs folder `root` (a run whose conditions list no
+    unfinished or failed job), newest first per experiment: `[{experiment, paper, run, tables: {name: markdown}}]`."""
+    latest = {}
+    for f in sorted(Path(root).glob('*/*_conditions.json')):
+        if f.parent.name == 'leaderboard': continue
+        try: c = json.loads(f.read_text(encoding='utf-8'))
+        except (OSError, ValueError): continue   # a damaged or foreign file is not a run's conditions
+        if not isinstance(c, dict) or not c.get('experiment') or c.get('unfinished') or c.get('failed'): continue
+        if c['experiment'] not in latest or f.stat().st_mtime > latest[c['experiment']][0].stat().st_mtime: latest[c['experiment']] = (f, c)
+    out = []
+    for exp, (f, c) in sorted(latest.items()):
+        stem = f.name[:-len('_conditions.json')]
+        tables = {p.name[len(stem) + 1:-3]: p.read_text(encoding='utf-8') for p in sorted(f.parent.glob(f'{stem}_table*.md'))}
+        if tables: out.append(dict(experiment=exp, paper=c.get('paper'), run=stem, folder=portable_path(f.parent), tables=tables))
+    return out
+
+def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str, sections:Sequence[dict]=()) -> dict:
     "Write `<run_name>_leaderboard.csv|.md|.html`, the tests (`_tests.csv`), figures (`.png`) and the conditions (`.json`) to `folder`."
     folder = Path(folder); stem = folder/f'{run_name}_leaderboard'
     files = dict(csv=write_csv(f'{stem}.csv', lb.table, index=False), tests=write_csv(f'{stem}_tests.csv', lb.tests, index=False))
@@ -367,6 +384,10 @@ def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
     files['conditions'] = write_json(f'{stem}_conditions.json', cond)
     body = (html.escape(md)).replace('\n', '<br>\n')
     tbl = lb.table.to_html(index=False, float_format=lambda v: f'{v:.3f}', na_rep='–', border=0)
+    papers = ''.join(f"<h3>{html.escape(str(p['paper'] or p['experiment']))}: run {html.escape(p['run'])} in {html.escape(str(p['folder']))}</h3>"
+                     + ''.join(f"<details><summary>{html.escape(n)}</summary><pre>{html.escape(t)}</pre></details>" for n, t in p['tables'].items())
+                     for p in sections)
+    papers = f"<h2>Each paper's tables (latest complete run: paper | ours | Δ)</h2>{papers}" if papers else ''
     files['html'] = write_text(f'{stem}.html', f"""<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(run_name)}: stance leaderboard</title>
 <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto}}table{{border-collapse:collapse;font-size:13px}}td,th{{padding:3px 8px;border-bottom:1px solid #ddd}}
 figure{{display:inline-block;margin:1em}}img{{max-width:100%}}</style></head><body>
@@ -374,6 +395,7 @@ figure{{display:inline-block;margin:1em}}img{{max-width:100%}}</style></head><bo
 <h2>Table</h2>{tbl}
 <h2>Notes</h2><p>{body}</p>
 <h2>Figures</h2>{''.join(imgs)}
+{papers}
 </body></html>""")
     return {k: portable_path(v) for k, v in files.items()}
 

@@ -34,6 +34,7 @@ def test_leaderboard_equals_table4_and_reuses(tmp_path, capfd, monkeypatch):
     assert again['conditions']['reused'] == again['conditions']['jobs'] and again['table'] == lb['table']
     page = files['html'].read_text()
     assert page.count('data:image/png;base64') == 3 and 'Friedman test over 5 datasets and 3 systems' in page
+    assert "Each paper's tables" in page and '<summary>table4</summary>' in page   # the benchmark run above, its Table 4 on the page
 
 def test_unknown_model_is_refused(capfd, tmp_path, monkeypatch):
     "An unknown model name: exit 2 naming the valid ones, nothing written."
