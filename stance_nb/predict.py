@@ -14,6 +14,7 @@ __all__ = ['load_predictor']
 def load_predictor(run:str|Path,        # run folder, model folder, or fastText model file
                    head:str|None=None,  # MDL runs and baselines job folders: the dataset whose model predicts (default: the only one)
                    batch_size:int=64,   # prediction batch size (transformers)
+                   mixed_precision:str='auto', # transformers: the forward's autocast, as `TrainConfig.mixed_precision` ('auto': bf16 on GPUs and on CPUs with native bf16; 'no': fp32)
                   ) -> tuple:
     "`(predict, info)`: `predict(df)` labels a frame with `text` (and `target`) columns; `info` says what model it is."
     from stance_nb.baselines import FastTextClassifier
@@ -30,10 +31,10 @@ def load_predictor(run:str|Path,        # run folder, model folder, or fastText 
     md = p/'model' if (p/'model').is_dir() else p
     rec = next((json.loads(r.read_text(encoding='utf-8')) for r in (p/'record.json', md.parent/'record.json') if r.exists()), {})
     params = rec.get('params', {})
-    if (md/'mdl_config.json').exists(): return _mdl_predictor(md, params.get('config', {}), head, batch_size)
+    if (md/'mdl_config.json').exists(): return _mdl_predictor(md, params.get('config', {}), head, batch_size, mixed_precision)
     if not (md/'config.json').exists():
         raise FileNotFoundError(f"{p}: no model (expected model/config.json, model/mdl_config.json or a fastText file)")
-    return _hf_predictor(md, params, batch_size)
+    return _hf_predictor(md, params, batch_size, mixed_precision)
 
 def _encoder_predict(tok, pair:bool, max_length:int, truncation:str, logits_fn):
     "A `predict(df)` that tokenizes (target, text) as in training and maps logits to labels."
@@ -43,24 +44,36 @@ def _encoder_predict(tok, pair:bool, max_length:int, truncation:str, logits_fn):
         return logits_fn(EncodedDataset(enc))
     return predict
 
-def _hf_predictor(md:Path, params:dict, batch_size:int):
+def _on_device(model):
+    "`model` on the device `predict_logits` sends batches to (this process's: a GPU if there is one), and that device."
+    from stance_nb.train import process_state
+    dev = process_state().device
+    return model.to(dev), dev
+
+def _hf_predictor(md:Path, params:dict, batch_size:int, mixed_precision:str):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
-    from stance_nb.train import predict_logits
+    from stance_nb.train import predict_logits, forward_precision
     model, tok = AutoModelForSequenceClassification.from_pretrained(md), AutoTokenizer.from_pretrained(md)
+    model, dev = _on_device(model)
     labels = [model.config.id2label[i] for i in range(model.config.num_labels)]
     pair = bool(params.get('pair', True))
-    fn = lambda ds: [labels[i] for i in predict_logits(model, ds, tok, batch_size).argmax(-1)]
-    info = dict(kind='transformer', path=str(md), labels=labels, pair=pair, max_length=params.get('max_length', 512))
+    fn = lambda ds: [labels[i] for i in predict_logits(model, ds, tok, batch_size, mixed_precision=mixed_precision).argmax(-1)]
+    info = dict(kind='transformer', path=str(md), labels=labels, pair=pair, max_length=params.get('max_length', 512),
+                precision=forward_precision(mixed_precision, dev))
     return _encoder_predict(tok, pair, info['max_length'], params.get('truncation', 'longest_first'), fn), info
 
-def _mdl_predictor(md:Path, config:dict, head:str|None, batch_size:int):
+def _mdl_predictor(md:Path, config:dict, head:str|None, batch_size:int, mixed_precision:str):
     from transformers import AutoTokenizer
     from stance_nb.mdl import MultiTaskModel, predict as mdl_predict
+    from stance_nb.train import forward_precision, precision_autocast
     model, tok = MultiTaskModel.from_pretrained(md), AutoTokenizer.from_pretrained(md/'encoder')
+    model, dev = _on_device(model)
     if head is None and len(model.tasks) > 1: raise ValueError(f"{md} has heads for {sorted(model.tasks)}: choose one with --head")
     head = head or next(iter(model.tasks))
     if head not in model.tasks: raise KeyError(f"{md} has no head {head!r}; heads: {sorted(model.tasks)}")
     t = model.tasks[head]
-    info = dict(kind='mdl', path=str(md), head=head, labels=list(t['labels']), pair=bool(t['pair']), max_length=config.get('max_length', 100))
-    fn = lambda ds: mdl_predict(model, head, ds, tok, batch_size)
+    info = dict(kind='mdl', path=str(md), head=head, labels=list(t['labels']), pair=bool(t['pair']), max_length=config.get('max_length', 100),
+                precision=forward_precision(mixed_precision, dev))
+    def fn(ds):
+        with precision_autocast(mixed_precision, dev): return mdl_predict(model, head, ds, tok, batch_size)
     return _encoder_predict(tok, info['pair'], info['max_length'], config.get('truncation', 'longest_first'), fn), info

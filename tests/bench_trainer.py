@@ -18,10 +18,22 @@ model and seed and trains one epoch over the same `--n` examples.
 Throughput counts training examples per second of wall time around the whole call (`fit(...)` vs `Trainer.train()`,
 setup included), and per second of this process's CPU time (steadier when other processes compete for the cores).
 Peak memory: on CUDA `torch.cuda.max_memory_allocated`; on CPU the peak resident set size sampled every 5 ms, minus
-the resident size just before the run. Achieved GFLOP/s = 6 × parameters × non-padding tokens / seconds (the work
-the model needs; attention's quadratic term is left out); MFU (GPU) divides it by the GPU's dense bf16 peak
-(`stance_nb.train.PEAK_FLOPS`). `/proc/loadavg` is recorded before and after. Results go to
+the resident size just before the run. `/proc/loadavg` is recorded before and after. Results go to
 `outputs/bench/trainer-<device>.json`.
+
+FLOPs (`model_flops`, shared with `tests/bench_predict.py`): the work the model needs, counted on real (non-padding)
+tokens only. Per real token, 2 FLOPs per weight of the encoder's layers (the embedding tables are lookups and do no
+matrix work, so they are left out; the pooler and classifier run once per example and count once per example), plus
+attention's QKᵀ and A·V: 2 × 2 × length × hidden per layer and token, with each example's own real length (Σ length²
+over the examples, not a padded or mean length: padding is not work). Training is 3 × forward (backward ≈ 2 × forward).
+`gflop_per_s` is that over wall seconds; `gflop_per_s_6n_all_params` keeps the earlier, inflated count (6 × all
+parameters, embedding tables included, × tokens) for comparison with older files. MFU divides `gflop_per_s` by a peak:
+on CPU one MEASURED here (`measured_peaks`: `torch.mm` of two 2048×2048 matrices in bf16 and in fp32 on the bench's
+threads, the best of 3 rounds of the median of 10 after 3 warm-ups), at the start and again at the end, and the higher
+of the two is the peak (`peaks_for_mfu`: on a shared machine a measurement that another process slowed would inflate
+MFU); `mfu` is against the bf16 peak (the machine's best dense rate), `mfu_own_precision` against the peak of the
+precision the run computed in (fp32 for HF defaults). On a GPU `mfu` uses the data-sheet dense bf16 peak
+(`stance_nb.train.PEAK_FLOPS`); the measured ones are recorded beside it.
 """
 from __future__ import annotations
 import argparse, os, sys, time, json, tempfile, threading, statistics
@@ -140,6 +152,81 @@ def run_hf(model_path, ds, tok, cfg, tmp, bf16=False, compile=False):
 def num_labels(ds): return int(max(ds.labels)) + 1
 
 
+FLOP_ACCOUNTING = ('model FLOPs on real tokens: forward = 2 x per-token parameters (encoder layers; embedding tables left out) x real tokens '
+                   '+ 2 x head parameters (pooler, classifier) x examples + attention 2 x 2 x layers x hidden x sum(real length^2); '
+                   'training = 3 x forward; MFU = FLOP/s / peak (CPU: 2048x2048 torch.mm measured at the start and the end, the higher; '
+                   'GPU: data-sheet dense bf16)')
+
+
+def param_counts(model) -> dict:
+    """The parameter counts FLOPs are made of: all; the embedding tables (`nn.Embedding`: lookups, no matrix work); the head
+    (whatever sits outside the backbone's embeddings and encoder, e.g. pooler and classifier: it sees one vector per example);
+    per token, the rest (the encoder's layers and the embeddings' LayerNorm). Layers and hidden size from the config."""
+    import torch
+    base = getattr(model, 'base_model', model)
+    n_all = sum(p.numel() for p in model.parameters())
+    n_emb = sum(p.numel() for m in model.modules() if isinstance(m, torch.nn.Embedding) for p in m.parameters(recurse=False))
+    body = [m for m in (getattr(base, 'embeddings', None), getattr(base, 'encoder', None)) if m is not None]
+    n_body = sum(p.numel() for m in body for p in m.parameters()) - n_emb if body else n_all - n_emb
+    cfg = model.config
+    return dict(n_params_all=n_all, n_params_embedding=n_emb, n_params_nonembedding=n_all-n_emb, n_params_per_token=n_body,
+                n_params_head=n_all-n_emb-n_body, layers=cfg.num_hidden_layers, hidden=cfg.hidden_size)
+
+
+def model_flops(counts:dict, lengths, training:bool, epochs:int=1) -> dict:
+    "FLOPs of one pass (`training`: forward and backward) over examples of real lengths `lengths` (`FLOP_ACCOUNTING`)."
+    l = np.asarray(lengths, dtype=np.float64)
+    dense = 2*counts['n_params_per_token']*l.sum() + 2*counts['n_params_head']*len(l)
+    attn = 2*2*counts['layers']*counts['hidden']*(l**2).sum()
+    k = (3 if training else 1)*epochs
+    return dict(flops=k*(dense+attn), flops_attention=k*attn, tokens=int(l.sum())*epochs, examples=len(l)*epochs,
+                flops_per_token=(3 if training else 1)*(dense+attn)/max(l.sum(), 1), attention_share=float(attn/(dense+attn)) if len(l) else 0.0,
+                mean_length=float(l.mean()) if len(l) else 0.0, training=training)
+
+
+def measured_peaks(device:str='cpu', n:int=2048, warmup:int=3, reps:int=10, rounds:int=3) -> dict:
+    """Dense matmul FLOP/s measured here and now, bf16 and fp32: `torch.mm` of two n×n matrices, the median of `reps` after
+    `warmup`, in `rounds` rounds; the peak is the best round's median (a round that other processes slowed is not the peak)."""
+    import torch
+    from stance_nb.train import peak_flops
+    dev = torch.device(device)
+    sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
+    out, per_round = {}, {}
+    for name, dt in (('bf16', torch.bfloat16), ('fp32', torch.float32)):
+        g = torch.Generator(device='cpu').manual_seed(0)
+        x, y = (torch.randn(n, n, generator=g).to(dev, dt) for _ in range(2))
+        per_round[name] = []
+        for _ in range(rounds):
+            for _ in range(warmup): torch.mm(x, y)
+            ts = []
+            for _ in range(reps):
+                sync(); t0 = time.perf_counter(); torch.mm(x, y); sync(); ts.append(time.perf_counter() - t0)
+            per_round[name].append(2*n**3/statistics.median(ts))
+        out[name] = max(per_round[name])
+    out['rounds'] = per_round
+    out['how'] = (f"torch.mm {n}x{n}: best of {rounds} rounds, each the median of {reps} after {warmup} warm-ups; "
+                  f"{torch.get_num_threads()} threads, {dev.type}")
+    out['load_average'] = loadavg()
+    out['datasheet_bf16'] = peak_flops() if dev.type == 'cuda' else None
+    return out
+
+
+def best_peaks(*measured) -> dict:
+    "The higher of several measurements (the bench's start and end), per precision: the peak MFU is taken against."
+    return {k: max(m[k] for m in measured) for k in ('bf16', 'fp32')} | {'datasheet_bf16': measured[0].get('datasheet_bf16')}
+
+
+def mfu(gflop_per_s:float, precision:str, peaks:dict) -> dict:
+    "MFU against the bf16 peak (GPU: data sheet; CPU: measured) and against the measured peak of the precision the run computed in."
+    best = peaks.get('datasheet_bf16') or peaks['bf16']
+    own = peaks['bf16'] if precision in ('bf16', 'fp16') else peaks['fp32']
+    return dict(mfu=gflop_per_s*1e9/best, mfu_own_precision=gflop_per_s*1e9/own)
+
+
+def r_peak(peaks) -> str:
+    return f"{(peaks.get('datasheet_bf16') or peaks['bf16'])/1e9:.0f} GFLOP/s" + (' data sheet' if peaks.get('datasheet_bf16') else ' measured')
+
+
 def make_data(a, tok):
     "The encoded training set: `--n` real pairs, or with `--fixed-length` random ids of exactly `--max-length` tokens."
     from stance_nb.train import tokenize_pairs, EncodedDataset
@@ -170,7 +257,7 @@ def resolve_model(a, tmp) -> str:
 def bench_one(a, model_path, tok, tmp) -> dict:
     "One (model, batch, length) cell: warm-up, the compile probe for hf_best, then the alternating repeats."
     import torch
-    from stance_nb.train import TrainConfig, EncodedDataset, peak_flops
+    from stance_nb.train import TrainConfig, EncodedDataset
     ds, data_name = make_data(a, tok)
     cfg = TrainConfig(model=model_path, lr=5e-5, epochs=1, batch_size=a.batch_size, max_length=a.max_length, checkpoint=False, seed=a.seed)
     small = EncodedDataset({k: v[:2*a.batch_size] for k, v in ds.encodings.items()}, ds.labels[:2*a.batch_size])
@@ -186,29 +273,32 @@ def bench_one(a, model_path, tok, tmp) -> dict:
     runners = dict(ours=lambda: run_ours(model_path, ds, tok, cfg),
                    hf_default=lambda: run_hf(model_path, ds, tok, cfg, tmp),
                    hf_best=lambda: run_hf(model_path, ds, tok, cfg, tmp, bf16=True, compile=best_compile))
+    counts = param_counts(load_model(model_path, num_labels(ds)))
+    flops = model_flops(counts, ds.lengths, training=True, epochs=cfg.epochs)
     res = {k: [] for k in TRAINERS}
     for i in range(a.repeats):
         for name in TRAINERS:
             r = runners[name]()
+            assert r['tokens'] == flops['tokens'], (name, r['tokens'], flops['tokens'])   # every trainer saw every real token once per epoch
             r['examples_per_s'] = r['examples']/r['seconds']
             r['examples_per_cpu_s'] = r['examples']/r['cpu_seconds']
-            r['gflop_per_s'] = 6*r['n_params']*r['tokens']/r['seconds']/1e9
+            r['gflop_per_s'] = flops['flops']/r['seconds']/1e9
+            r['gflop_per_s_6n_all_params'] = 6*r['n_params']*r['tokens']/r['seconds']/1e9
             res[name].append(r)
             print(f"{a.model or 'MiniLM'} b{a.batch_size} L{a.max_length} repeat {i+1} {name:10s}: {r['examples_per_s']:7.1f} ex/s  "
                   f"{r['examples_per_cpu_s']:7.1f} ex/CPU-s  {r['gflop_per_s']:7.1f} GFLOP/s  {r['seconds']:6.1f} s  "
                   f"peak +{r['peak_bytes']/2**20:7.1f} MiB  steps {r['steps']}  loss {r['final_loss']:.4f}  {r['precision']}", flush=True)
-    dev = 'cuda' if torch.cuda.is_available() else 'cpu'
-    peak = peak_flops() if dev == 'cuda' else None
     summary = {}
     for name, rs in res.items():
         med = lambda k: statistics.median(r[k] for r in rs)
         gf = med('gflop_per_s')
         summary[name] = dict(examples_per_s=med('examples_per_s'), examples_per_cpu_s=med('examples_per_cpu_s'), seconds=med('seconds'),
                              peak_mib=med('peak_bytes')/2**20, final_loss=med('final_loss'), gflop_per_s=gf,
-                             mfu=gf*1e9/peak if peak else None, precision=rs[0]['precision'], compile=rs[0]['compile'], steps=rs[0]['steps'])
+                             gflop_per_s_6n_all_params=med('gflop_per_s_6n_all_params'),
+                             precision=rs[0]['precision'], compile=rs[0]['compile'], steps=rs[0]['steps'])
     ratio = lambda k, other: summary['ours'][k]/summary[other][k]
     return dict(model=a.model or model_path, data=data_name, n=len(ds), batch_size=a.batch_size, max_length=a.max_length,
-                mean_tokens=float(np.mean(ds.lengths)), n_params=res['ours'][0]['n_params'], summary=summary,
+                mean_tokens=float(np.mean(ds.lengths)), n_params=res['ours'][0]['n_params'], **counts, flops=flops, summary=summary,
                 ratio_ours_over_hf_default=ratio('examples_per_s', 'hf_default'), ratio_ours_over_hf_best=ratio('examples_per_s', 'hf_best'),
                 cpu_time_ratio_ours_over_hf_default=ratio('examples_per_cpu_s', 'hf_default'),
                 cpu_time_ratio_ours_over_hf_best=ratio('examples_per_cpu_s', 'hf_best'),
@@ -243,6 +333,8 @@ def main(argv=None):
     from stance_nb.core import outputs_dir, write_json, hardware, library_versions, git_sha, portable
     tok = AutoTokenizer.from_pretrained(minilm_path() if a.model is None or a.model in BERT_CONFIGS else a.model, local_files_only=True)
     load0 = loadavg()
+    peaks = measured_peaks(a.device)
+    print(f"measured peak: bf16 {peaks['bf16']/1e9:.0f} GFLOP/s, fp32 {peaks['fp32']/1e9:.0f} GFLOP/s ({peaks['how']})", flush=True)
     cells = ([dict(model=m, batch_size=b, max_length=l, fixed_length=True) for m in BERT_CONFIGS for b in (16, 32) for l in (100, 512)]
              if a.sweep else [{}])
     results = []
@@ -250,9 +342,14 @@ def main(argv=None):
         for c in cells:
             ac = argparse.Namespace(**{**vars(a), **c})
             results.append(bench_one(ac, resolve_model(ac, tmp), tok, tmp))
+    peaks_end = measured_peaks(a.device)
+    pk = best_peaks(peaks, peaks_end)
+    for r in results:
+        for s in r['summary'].values(): s.update(mfu(s['gflop_per_s'], s['precision'], pk))
     record = dict(what='stance_nb.train.fit (defaults) vs transformers.Trainer (defaults, and bf16 [+ torch.compile]); one epoch, '
                        'same model/data/length/batch/sampling, alternating in one process; medians over repeats',
                   device=a.device, repeats=a.repeats, threads=a.threads, seed=a.seed, load_average_before=load0, load_average_after=loadavg(),
+                  flop_accounting=FLOP_ACCOUNTING, peaks=peaks, peaks_at_end=peaks_end, peaks_for_mfu=pk, torch=torch.__version__,
                   results=results, hardware=hardware(), versions=library_versions(), git=git_sha())
     if not a.sweep: record.update({k: v for k, v in results[0].items()})
     out = Path(a.out) if a.out else outputs_dir(None, 'bench')/f'trainer-{a.device}.json'
@@ -265,8 +362,10 @@ def main(argv=None):
               f"ours/HF-best {r['ratio_ours_over_hf_best']:.2f}; per CPU-second {r['cpu_time_ratio_ours_over_hf_default']:.2f} / "
               f"{r['cpu_time_ratio_ours_over_hf_best']:.2f}; final loss {s['ours']['final_loss']:.4f} / {s['hf_default']['final_loss']:.4f} / "
               f"{s['hf_best']['final_loss']:.4f}; GFLOP/s {s['ours']['gflop_per_s']:.0f} / {s['hf_default']['gflop_per_s']:.0f} / "
-              f"{s['hf_best']['gflop_per_s']:.0f}" + (f"; MFU {s['ours']['mfu']:.3f} / {s['hf_default']['mfu']:.3f} / {s['hf_best']['mfu']:.3f}"
-                                                      if s['ours']['mfu'] is not None else ''))
+              f"{s['hf_best']['gflop_per_s']:.0f} ({r['flops']['flops_per_token']/1e6:.1f} MFLOP per real token, attention "
+              f"{r['flops']['attention_share']:.1%}); MFU (vs bf16 peak {r_peak(pk)}) {s['ours']['mfu']:.3f} / {s['hf_default']['mfu']:.3f} / "
+              f"{s['hf_best']['mfu']:.3f}; vs own precision's peak {s['ours']['mfu_own_precision']:.3f} / "
+              f"{s['hf_default']['mfu_own_precision']:.3f} / {s['hf_best']['mfu_own_precision']:.3f}")
     print(f"wrote {out}")
     return record
 

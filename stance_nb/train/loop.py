@@ -14,12 +14,12 @@ import torch
 from ..core import progress, is_quiet
 from .config import TrainConfig
 from .batches import EncodedDataset, make_loader, LengthGroupedBatchSampler, PadCollator
-from .optim import build_optimizer, build_scheduler, resolve_precision, make_accelerator
+from .optim import build_optimizer, build_scheduler, resolve_precision, cpu_supports_bf16, make_accelerator
 from .checkpoints import FitState, _rng_get, _rng_set, _save_weights, _load_weights, _save_checkpoint, load_latest_checkpoint
 
 # %% auto #0
-__all__ = ['PEAK_FLOPS', 'TrainOOMError', 'TrainDivergedError', 'FitResult', 'epoch_line', 'fit', 'predict_logits', 'peak_flops',
-           'model_flops_utilization']
+__all__ = ['PEAK_FLOPS', 'TrainOOMError', 'TrainDivergedError', 'FitResult', 'epoch_line', 'fit', 'forward_precision',
+           'precision_autocast', 'predict_logits', 'peak_flops', 'model_flops_utilization']
 
 # %% ../../nbs/05d_train.loop.ipynb #773c7dc5
 class TrainOOMError(RuntimeError):
@@ -195,7 +195,26 @@ def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `
                      accelerator=acc, resumed_from=resumed_from)
 
 # %% ../../nbs/05d_train.loop.ipynb #4cd912da
-def predict_logits(model, ds:EncodedDataset, tokenizer, batch_size:int=64, accelerator=None) -> np.ndarray:
+def _device(device) -> torch.device:
+    return torch.device(device) if device is not None else torch.device('cuda' if torch.cuda.is_available() else 'cpu')
+
+def forward_precision(mixed_precision:str|None, # 'auto', 'no', 'bf16', 'fp16' (as `TrainConfig.mixed_precision`); `None`: 'no'
+                      device=None,              # where the forward runs (default: the GPU if there is one, else the CPU)
+                     ) -> str:
+    "What `mixed_precision` means for a forward on `device`: 'bf16', 'fp16' or 'no' (`'auto'` by `resolve_precision`'s rule)."
+    if not mixed_precision: return 'no'
+    if mixed_precision == 'auto' and _device(device).type == 'cpu' and torch.cuda.is_available():
+        return 'bf16' if cpu_supports_bf16() else 'no'   # `resolve_precision` answers for the GPU; this forward runs on the CPU
+    return resolve_precision(mixed_precision)
+
+def precision_autocast(mixed_precision:str|None, device=None):
+    "The autocast context `mixed_precision` means on `device` (see `forward_precision`); a no-op for 'no' and `None`."
+    dev, prec = _device(device), forward_precision(mixed_precision, device)
+    return contextlib.nullcontext() if prec == 'no' else torch.autocast(dev.type, dtype=torch.bfloat16 if prec == 'bf16' else torch.float16)
+
+def predict_logits(model, ds:EncodedDataset, tokenizer, batch_size:int=64, accelerator=None,
+                   mixed_precision:str|None=None, # autocast the forward: 'auto', 'bf16', 'fp16', 'no'; `None`: as the model runs (see below)
+                  ) -> np.ndarray:
     "Logits for every example of `ds`, in `ds` order (batches sorted by length; each process scores every n-th batch)."
     from accelerate import Accelerator
     acc = accelerator or Accelerator()
@@ -204,7 +223,7 @@ def predict_logits(model, ds:EncodedDataset, tokenizer, batch_size:int=64, accel
     collate = PadCollator(tokenizer)
     idx, out = [], []
     was_training = m.training; m.eval()
-    with torch.no_grad():
+    with torch.no_grad(), precision_autocast(mixed_precision, acc.device):   # one context: weights are cast once, not per batch
         for b in progress(batches[acc.process_index::acc.num_processes], desc='predict', leave=False, disable=not acc.is_main_process):
             batch = {k: v.to(acc.device) for k, v in collate([ds[i] for i in b]).items() if k != 'labels'}
             try: out.append(m(**batch).logits.float()); idx.extend(b)   # stays on the device: no host sync per batch
