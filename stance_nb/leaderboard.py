@@ -18,7 +18,7 @@ from .robustness import relative_drop, resilience_rel
 from .papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS
 from .train import check_encoder
 from .experiment import (get_experiment, notebook_parameters, parameters, run_arguments, prepare, execute, run_on,
-                         executor_from, data_specs, correctness_ratios, Executor, RunResult, JobsFailed)
+                         executor_from, data_specs, correctness_ratios, common_keys, Executor, RunResult, JobsFailed)
 from matplotlib.figure import Figure
 from .data.explore import save_figure
 from .experiment.significance import best_and_ties, mean_ranks, friedman, nemenyi_cd, NEMENYI_Q, cd_diagram, seed_test
@@ -211,10 +211,12 @@ def robust_and_low_resource(scores:pd.DataFrame, # a run's scores (`RunResult.sc
     m = s.groupby(['system', 'key', 'test', 'ratio']).value.mean().to_dict()   # mean over seeds per (system, key, test set, ratio)
     out, notes = pd.DataFrame(index=list(dict.fromkeys(rows.values()))), {}
     c = c or correctness_ratios()[0]
-    if attacks:
+    if attacks:   # the like-for-like rule of the tables (`common_keys`), over each attacked system's clean and attacked test sets
         need = ['test', *attacks]
-        have = sorted({sy for sy, _, t, r in m if r == 1.0 and t in attacks})
-        keys = sorted(k for k in {k for _, k, _, _ in m} if have and all((sy, k, t, 1.0) in m for sy in have for t in need))
+        have = sorted(set(s[(s.ratio == 1.0) & s.test.isin(attacks)].system))
+        full = s[(s.ratio == 1.0) & s.test.isin(need) & s.system.isin(have)]
+        units = set(zip(full.system, full.test))
+        keys = common_keys(full, ['system', 'test'])[0] if have and all((sy, t) in units for sy in have for t in need) else []
         for sy in have if keys else []:
             clean = float(np.mean([m[sy, k, 'test', 1.0] for k in keys]))
             att = {a: float(np.mean([m[sy, k, a, 1.0] for k in keys])) for a in attacks}
@@ -224,8 +226,8 @@ def robust_and_low_resource(scores:pd.DataFrame, # a run's scores (`RunResult.sc
                                 what='mean macro-F1 on the attacked test sets, relative drop from the clean mean over the same datasets, '
                                      'Resilience_rel overall (c_a-weighted)')
     for r in ratios:
-        have = sorted({sy for sy, _, t, x in m if x == r and t == 'test'})
-        keys = sorted(k for k in {k for _, k, _, _ in m} if have and all((sy, k, 'test', r) in m for sy in have))
+        at = s[(s.ratio == r) & (s.test == 'test')]
+        have, keys = sorted(set(at.system)), common_keys(at, ['system'])[0]
         col = f'{round(100 * r)}%'
         for sy in have if keys else []: out.loc[sy, col] = float(np.mean([m[sy, k, 'test', r] for k in keys]))
         notes[col] = dict(ratio=r, keys=keys, systems=have, what=f'mean macro-F1 trained on {col} of the training data')
@@ -417,14 +419,16 @@ def _source_tables(folder:Path, src:dict) -> tuple[pd.DataFrame, dict]:
 def imported_scores(folder:Path,            # a folder of committed tables: `<run>_table4.csv` and `<run>_conditions.json` per run
                     sources:Sequence[dict], # in priority order: {"run", "precision", "rows" (optional: the benchmark rows to take)}
                     rows:dict,              # benchmark row -> system name
-                   ) -> tuple[pd.DataFrame, list, dict]:
+                   ) -> tuple[pd.DataFrame, list, dict, dict]:
     """Per-seed macro-F1 from committed Table 4s, as scores of a run marked *imported* (no predictions, so no per-dataset test).
     One (row, dataset) cell takes its first source's conditions: a later source's value joins it only as another seed with the same
     precision, the same data fingerprints and (for MDL) the same training datasets; the same seed twice must be the same number.
-    Anything else is left out and named, never averaged in. Returns the scores, the left-out notes and each cell's precision and sources."""
-    folder, cells = Path(folder), {}
+    Anything else is left out and named, never averaged in. Returns the scores, the left-out notes, each cell's precision and sources,
+    and each source run's conditions."""
+    folder, cells, conds = Path(folder), {}, {}
     for src in sources:
         df, c = _source_tables(folder, src)
+        conds[src['run']] = c
         take = set(src.get('rows') or rows)
         df = df[(df.metric == 'f1_macro') & (df.column != 'Avg.') & df.ours_mean.notna() & df.row.isin(list(rows)) & df.row.isin(list(take))]
         for r in df.itertuples():
@@ -451,7 +455,7 @@ def imported_scores(folder:Path,            # a folder of committed tables: `<ru
                          value=t['value'], job=t['source']) for s in t['seeds']]
         info[rows[row], key] = dict(precision=first['precision'], sources=sorted({t['source'] for t in taken} | {a for t in taken for a in t.get('also', [])}))
     cols = ['row', 'system', 'key', 'test', 'ratio', 'seed', 'table', 'column', 'metric', 'value', 'job']
-    return pd.DataFrame(out, columns=cols), notes, info
+    return pd.DataFrame(out, columns=cols), notes, info, conds
 
 def import_leaderboard(folder:str|Path,              # committed tables of earlier runs, with a `sources.json`
                        models:Sequence[str]|None=None, # names of `LEADERBOARD_MODELS` (default: every one the tables hold)
@@ -471,10 +475,9 @@ def import_leaderboard(folder:str|Path,              # committed tables of earli
     bad = sorted(set(models or []) - set(LEADERBOARD_MODELS))
     if bad: raise ValueError(f"models: unknown {bad}; valid models: {', '.join(LEADERBOARD_MODELS)}")
     rows = {LEADERBOARD_MODELS[m]: m for m in (models or LEADERBOARD_MODELS)}
-    scores, notes, info = imported_scores(folder, sources, rows)
+    scores, notes, info, conds = imported_scores(folder, sources, rows)
     rows = {r: sy for r, sy in rows.items() if sy in set(scores.system)}
     if not rows: raise ValueError(f"{folder}: the sources hold none of the systems {list(models or LEADERBOARD_MODELS)}")
-    conds = {s['run']: json.loads((folder/f"{s['run']}_conditions.json").read_text(encoding='utf-8')) for s in sources}
     res = RunResult(scores, {}, {}, dict(imported_from=portable_path(folder), sources=[
         dict(s, git=conds[s['run']].get('git'), hardware=conds[s['run']].get('hardware'), seeds=conds[s['run']].get('seeds')) for s in sources]))
     table, tests, stats = build_leaderboard(res, {}, {}, rows, alpha=alpha, published=published(rows, sorted(set(scores.key))))

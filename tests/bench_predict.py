@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_trainer import minilm_path, load_rows, loadavg, param_counts, model_flops, measured_peaks, best_peaks, mfu, FLOP_ACCOUNTING  # noqa: E402
+from bench_trainer import process_setup, minilm_path, load_rows, loadavg, param_counts, model_flops, measured_peaks, best_peaks, mfu, FLOP_ACCOUNTING  # noqa: E402
 
 LABELS = ['AGAINST', 'FAVOR', 'NONE']
 
@@ -113,16 +113,9 @@ def main(argv=None):
     p.add_argument('--device', choices=('cpu', 'cuda'), default='cpu', help='cuda: needs a GPU; cpu hides any GPU')
     p.add_argument('--out', default=None, help='output JSON (default outputs/bench/predict-<device>.json)')
     a = p.parse_args(argv)
-    os.environ['OMP_NUM_THREADS'] = str(a.threads)
-    if a.device == 'cpu': os.environ['CUDA_VISIBLE_DEVICES'] = ''
-    os.environ.setdefault('STANCE_NB_QUIET', '1'); os.environ.setdefault('TOKENIZERS_PARALLELISM', 'false')
-    import torch
-    if a.device == 'cuda' and not torch.cuda.is_available(): p.error('--device cuda: no CUDA device is visible')
-    torch.set_num_threads(a.threads)
-    import transformers
+    process_setup(a, p)
+    import torch, transformers
     from transformers import pipeline, AutoModelForSequenceClassification, AutoTokenizer
-    from transformers.utils import logging as hf_logging
-    hf_logging.set_verbosity_error(); hf_logging.disable_progress_bar()
     from stance_nb.core import outputs_dir, write_json, hardware, library_versions, git_sha, portable
     from stance_nb.predict import load_predictor
     from stance_nb.train import tokenize_pairs

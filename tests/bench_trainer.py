@@ -305,6 +305,17 @@ def bench_one(a, model_path, tok, tmp) -> dict:
                 hf_best_settings=dict(bf16=True, torch_compile=best_compile), hf_best_probe=probe, runs=res)
 
 
+def process_setup(a, p):
+    "This process as a bench needs it (before torch is imported): `--threads` threads, a CUDA device only for `--device cuda`, quiet libraries."
+    os.environ['OMP_NUM_THREADS'] = str(a.threads)
+    if a.device == 'cpu': os.environ['CUDA_VISIBLE_DEVICES'] = ''
+    os.environ.setdefault('STANCE_NB_QUIET', '1'); os.environ.setdefault('TOKENIZERS_PARALLELISM', 'false')
+    import torch
+    if a.device == 'cuda' and not torch.cuda.is_available(): p.error('--device cuda: no CUDA device is visible')
+    torch.set_num_threads(a.threads)
+    from transformers.utils import logging as hf_logging
+    hf_logging.set_verbosity_error(); hf_logging.disable_progress_bar()
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('--model', default=None, help=f"model folder, or {sorted(BERT_CONFIGS)} built from a config (default: all-MiniLM-L6-v2)")
@@ -321,15 +332,9 @@ def main(argv=None):
     p.add_argument('--sweep', action='store_true', help='cuda: bert-base and bert-large x batch 16/32 x length 100/512 (fixed length)')
     p.add_argument('--out', default=None, help='output JSON (default outputs/bench/trainer-<device>.json)')
     a = p.parse_args(argv)
-    os.environ['OMP_NUM_THREADS'] = str(a.threads)
-    if a.device == 'cpu': os.environ['CUDA_VISIBLE_DEVICES'] = ''
-    os.environ.setdefault('STANCE_NB_QUIET', '1'); os.environ.setdefault('TOKENIZERS_PARALLELISM', 'false')
+    process_setup(a, p)
     import torch
-    if a.device == 'cuda' and not torch.cuda.is_available(): p.error('--device cuda: no CUDA device is visible')
-    torch.set_num_threads(a.threads)
     from transformers import AutoTokenizer
-    from transformers.utils import logging as hf_logging
-    hf_logging.set_verbosity_error(); hf_logging.disable_progress_bar()
     from stance_nb.core import outputs_dir, write_json, hardware, library_versions, git_sha, portable
     tok = AutoTokenizer.from_pretrained(minilm_path() if a.model is None or a.model in BERT_CONFIGS else a.model, local_files_only=True)
     load0 = loadavg()

