@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Sequence
 import numpy as np
 import pandas as pd
-from .core import outputs_dir, write_csv, write_json, write_text, portable_path, check_name
+from .core import data_dir as _data_dir, outputs_dir, write_csv, write_json, write_text, portable_path, check_name
 from .records import read_predictions
-from .data import DATASETS
+from .data import DATASETS, missing_files
 from .reference import reference
 from .robustness import relative_drop, resilience_rel
-from .papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS
+from .papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS, BENCHMARK_EXPERIMENT
 from .train import check_encoder
 from .experiment import (get_experiment, notebook_parameters, parameters, run_arguments, prepare, execute, run_on,
                          executor_from, data_specs, correctness_ratios, common_keys, Executor, RunResult, JobsFailed)
@@ -24,8 +24,9 @@ from .data.explore import save_figure
 from .experiment.significance import best_and_ties, mean_ranks, friedman, nemenyi_cd, NEMENYI_Q, cd_diagram, seed_test
 
 # %% auto #0
-__all__ = ['LEADERBOARD_MODELS', 'PUBLISHED', 'Leaderboard', 'published', 'build_leaderboard', 'leaderboard_parameters',
-           'leaderboard', 'robust_and_low_resource', 'to_markdown', 'figures', 'paper_sections', 'write_leaderboard',
+__all__ = ['LEADERBOARD_MODELS', 'OTHER_DATA', 'LEADERBOARD_DATASETS', 'PUBLISHED', 'Leaderboard', 'published',
+           'build_leaderboard', 'leaderboard_datasets', 'leaderboard_parameters', 'leaderboard',
+           'robust_and_low_resource', 'to_markdown', 'figures', 'paper_sections', 'write_leaderboard',
            'imported_scores', 'import_leaderboard']
 
 # %% ../nbs/11d_leaderboard.ipynb #b6dfa701
@@ -33,6 +34,13 @@ LEADERBOARD_MODELS = {   # leaderboard name -> the benchmark's row: one recipe p
     'majority': 'Majority baseline', 'random': 'Random baseline', 'fasttext': 'fastText',
     'sdl': 'BERT_SDL',   # the encoder of `model` fine-tuned on each dataset alone (the paper's recipe; `epochs`, `lr` change it)
     'mdl': 'BERT_MDL'}   # the encoder of `model` fine-tuned on all chosen datasets at once, a head each
+OTHER_DATA = {   # the other papers' datasets as the leaderboard runs them, one train/test split each: (data entry, the setting in words)
+    'xstance': ({'dataset': 'xstance'}, 'X-stance (Vamvas & Sennrich 2020): every language (de, fr, it) and its three test sets together'),
+    'cheese': ({'dataset': 'cheese', 'test_fold': 0, 'dev_fraction': 0.1},
+               'CHeeSE (Mascarell et al. 2021): fold 0 of its five as the test set, the other four train, 10 % of them (stratified, seed 0) dev'),
+    'ezstance': ({'dataset': 'ezstance'}, "EZ-STANCE (Zhao & Caragea 2024): subtask A, mixed targets (its Table 7's M->M split)"),
+    'vast': ({'dataset': 'vast'}, "VAST (Allaway & McKeown 2020): all topics (EZ-STANCE's Table 9)")}
+LEADERBOARD_DATASETS = [*BENCHMARK_EXPERIMENT.data, *OTHER_DATA]   # every registered dataset a leaderboard can run on
 PUBLISHED = ('schiller2021', '4', 'Schiller et al. (2021), Table 4: macro-F1 of BERT-large for sdl and mdl, mean over 5 seeds')  # beside each cell
 
 @dataclass
@@ -96,13 +104,17 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
         table[f'{k}'] = a['mean']; table[f'{k} std'] = a['std']; table[f'{k} n'] = a['count']
         if len(tests): table[f'{k} tied'] = tests[tests.key == k].set_index('system').tied_with_best
         if any((sy, k) in pub for sy in systems): table[f'{k} published'] = [pub.get((sy, k), np.nan) for sy in systems]
+    o = res.scores   # each dataset's own metric, where it is not macro-F1 (FNC-1's score, SemEval-2016's F1 avg, X-stance's F1, ...)
+    o = o[(o.test == 'test') & (o.ratio == 1.0) & (o.metric != 'f1_macro') & o.row.isin(list(rows)) & o.key.isin(keys)].assign(system=lambda d: d.row.map(rows))
+    official = dict(sorted(o.groupby('key').metric.first().items()))
+    for (k, m), g in o.groupby(['key', 'metric']): table[f'{k} {m}'] = g.groupby('system').value.mean()
     table['mean'] = mean[common].mean(axis=1) if common else np.nan
     table['mean over'] = len(common)
     if pub:   # the paper's side over the same datasets; none where the paper lacks one of them
         table['mean published'] = [np.mean([pub[sy, k] for k in common]) if common and all((sy, k) in pub for k in common) else np.nan for sy in systems]
     stats = dict(common=common, left_out={k: 'not every system has it' for k in keys if k not in common}, n_resamples=n_resamples,
                  seed=seed, alpha=alpha, seeds=sorted({int(x) for x in s.seed.dropna()}), test='paired bootstrap of macro-F1 on the test examples',
-                 failed=[list(f) for f in failed], published=PUBLISHED[2] if pub else None)
+                 failed=[list(f) for f in failed], published=PUBLISHED[2] if pub else None, official=official)
     if len(common) >= 2 and len(systems) >= 2:
         table['mean rank'] = mean_ranks(mean[common])
     if len(common) >= 2 and len(systems) >= 3:
@@ -110,10 +122,37 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
         if len(systems) <= 10: stats['critical_difference'] = nemenyi_cd(len(systems), len(common), alpha)
     return table.reset_index(names='system'), tests, stats
 
+def leaderboard_datasets(datasets:Sequence[str]|None=None, # names of `LEADERBOARD_DATASETS`; None: every one whose files are present
+                         data:dict|None=None,                 # your own datasets: alone in the run when `datasets` is empty
+                         data_dir:str|None=None) -> tuple[list, dict]:
+    """The registered datasets a leaderboard runs on, and those it leaves out with why: the ones named, each of which must be
+    present, else every one whose files are in the data directory (none when your own `data` runs alone)."""
+    datasets = list(datasets or [])
+    if bad := sorted(set(datasets) - set(LEADERBOARD_DATASETS)): raise ValueError(f"parameter datasets: unknown {bad}; valid: {LEADERBOARD_DATASETS}")
+    if len(set(datasets)) < len(datasets): raise ValueError(f"parameter datasets={datasets}: values must be distinct")
+    if not datasets and data: return [], {}
+    missing = {k: missing_files(k, data_dir) for k in datasets or LEADERBOARD_DATASETS}
+    where = lambda k: _data_dir(data_dir, DATASETS[k].folder)
+    if datasets and (gone := [k for k in datasets if missing[k]]):
+        k = gone[0]
+        raise ValueError(f"dataset {k!r}: {where(k)} lacks {missing[k]}. {DATASETS[k].source}")
+    keep = [k for k in datasets or LEADERBOARD_DATASETS if not missing[k]]
+    if not keep: raise ValueError(f"no registered dataset's files are in {_data_dir(data_dir)}: point data_dir or $STANCE_NB_DATA at your data, "
+                                  "or give your own datasets (data)")
+    return keep, {k: f"not in {where(k)}: lacks {', '.join(m[:3])}{' ...' if len(m) > 3 else ''}" for k, m in missing.items() if m}
+
+def _leaderboard_data(keys:Sequence[str], data:dict|None, max_train:int|None) -> tuple[list, dict]:
+    """The benchmark notebook's `datasets` and `data` for the leaderboard's datasets: the benchmark's own by name; the other papers'
+    (and every one when `max_train` caps the training sets) as data entries; your datasets with the cap unless they set their own."""
+    cap = {'max_train': max_train} if max_train is not None else {}
+    named = [k for k in keys if k in BENCHMARK_EXPERIMENT.data and not cap]
+    extra = {k: {**(OTHER_DATA[k][0] if k in OTHER_DATA else {'dataset': k}), **cap} for k in keys if k not in named}
+    return named, {**extra, **{k: {**cap, **v} for k, v in (data or {}).items()}}
+
 def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=None, seeds:Sequence[int]=(1,), model:str|None=None,
                            data:dict|None=None, epochs:int|None=None, lr:float|None=None, run_name:str='leaderboard',
                            n_resamples:int=1000, alpha:float=0.05, data_dir:str|None=None, attacks:Sequence[str]=(),
-                           ratios:Sequence[float]=()) -> dict:
+                           ratios:Sequence[float]=(), max_train:int|None=None) -> dict:
     """The benchmark's parameters for a leaderboard (`leaderboard`'s arguments), each checked before anything is read or trained:
     known and distinct models, known datasets, distinct seeds, a plain run name, resamples and α in range, your datasets' options,
     and an encoder that loads (for `sdl` and `mdl`). Every error is a `ValueError` naming the input and what was expected."""
@@ -126,8 +165,14 @@ def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=Non
         raise ValueError(f"n_resamples={n_resamples!r}: expected an int >= 100")
     if isinstance(alpha, bool) or alpha not in NEMENYI_Q:
         raise ValueError(f"alpha={alpha!r}: expected a significance level of the Nemenyi table, one of {sorted(NEMENYI_Q)} (Demšar 2006, Table 5(a))")
+    if max_train is not None and (isinstance(max_train, bool) or not isinstance(max_train, int) or max_train < 1):
+        raise ValueError(f"max_train={max_train!r}: expected a positive number of training rows")
+    if max_train is not None and ratios:
+        raise ValueError("max_train and ratios: the training shares are the benchmark's fixed subsets of the full training sets; choose one")
     try: data_specs(data)
     except (KeyError, TypeError) as e: raise ValueError(str(e).strip("'\"")) from None
+    keys, _ = leaderboard_datasets(datasets, data, data_dir)
+    names, data = _leaderboard_data(keys, data, max_train)
     if bad := sorted(set(attacks) - set(BENCHMARK_ATTACKS)): raise ValueError(f"attacks: unknown {bad}; valid attacks: {', '.join(BENCHMARK_ATTACKS)}")
     if len(set(attacks)) < len(attacks): raise ValueError(f"attacks={list(attacks)}: expected distinct names")
     shares = [r for r in BENCHMARK_RATIOS if r < 1]
@@ -137,7 +182,7 @@ def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=Non
         raise ValueError("attacks and ratios are reported for sdl and mdl (the benchmark attacks and subsamples its encoders, not the baselines): add one of them to models")
     ns = notebook_parameters('benchmark')
     ns.update(rows=[LEADERBOARD_MODELS[m] for m in models], tables=['4'], seeds=list(seeds), ratios=sorted({*ratios, 1.0}),
-              datasets=list(datasets or []), data=data or {})
+              datasets=names, data=data)
     for k, v in dict(model=model, epochs=epochs, lr=lr, data_dir=data_dir).items():
         if v is not None: ns[k] = v
     P = parameters(ns, 'benchmark')
@@ -160,7 +205,7 @@ def _check_own_data(prep, data:dict|None) -> list:
     return own
 
 def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
-                datasets:Sequence[str]|None=None, # registered datasets (default: every benchmark dataset whose data is present)
+                datasets:Sequence[str]|None=None, # `LEADERBOARD_DATASETS` (default: every one whose data is present; none beside your `data`)
                 seeds:Sequence[int]=(1,),         # seeds of seeded systems
                 model:str|None=None,              # the encoder of `sdl`/`mdl` (a Hub id or folder; default: the benchmark's)
                 data:dict|None=None,              # your own datasets, as the result notebooks' `data` parameter
@@ -170,11 +215,13 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
                 executor:Executor|None=None,      # where the jobs run (default: this process)
                 data_dir:str|None=None,
                 attacks:Sequence[str]=(),         # attacked test sets to report for sdl/mdl (`BENCHMARK_ATTACKS`)
-                ratios:Sequence[float]=()) -> Leaderboard: # training shares below 1 to report for sdl/mdl
+                ratios:Sequence[float]=(),        # training shares below 1 to report for sdl/mdl
+                max_train:int|None=None) -> Leaderboard: # train every system on a seeded sample of at most this many rows per dataset
     """Run (or reuse from the benchmark's job store: jobs are the benchmark notebook's own) every system on every dataset, then
     write one table with significance, a self-contained HTML page and figures to `outputs/leaderboard/`. Bad input stops before
     any job; jobs that fail show as failed in the table, and the call then ends with `JobsFailed`."""
-    P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios)
+    P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios, max_train)
+    _, absent = leaderboard_datasets(datasets, data, data_dir)
     rows = {LEADERBOARD_MODELS[m]: m for m in models}
     run_kw, folder, stem = run_arguments(get_experiment('benchmark'), P)
     prep = prepare(**run_kw)
@@ -182,14 +229,17 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     ex = executor or executor_from('local')
     res = execute(prep, allow_failed=True) if ex.kind == 'local' else run_on(ex, **run_kw)
     gold, preds = _gold_and_predictions(prep, res, rows)
-    table, tests, stats = build_leaderboard(res, gold, preds, rows, n_resamples, seed, alpha, published(rows, prep.keys, own))
+    capped = list(prep.keys) if max_train is not None else []   # trained on a sample: the paper's full-data numbers are not beside them
+    table, tests, stats = build_leaderboard(res, gold, preds, rows, n_resamples, seed, alpha, published(rows, prep.keys, own + capped))
     if attacks or ratios:
         extra, stats['robust'] = robust_and_low_resource(res.scores, rows, attacks, ratios)
         table = table.join(extra, on='system')
         for (k, r), why in prep.inp.no_subset.items():   # a dataset without a training subset at that share: named, not silently missing
             if f'{round(100 * r)}%' in stats['robust']: stats['robust'][f'{round(100 * r)}%'].setdefault('not_run', {})[k] = str(why)
-    stats['skipped'] = {**prep.inp.missing, **res.skipped}
+    stats['skipped'] = {**absent, **prep.inp.missing, **res.skipped}
     if own: stats['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in own}
+    if max_train is not None: stats['max_train'] = max_train
+    if other := {k: OTHER_DATA[k][1] for k in prep.keys if k in OTHER_DATA}: stats['other_papers'] = other
     lb = Leaderboard(table, tests, stats, res)
     out = outputs_dir(None, 'leaderboard')
     lb.files = write_leaderboard(lb, out, run_name, paper_sections(out.parent))
@@ -290,8 +340,21 @@ def to_markdown(lb:Leaderboard) -> str:
     if failed: notes.append('failed (the job raised; its folder keeps error.json): ' + ', '.join(f'{sy} on {k}' for sy, k in sorted(failed)) + '.')
     if st.get('skipped'): notes.append('not run: ' + '; '.join(f"{k}: {str(v).splitlines()[0][:160]}" for k, v in st['skipped'].items()) + '.')
     if st.get('own_data'): notes.append('your data: ' + '; '.join(f'{k}: {v}' for k, v in st['own_data'].items()) + '.')
+    if st.get('max_train'): notes.append(f"every system trained on a seeded sample of at most {st['max_train']} training rows of each dataset (split seed 0): "
+                                         "no published number beside these cells.")
+    if st.get('other_papers'): notes.append("the other papers' datasets, one split each: " + '; '.join(st['other_papers'].values())
+                                            + "; no published number beside them (their papers report other splits, means over folds or other systems).")
     if st.get('imported', {}).get('left_out'): notes += [f"not merged: {n}." for n in st['imported']['left_out']]
-    return '\n'.join(lines) + '\n\n' + '\n'.join(f'- {n}' for n in notes) + '\n' + _robust_markdown(lb)
+    return '\n'.join(lines) + '\n\n' + '\n'.join(f'- {n}' for n in notes) + '\n' + _official_markdown(lb) + _robust_markdown(lb)
+
+def _official_markdown(lb:Leaderboard) -> str:
+    "Each dataset's own metric where it is not macro-F1 (the original papers' measure, as Table 4 prints it in parentheses), mean over seeds."
+    off, t = lb.stats.get('official') or {}, lb.table.set_index('system')
+    if not off: return ''
+    head = ['system', *(f'{k} ({m})' for k, m in off.items())]
+    lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
+    lines += ['| ' + ' | '.join([sy, *(_fmt(t.loc[sy, f'{k} {m}']) if f'{k} {m}' in t else '–' for k, m in off.items())]) + ' |' for sy in t.index]
+    return "\n### Each dataset's own metric\n\n" + '\n'.join(lines) + '\n\n- the original papers\' measure where it is not macro-F1, mean over seeds; no test of significance.\n'
 
 def _robust_markdown(lb:Leaderboard) -> str:
     "The column groups of `robust_and_low_resource` as a second Markdown table, with the datasets each is over."

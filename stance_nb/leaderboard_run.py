@@ -10,7 +10,7 @@ from .core import repo_root
 from .experiment import parameters, notebook_parameters, data_specs, executor_from
 from .experiment.significance import NEMENYI_Q
 from .papers.benchmark import BENCHMARK_ATTACKS
-from .leaderboard import LEADERBOARD_MODELS, Leaderboard, leaderboard, leaderboard_parameters
+from .leaderboard import LEADERBOARD_MODELS, LEADERBOARD_DATASETS, Leaderboard, leaderboard, leaderboard_parameters
 
 # %% auto #0
 __all__ = ['SMOKE_RUN', 'leaderboard_choices', 'leaderboard_notebook_parameters', 'leaderboard_arguments', 'run_leaderboard',
@@ -18,8 +18,8 @@ __all__ = ['SMOKE_RUN', 'leaderboard_choices', 'leaderboard_notebook_parameters'
 
 # %% ../nbs/11e_leaderboard_run.ipynb #971b27c5
 def leaderboard_choices() -> dict:
-    "Valid values of the leaderboard notebook's `in NAME` parameters besides the benchmark's datasets: its models, significance levels and attacks."
-    return dict(models=list(LEADERBOARD_MODELS), alphas=sorted(NEMENYI_Q), attacks=list(BENCHMARK_ATTACKS))
+    "Valid values of the leaderboard notebook's `in NAME` parameters: its datasets, models, significance levels and attacks."
+    return dict(models=list(LEADERBOARD_MODELS), leaderboard_datasets=list(LEADERBOARD_DATASETS), alphas=sorted(NEMENYI_Q), attacks=list(BENCHMARK_ATTACKS))
 
 def _executor(P:dict):
     "The executor of the parameters `executor`, `workers`, `slurm` (as `reproduce` builds it)."
@@ -46,7 +46,7 @@ def leaderboard_arguments(P:dict,               # the checked parameters (`leade
     kw = dict(models=list(P['models']), datasets=list(P.get('datasets') or []) or None, seeds=list(P['seeds']), model=P.get('model'),
               data=P.get('data') or None, epochs=P.get('epochs'), lr=P.get('lr'), run_name=P['run_name'],
               n_resamples=P['n_resamples'], alpha=P['alpha'], executor=_executor(P), data_dir=P.get('data_dir'),
-              attacks=list(P.get('attacks') or []), ratios=list(P.get('ratios') or []))
+              attacks=list(P.get('attacks') or []), ratios=list(P.get('ratios') or []), max_train=P.get('max_train'))
     if not P.get('smoke'): return kw
     if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
     default = notebook_parameters('leaderboard')

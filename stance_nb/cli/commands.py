@@ -185,7 +185,7 @@ def _predict(args) -> dict:
     if not len(raw): raise StanceDataError("no rows to label", path=args.input, expected='a header and at least one row')
     if 'csv' in args.format and args.label_column in raw.columns:
         raise UsageError(f"{args.input} has a column {args.label_column!r} already; name the predictions' column with --label-column")
-    predict, info = load_predictor(args.run, args.head, args.batch_size)
+    predict, info = load_predictor(args.run, args.head, args.batch_size, args.mixed_precision)
     if args.head is not None and info['kind'] not in ('mdl', 'fasttext'):
         raise UsageError(f"--head chooses one head of an MDL run (or one model of a baselines job); {args.run} is one {info['kind']} model")
     if info['pair'] and cols['target'] not in raw.columns:
@@ -321,8 +321,8 @@ def _leaderboard(args) -> dict:
     from stance_nb.leaderboard import LEADERBOARD_MODELS, leaderboard, leaderboard_parameters, import_leaderboard
     if args.models: _check('model', args.models, LEADERBOARD_MODELS)
     if args.import_tables:
-        if args.datasets or args.model or args.data or args.epochs or args.lr or args.seeds or args.attacks or args.ratios:
-            raise UsageError("--import-tables reads finished tables: --datasets, --model, --data, --epochs, --lr, --seeds, --attacks and --ratios do not apply")
+        if args.datasets or args.model or args.data or args.epochs or args.lr or args.seeds or args.attacks or args.ratios or args.max_train:
+            raise UsageError("--import-tables reads finished tables: --datasets, --model, --data, --epochs, --lr, --seeds, --attacks, --ratios and --max-train do not apply")
         lb = import_leaderboard(Path(args.import_tables).expanduser(), models=args.models or None,
                                 run_name=None if args.run_name == 'leaderboard' else args.run_name, alpha=args.alpha)
         return dict(command='leaderboard', imported=True, table=lb.table.to_dict('records'), stats=lb.stats, files=lb.files,
@@ -332,7 +332,7 @@ def _leaderboard(args) -> dict:
     except ValueError as e: raise UsageError(f"--data: not JSON ({e})")
     kw = dict(datasets=args.datasets or None, seeds=list(args.seeds or (1,)), model=args.model, data=data, epochs=args.epochs, lr=args.lr,
               run_name=args.run_name, n_resamples=args.resamples, alpha=args.alpha, data_dir=args.data_dir, attacks=args.attacks,
-              ratios=args.ratios)
+              ratios=args.ratios, max_train=args.max_train)
     try: leaderboard_parameters(args.models, **kw)   # every input checked before anything is read, trained or written
     except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\""))
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())

@@ -66,6 +66,8 @@ def _predict_options(pr):
                     help='jsonl (official format), csv (the input with a label column), or both (the default; also jsonl,csv)')
     pr.add_argument('--label-column', default='label', help='name of the predicted-label column of the CSV output')
     pr.add_argument('--batch-size', type=_POSITIVE, default=64, help='prediction batch size')
+    pr.add_argument('--mixed-precision', choices=['auto', 'no', 'bf16', 'fp16'], default='auto',
+                    help="transformers: the forward's precision (default auto: bf16 on GPUs and on CPUs with native bf16, as training; no: fp32)")
     _run_options(pr, seeds=False)
 
 def _evaluate_options(e):
@@ -122,7 +124,8 @@ def _leaderboard_options(b):
     b.add_argument('--models', type=_names, default=[], help='comma-separated: majority, random, fasttext, sdl, mdl (the benchmark\'s recipes); required unless --import-tables')
     b.add_argument('--import-tables', metavar='FOLDER', help='no run: one leaderboard of the committed tables of earlier runs in FOLDER '
                    '(its sources.json lists them), marked imported, written into FOLDER')
-    b.add_argument('--datasets', type=_names, default=[], help='registered datasets (default: every benchmark dataset whose data is present)')
+    b.add_argument('--datasets', type=_names, default=[], help="registered datasets: the benchmark's ten, xstance, cheese, ezstance, vast "
+                   "(default: every one whose data is present; with --data only yours)")
     b.add_argument('--model', help='the encoder of sdl/mdl: a Hub id or folder (default: the benchmark\'s)')
     b.add_argument('--epochs', type=_POSITIVE, help='sdl/mdl epochs (default: the recipe\'s)')
     b.add_argument('--lr', type=float, help='sdl/mdl learning rate (default: the recipe\'s)')
@@ -132,6 +135,7 @@ def _leaderboard_options(b):
     b.add_argument('--resamples', type=_POSITIVE, default=1000, help='bootstrap resamples of each significance test (default 1000)')
     b.add_argument('--alpha', type=float, default=0.05, help='significance level (default 0.05)')
     b.add_argument('--attacks', type=_names, default=[], help='attacked test sets reported for sdl/mdl: spelling, negation, paraphrase')
+    b.add_argument('--max-train', type=_POSITIVE, help='train every system on a seeded sample of at most this many rows per dataset (a quick look; no published numbers beside)')
     b.add_argument('--ratios', type=_shares, default=[], help='training shares reported for sdl/mdl: 0.1, 0.3, 0.7 (the benchmark\'s), e.g. 0.1,0.3')
     b.add_argument('--executor', choices=['local', 'submitit', 'submitit-local'], help='where the jobs run (see reproduce --help)')
     b.add_argument('--workers', type=_POSITIVE, help='workers sharing the job store')

@@ -14,7 +14,7 @@ from ..core import sha256_file
 
 # %% auto #0
 __all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'check_rows',
-           'fingerprint', 'require_text', 'require_file', 'read_table', 'safe_extract', 'download']
+           'fingerprint', 'require_text', 'require_file', 'read_table', 'safe_extract', 'missing_files', 'download']
 
 # %% ../../nbs/01_data.core.ipynb #8b3205dc
 TIDY_COLUMNS = ('id', 'split', 'target', 'text', 'label')
@@ -229,6 +229,15 @@ def safe_extract(archive:str|Path, # a zip or tar(.gz/.bz2/.xz) file
     raise StanceDataError(f"not an archive (kind {kind!r})", path=archive, expected='a zip or tar archive')
 
 # %% ../../nbs/01_data.core.ipynb #e330f0be
+def missing_files(name:str,                  # a key of `DATASETS`
+                  data_dir:str|Path|None=None, # data directory (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dir`)
+                 ) -> list[str]:
+    "The files dataset `name`'s loader needs that are not in its folder (relative to it); `[]`: all there, or your own files."
+    info = DATASETS[name]
+    if info.folder is None: return []
+    folder = _data_dir(data_dir, info.folder)
+    return [f for f in info.files if not (folder/f).exists()]
+
 def download(name:str,                  # a key of `DATASETS`
              data_dir:str|Path|None=None, # data directory (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dir`)
              force:bool=False,          # download again even when the files are already there
@@ -240,7 +249,7 @@ def download(name:str,                  # a key of `DATASETS`
     info = DATASETS[name]
     if info.folder is None: raise ValueError(f"dataset {name!r} reads your own files; there is nothing to download")
     folder = _data_dir(data_dir, info.folder)
-    if info.files and not force and all((folder/f).exists() for f in info.files): return folder
+    if info.files and not force and not missing_files(name, data_dir): return folder
     if not info.url:
         raise StanceDataError(f"dataset {name!r} cannot be downloaded automatically. {info.source} "
                               f"Put the files {list(info.files)} into {folder}", path=folder, expected=f"the files {list(info.files)}")
