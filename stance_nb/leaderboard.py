@@ -152,7 +152,7 @@ def _leaderboard_data(keys:Sequence[str], data:dict|None, max_train:int|None) ->
 def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=None, seeds:Sequence[int]=(1,), model:str|None=None,
                            data:dict|None=None, epochs:int|None=None, lr:float|None=None, run_name:str='leaderboard',
                            n_resamples:int=1000, alpha:float=0.05, data_dir:str|None=None, attacks:Sequence[str]=(),
-                           ratios:Sequence[float]=(), max_train:int|None=None) -> dict:
+                           ratios:Sequence[float]=(), max_train:int|None=None, reuse_from:Sequence[str]=()) -> dict:
     """The benchmark's parameters for a leaderboard (`leaderboard`'s arguments), each checked before anything is read or trained:
     known and distinct models, known datasets, distinct seeds, a plain run name, resamples and α in range, your datasets' options,
     and an encoder that loads (for `sdl` and `mdl`). Every error is a `ValueError` naming the input and what was expected."""
@@ -167,6 +167,8 @@ def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=Non
         raise ValueError(f"alpha={alpha!r}: expected a significance level of the Nemenyi table, one of {sorted(NEMENYI_Q)} (Demšar 2006, Table 5(a))")
     if max_train is not None and (isinstance(max_train, bool) or not isinstance(max_train, int) or max_train < 1):
         raise ValueError(f"max_train={max_train!r}: expected a positive number of training rows")
+    if gone := [str(r) for r in reuse_from if not Path(r).expanduser().is_dir()]:
+        raise ValueError(f"reuse_from: no job store at {gone[0]} (expected a folder of job folders, e.g. results/benchmark/runs)")
     if max_train is not None and ratios:
         raise ValueError("max_train and ratios: the training shares are the benchmark's fixed subsets of the full training sets; choose one")
     try: data_specs(data)
@@ -216,14 +218,16 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
                 data_dir:str|None=None,
                 attacks:Sequence[str]=(),         # attacked test sets to report for sdl/mdl (`BENCHMARK_ATTACKS`)
                 ratios:Sequence[float]=(),        # training shares below 1 to report for sdl/mdl
-                max_train:int|None=None) -> Leaderboard: # train every system on a seeded sample of at most this many rows per dataset
+                max_train:int|None=None,          # train every system on a seeded sample of at most this many rows per dataset
+                reuse_from:Sequence[str]=()) -> Leaderboard: # other job stores (e.g. records committed with a run): their finished jobs are taken in
     """Run (or reuse from the benchmark's job store: jobs are the benchmark notebook's own) every system on every dataset, then
     write one table with significance, a self-contained HTML page and figures to `outputs/leaderboard/`. Bad input stops before
     any job; jobs that fail show as failed in the table, and the call then ends with `JobsFailed`."""
-    P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios, max_train)
+    P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios, max_train, reuse_from)
     _, absent = leaderboard_datasets(datasets, data, data_dir)
     rows = {LEADERBOARD_MODELS[m]: m for m in models}
     run_kw, folder, stem = run_arguments(get_experiment('benchmark'), P)
+    if reuse_from: run_kw['reuse'] = [str(Path(r).expanduser()) for r in reuse_from]
     prep = prepare(**run_kw)
     own = _check_own_data(prep, data)
     ex = executor or executor_from('local')

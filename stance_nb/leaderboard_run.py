@@ -46,7 +46,8 @@ def leaderboard_arguments(P:dict,               # the checked parameters (`leade
     kw = dict(models=list(P['models']), datasets=list(P.get('datasets') or []) or None, seeds=list(P['seeds']), model=P.get('model'),
               data=P.get('data') or None, epochs=P.get('epochs'), lr=P.get('lr'), run_name=P['run_name'],
               n_resamples=P['n_resamples'], alpha=P['alpha'], executor=_executor(P), data_dir=P.get('data_dir'),
-              attacks=list(P.get('attacks') or []), ratios=list(P.get('ratios') or []), max_train=P.get('max_train'))
+              attacks=list(P.get('attacks') or []), ratios=list(P.get('ratios') or []), max_train=P.get('max_train'),
+              reuse_from=list(P.get('reuse_from') or []))
     if not P.get('smoke'): return kw
     if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
     default = notebook_parameters('leaderboard')

@@ -26,14 +26,14 @@ def _data(d:Path, labels=None) -> str:
     if labels: spec['labels'] = labels
     return json.dumps({'mine': spec})
 
-def _reproduce(d:Path, out:Path, capfd, monkeypatch, rows='Majority baseline,fastText', labels=None, **params) -> dict:
+def _reproduce(d:Path, out:Path, capfd, monkeypatch, rows='Majority baseline,fastText', labels=None, extra=(), **params) -> dict:
     "`stance_nb reproduce benchmark` (Table 4, seed 1, full training data) on `mine` into the job store under `out`."
     argv = ['reproduce', 'benchmark', '-p', 'tables=4', '-p', f'rows={rows}', '-p', 'seeds=1', '-p', 'ratios=1.0', '-p', 'n_jobs=1',
             '-p', f'data={_data(d, labels)}']
     for k, v in params.items(): argv += ['-p', f'{k}={v}']
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(out))   # the command sets it for its run; restored after the test
     capfd.readouterr()
-    code = main(argv + ['--output-dir', str(out), '--json'])
+    code = main(argv + [*extra, '--output-dir', str(out), '--json'])
     cap = capfd.readouterr()
     assert code == 0, cap.err[-3000:]
     res = json.loads(cap.out)
@@ -126,6 +126,26 @@ def test_reuse_verifies_the_job_files(tamper, mine, tmp_path, capfd, monkeypatch
         again = _reproduce(mine, tmp_path/'a', capfd, monkeypatch)
     assert again['reused'] == 1 and again['scores'] == first['scores']   # the majority job reused, fastText run again
     assert _reproduce(mine, tmp_path/'a', capfd, monkeypatch)['reused'] == 2
+
+def test_finished_jobs_taken_from_another_store(mine, tmp_path, capfd, monkeypatch):
+    """`--from STORE` (the records committed with a run, or a shared store): its finished jobs with the same parameters and intact
+    files are copied in whole and reused, to the same numbers; one whose predictions changed is not taken (it runs again); a
+    store that does not exist is named before any job."""
+    first = _reproduce(mine, tmp_path/'a', capfd, monkeypatch)
+    committed = tmp_path/'committed'; shutil.copytree(tmp_path/'a'/'benchmark'/'runs', committed)
+    (committed/_job(tmp_path/'a', 'fastText').name/'.lock.1').write_text('{}')   # a claim left in the source is not copied
+    taken = _reproduce(mine, tmp_path/'b', capfd, monkeypatch, extra=['--from', str(committed)])
+    assert taken['reused'] == taken['jobs'] == 2 and taken['scores'] == first['scores'] and taken['folders'] == first['folders']
+    assert '2 finished job(s) taken into' in taken['err'] and not list((tmp_path/'b'/'benchmark'/'runs').glob('*/.lock.*'))
+    assert not list((tmp_path/'b'/'benchmark'/'runs').glob('.*'))   # no temporary copy left behind
+    _overwrite(committed/_job(tmp_path/'a', 'fastText').name)
+    with pytest.warns(UserWarning, match='changed after the job finished'):
+        fresh = _reproduce(mine, tmp_path/'c', capfd, monkeypatch, extra=['--from', str(committed)])
+    assert fresh['reused'] == 1 and fresh['scores'] == first['scores']   # majority taken, fastText run again to its true score
+    capfd.readouterr()
+    assert main(['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline', '-p', f'data={_data(mine)}',
+                 '--from', str(tmp_path/'nowhere'), '--output-dir', str(tmp_path/'d')]) == 1
+    assert f"reuse: no job store at {tmp_path/'nowhere'}" in capfd.readouterr().err and not (tmp_path/'d'/'benchmark'/'runs').exists()
 
 def test_one_scorer_convention(mine, tmp_path, capfd):
     "Perfect predictions score 1.0 whichever way they are scored, with a declared label absent from gold and predictions."

@@ -104,6 +104,8 @@ def _reproduce_options(r):
                    "on this machine, one GPU each), submitit (a Slurm job array)")
     x.add_argument('--workers', type=_POSITIVE, help='workers sharing the job store; with the local executor, N > 1 means submitit-local')
     x.add_argument('--wait', action='store_true', help='submit nothing: wait for the workers submitted earlier, then write the tables')
+    x.add_argument('--from', dest='reuse', action='append', default=[], metavar='JOB_STORE',
+                   help='another job store (e.g. results/benchmark/runs, committed): its finished jobs with the same parameters are copied in, not run again')
     x.add_argument('--detach', action='store_true', help='submit the workers and return; --wait (or the same command) writes the tables later')
     x.add_argument('--plan', action='store_true', help='print the jobs still to run with their estimated cost, device-hours and wall time '
                    'on 1, 4 and 16 workers; run nothing')
@@ -135,6 +137,8 @@ def _leaderboard_options(b):
     b.add_argument('--resamples', type=_POSITIVE, default=1000, help='bootstrap resamples of each significance test (default 1000)')
     b.add_argument('--alpha', type=float, default=0.05, help='significance level (default 0.05)')
     b.add_argument('--attacks', type=_names, default=[], help='attacked test sets reported for sdl/mdl: spelling, negation, paraphrase')
+    b.add_argument('--from', dest='reuse', action='append', default=[], metavar='JOB_STORE',
+                   help='another job store (e.g. results/benchmark/runs, committed): its finished jobs with the same parameters are taken in, not run again')
     b.add_argument('--max-train', type=_POSITIVE, help='train every system on a seeded sample of at most this many rows per dataset (a quick look; no published numbers beside)')
     b.add_argument('--ratios', type=_shares, default=[], help='training shares reported for sdl/mdl: 0.1, 0.3, 0.7 (the benchmark\'s), e.g. 0.1,0.3')
     b.add_argument('--executor', choices=['local', 'submitit', 'submitit-local'], help='where the jobs run (see reproduce --help)')

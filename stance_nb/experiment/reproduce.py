@@ -5,6 +5,7 @@
 # %% ../../nbs/10m_experiment.reproduce.ipynb #0659eff2
 from __future__ import annotations
 import os, tempfile
+from typing import Sequence
 from pathlib import Path
 from ..core import outputs_dir, portable_path
 from .spec import Experiment, RunResult, JobsFailed
@@ -48,9 +49,11 @@ def reproduce(exp:Experiment,  # from `EXPERIMENTS`
               params:dict,     # the notebook's parameters (checked by `parameters`)
               smoke:dict|None=None, # the smoke environment (fixture data folder, tiny models) when `params['smoke']`
               executor:Executor|None=None, # where the jobs run (default: the parameters' `executor`, `workers`, `slurm`)
+              reuse:Sequence=(),  # other job stores whose finished jobs with the same parameters are copied in, not run again (`prepare`)
              ) -> tuple[RunResult|None, dict]:
     "Run the experiment as the parameters say and write its tables; returns the run and the tables (`None, {}` when the workers were submitted without waiting)."
     run_kw, folder, stem = run_arguments(exp, params, smoke)
+    if reuse: run_kw['reuse'] = [str(r) for r in reuse]
     ex = executor or executor_from(params.get('executor') or 'local', params.get('workers'), slurm=params.get('slurm') or None)
     result = run_on(ex, finished_only=bool(params.get('finished_only')), **run_kw)
     if result is None: return None, {}

@@ -18,7 +18,7 @@ from ..metrics import score
 from ..records import RunRecord, read_predictions
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS)
 from .data import load_data, _split, _full_data_loads
-from .store import job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure
+from .store import job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished
 from .cost import CPU_CHECKPOINT_EVERY, _full_cpu_run, _announce_cpu_cost
 
 # %% auto #0
@@ -358,9 +358,12 @@ def prepare(exp:Experiment,
             attack_seed:int=0,              # seed of the attacked test sets
             strict:bool=True,               # missing data stops the run; False: data keys that cannot be read are left out, with a note
             specs:Mapping|None=None,        # data key -> `DataSpec` replacing or adding to the experiment's (e.g. other CV folds)
+            reuse:Sequence[str|Path]=(),    # other job stores (a shared one, records committed with a run): their finished jobs with the same
+                                            # parameters and intact files are copied in and reused, not run again
            ) -> Prepared:
     "Read what the run needs (data, test sets, fingerprints) and plan its jobs, each with its key and folder in the job store."
     t_start, git, settings = time.time(), git_sha(), dict(settings or {})   # the commit when the run starts: the code it runs, not a later one
+    if gone := [str(r) for r in reuse if not Path(r).is_dir()]: raise FileNotFoundError(f"reuse: no job store at {gone[0]} (expected a folder of job folders)")
     if settings.get('checkpoint_every') is None and _full_cpu_run(settings):
         settings['checkpoint_every'] = CPU_CHECKPOINT_EVERY   # an epoch of full data takes hours on a CPU: an interrupted job loses minutes, not its epoch
     if specs: exp = replace(exp, data={**exp.data, **specs})
@@ -375,6 +378,9 @@ def prepare(exp:Experiment,
               f"content of local models and the precision they trained in): delete those folders ({old[0].name}, ...) to free the space")
     inp = _read_inputs(exp, rows, keys, ratios, data_dir, strict, attack_seed, settings)
     plan = _plan(exp, rows, seeds, ratios, inp, settings, root)
+    if reuse:
+        took = collections.Counter(str(src) for job, ts, params, folder in plan if (src := import_finished(folder, params, [Path(r) for r in reuse])))
+        print(f"{sum(took.values())} finished job(s) taken into {portable_path(root)} from " + (', '.join(f'{portable_path(s)} ({n})' for s, n in took.items()) or 'none of ' + ', '.join(map(str, reuse))))
     return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed)
 
 def _done_after(folder:Path, after:float|None) -> bool:

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10h_experiment.store.ipynb #c4324c51
 from __future__ import annotations
-import collections, contextlib, json, os, re, socket, time, traceback, warnings
+import collections, contextlib, json, os, re, shutil, socket, time, traceback, warnings
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -18,7 +18,7 @@ from .spec import Job, SYSTEMS
 
 # %% auto #0
 __all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'job_key', 'content_key', 'job_params', 'job_dir', 'finished_record',
-           'older_jobs', 'save_job', 'save_failure', 'job_failure']
+           'import_finished', 'older_jobs', 'save_job', 'save_failure', 'job_failure']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
 KEY_VERSION = 2   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in
@@ -100,6 +100,26 @@ def finished_record(folder:Path, params:dict) -> RunRecord|None:
 
 def _lines(path:Path) -> int:
     with open(path, 'rb') as f: return sum(1 for _ in f)
+
+def import_finished(folder:Path,          # the job's folder in this job store
+                    params:dict,           # its parameters (`job_params`)
+                    sources:Sequence[Path], # other job stores (a shared one, the records committed with a run), searched in order
+                   ) -> Path|None:
+    """Copy the job's finished record and predictions from the first of `sources` that holds them with the same parameters and
+    intact files (`finished_record`) into `folder`, when `folder` does not exist yet; returns that source (`None`: nothing taken).
+    The copy lands whole or not at all (a temporary sibling renamed into place), so a reader never sees half of it."""
+    if folder.exists(): return None
+    for src in sources:
+        cand = Path(src)/folder.name
+        if cand.resolve() == folder.resolve() or finished_record(cand, params) is None: continue
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = folder.parent/f'.{folder.name}.import-{os.getpid()}'
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.copytree(cand, tmp, ignore=shutil.ignore_patterns('.lock.*', 'error.json', '.*'))
+        try: os.rename(tmp, folder)
+        except OSError: shutil.rmtree(tmp, ignore_errors=True); return None   # another worker took it in first
+        return Path(src)
+    return None
 
 def older_jobs(root:Path) -> list[Path]:
     "The job folders of `root` whose records were keyed by an earlier `KEY_VERSION` (never reused)."
