@@ -42,6 +42,22 @@ def test_leaderboard_equals_table4_and_reuses(tmp_path, capfd, monkeypatch):
     assert page.count('data:image/png;base64') == 3 and 'Friedman test over 5 datasets and 3 systems' in page
     assert "Each paper's tables" in page and '<summary>table4</summary>' in page   # the benchmark run above, its Table 4 on the page
 
+COMMITTED = Path(__file__).resolve().parents[1]/'results'/'benchmark'/'runs'   # the job records of the README's main command
+
+@needs_mirror
+def test_leaderboard_from_the_committed_records(tmp_path, capfd, monkeypatch):
+    """On a fresh machine the README's quoted run is not re-run: `--from results/benchmark/runs` takes its finished jobs in (the
+    records and predicted labels committed with it), so the leaderboard has its per-dataset tests and equals the committed Table 4."""
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
+    lb = _json(['leaderboard', '--models', 'majority,random,fasttext', '--datasets', ','.join(MIRROR), '--seeds', '1,2', '--from', str(COMMITTED)], capfd)
+    assert lb['conditions']['reused'] == lb['conditions']['jobs'] == 25 and len(lb['tests']) == 15
+    t4 = pd.read_csv(COMMITTED.parent/'benchmark_table4.csv')
+    table = pd.DataFrame(lb['table']).set_index('system')
+    for d in MIRROR:   # seeds 1-2 of the committed five: the random and fastText cells are means over those two
+        for sy, row in (('majority', 'Majority baseline'),):
+            assert table.loc[sy, d] == pytest.approx(t4[(t4.row == row) & (t4.column == d) & (t4.metric == 'f1_macro')].ours_mean.iloc[0], abs=1e-12)
+    assert (tmp_path/'out'/'benchmark'/'runs').is_dir() and len(list((tmp_path/'out'/'benchmark'/'runs').iterdir())) == 25
+
 def test_unknown_model_is_refused(capfd, tmp_path, monkeypatch):
     "An unknown model name: exit 2 naming the valid ones, nothing written."
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
@@ -110,6 +126,7 @@ def test_bad_input_stops_before_any_job(tmp_path, capfd, monkeypatch):
              (['--models', 'fasttext,fasttext'], "expected distinct names"),
              (['--models', 'majority', '--alpha', '1.5'], 'alpha=1.5: expected a significance level of the Nemenyi table'),
              (['--models', 'majority', '--data', '{"mine": {"dataset": "csv", "colour": 1}}'], "unknown option(s) ['colour']"),
+             (['--models', 'majority', '--datasets', 'ibmcs', '--from', str(tmp_path/'nowhere')], f"reuse_from: no job store at {tmp_path/'nowhere'}"),
              (['--import-tables', str(tmp_path), '--seeds', '1'], '--import-tables reads finished tables')]
     for argv, msg in cases:
         with pytest.raises(SystemExit) as e: main(['leaderboard', *argv])
