@@ -5,7 +5,7 @@
 # %% ../nbs/11d_leaderboard.ipynb #510d659f
 from __future__ import annotations
 import base64, html, json, math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
 import numpy as np
@@ -17,15 +17,15 @@ from .reference import reference
 from .robustness import relative_drop, resilience_rel
 from .papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS, BENCHMARK_EXPERIMENT
 from .train import check_encoder
-from .experiment import (get_experiment, notebook_parameters, parameters, run_arguments, prepare, execute, run_on,
+from .experiment import (Row, get_experiment, notebook_parameters, parameters, run_arguments, prepare, execute, run_on,
                          executor_from, data_specs, correctness_ratios, common_keys, Executor, RunResult, JobsFailed)
 from matplotlib.figure import Figure
 from .data.explore import save_figure
 from .experiment.significance import best_and_ties, mean_ranks, friedman, nemenyi_cd, NEMENYI_Q, cd_diagram, seed_test
 
 # %% auto #0
-__all__ = ['LEADERBOARD_MODELS', 'OTHER_DATA', 'LEADERBOARD_DATASETS', 'PUBLISHED', 'Leaderboard', 'published',
-           'build_leaderboard', 'leaderboard_datasets', 'leaderboard_parameters', 'leaderboard',
+__all__ = ['LEADERBOARD_MODELS', 'NLI_MODEL', 'OTHER_DATA', 'LEADERBOARD_DATASETS', 'PUBLISHED', 'nli_row', 'Leaderboard',
+           'published', 'build_leaderboard', 'leaderboard_datasets', 'leaderboard_parameters', 'leaderboard',
            'robust_and_low_resource', 'to_markdown', 'figures', 'paper_sections', 'write_leaderboard',
            'imported_scores', 'import_leaderboard']
 
@@ -33,7 +33,14 @@ __all__ = ['LEADERBOARD_MODELS', 'OTHER_DATA', 'LEADERBOARD_DATASETS', 'PUBLISHE
 LEADERBOARD_MODELS = {   # leaderboard name -> the benchmark's row: one recipe per system, the benchmark's (Schiller et al. 2021)
     'majority': 'Majority baseline', 'random': 'Random baseline', 'fasttext': 'fastText',
     'sdl': 'BERT_SDL',   # the encoder of `model` fine-tuned on each dataset alone (the paper's recipe; `epochs`, `lr` change it)
-    'mdl': 'BERT_MDL'}   # the encoder of `model` fine-tuned on all chosen datasets at once, a head each
+    'mdl': 'BERT_MDL',   # the encoder of `model` fine-tuned on all chosen datasets at once, a head each
+    'nli': 'NLI zero-shot'} # an MNLI checkpoint (`nli_model`) scoring each test set untrained: not a benchmark row (EZ-STANCE's BART-MNLI)
+NLI_MODEL = 'facebook/bart-large-mnli'   # the EZ-STANCE paper's zero-shot NLI row (Zhao & Caragea 2024, Table 7: BART-MNLI)
+
+def nli_row(checkpoint:str=NLI_MODEL) -> Row:
+    "The leaderboard's NLI row: `checkpoint` zero-shot, the target itself as the hypothesis, stance labels mapped to NLI labels by name (`stance_nli_map`)."
+    return Row('NLI zero-shot', 'nli_zero_shot', {'checkpoint': checkpoint, 'prompt': 'none'}, tables=('4',),
+               note='an NLI checkpoint without training: not in the benchmark paper')
 OTHER_DATA = {   # the other papers' datasets as the leaderboard runs them, one train/test split each: (data entry, the setting in words)
     'xstance': ({'dataset': 'xstance'}, 'X-stance (Vamvas & Sennrich 2020): every language (de, fr, it) and its three test sets together'),
     'cheese': ({'dataset': 'cheese', 'test_fold': 0, 'dev_fraction': 0.1},
@@ -152,7 +159,7 @@ def _leaderboard_data(keys:Sequence[str], data:dict|None, max_train:int|None) ->
 def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=None, seeds:Sequence[int]=(1,), model:str|None=None,
                            data:dict|None=None, epochs:int|None=None, lr:float|None=None, run_name:str='leaderboard',
                            n_resamples:int=1000, alpha:float=0.05, data_dir:str|None=None, attacks:Sequence[str]=(),
-                           ratios:Sequence[float]=(), max_train:int|None=None, reuse_from:Sequence[str]=()) -> dict:
+                           ratios:Sequence[float]=(), max_train:int|None=None, reuse_from:Sequence[str]=(), nli_model:str|None=None) -> dict:
     """The benchmark's parameters for a leaderboard (`leaderboard`'s arguments), each checked before anything is read or trained:
     known and distinct models, known datasets, distinct seeds, a plain run name, resamples and α in range, your datasets' options,
     and an encoder that loads (for `sdl` and `mdl`). Every error is a `ValueError` naming the input and what was expected."""
@@ -183,12 +190,14 @@ def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=Non
     if (attacks or ratios) and not {'sdl', 'mdl'} & set(models):
         raise ValueError("attacks and ratios are reported for sdl and mdl (the benchmark attacks and subsamples its encoders, not the baselines): add one of them to models")
     ns = notebook_parameters('benchmark')
-    ns.update(rows=[LEADERBOARD_MODELS[m] for m in models], tables=['4'], seeds=list(seeds), ratios=sorted({*ratios, 1.0}),
+    if nli_model is not None and 'nli' not in models: raise ValueError("nli_model is the checkpoint of the nli system: add nli to models")
+    ns.update(rows=[LEADERBOARD_MODELS[m] for m in models if m != 'nli'], tables=['4'], seeds=list(seeds), ratios=sorted({*ratios, 1.0}),
               datasets=names, data=data)
     for k, v in dict(model=model, epochs=epochs, lr=lr, data_dir=data_dir).items():
         if v is not None: ns[k] = v
     P = parameters(ns, 'benchmark')
     if {'sdl', 'mdl'} & set(models): check_encoder(P['model'])
+    if 'nli' in models: check_encoder(nli_model or NLI_MODEL)
     return P
 
 def _check_own_data(prep, data:dict|None) -> list:
@@ -219,14 +228,19 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
                 attacks:Sequence[str]=(),         # attacked test sets to report for sdl/mdl (`BENCHMARK_ATTACKS`)
                 ratios:Sequence[float]=(),        # training shares below 1 to report for sdl/mdl
                 max_train:int|None=None,          # train every system on a seeded sample of at most this many rows per dataset
-                reuse_from:Sequence[str]=()) -> Leaderboard: # other job stores (e.g. records committed with a run): their finished jobs are taken in
+                reuse_from:Sequence[str]=(),      # other job stores (e.g. records committed with a run): their finished jobs are taken in
+                nli_model:str|None=None) -> Leaderboard: # the checkpoint of `nli` (default `NLI_MODEL`)
     """Run (or reuse from the benchmark's job store: jobs are the benchmark notebook's own) every system on every dataset, then
     write one table with significance, a self-contained HTML page and figures to `outputs/leaderboard/`. Bad input stops before
     any job; jobs that fail show as failed in the table, and the call then ends with `JobsFailed`."""
-    P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios, max_train, reuse_from)
+    P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios, max_train,
+                               reuse_from, nli_model)
     _, absent = leaderboard_datasets(datasets, data, data_dir)
     rows = {LEADERBOARD_MODELS[m]: m for m in models}
-    run_kw, folder, stem = run_arguments(get_experiment('benchmark'), P)
+    exp = get_experiment('benchmark')
+    if 'nli' in models: exp = replace(exp, rows=[*exp.rows, nli_row(nli_model or NLI_MODEL)])   # the benchmark's job store, one row more
+    run_kw, folder, stem = run_arguments(exp, P)
+    run_kw['rows'] = [r for r in exp.rows if r.name in rows]
     if reuse_from: run_kw['reuse'] = [str(Path(r).expanduser()) for r in reuse_from]
     prep = prepare(**run_kw)
     own = _check_own_data(prep, data)
@@ -243,6 +257,7 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     stats['skipped'] = {**absent, **prep.inp.missing, **res.skipped}
     if own: stats['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in own}
     if max_train is not None: stats['max_train'] = max_train
+    if 'nli' in models: stats['nli'] = dict(checkpoint=nli_model or NLI_MODEL, prompt='none (the target is the hypothesis)', trained=False)
     if other := {k: OTHER_DATA[k][1] for k in prep.keys if k in OTHER_DATA}: stats['other_papers'] = other
     lb = Leaderboard(table, tests, stats, res)
     out = outputs_dir(None, 'leaderboard')
@@ -344,6 +359,8 @@ def to_markdown(lb:Leaderboard) -> str:
     if failed: notes.append('failed (the job raised; its folder keeps error.json): ' + ', '.join(f'{sy} on {k}' for sy, k in sorted(failed)) + '.')
     if st.get('skipped'): notes.append('not run: ' + '; '.join(f"{k}: {str(v).splitlines()[0][:160]}" for k, v in st['skipped'].items()) + '.')
     if st.get('own_data'): notes.append('your data: ' + '; '.join(f'{k}: {v}' for k, v in st['own_data'].items()) + '.')
+    if st.get('nli'): notes.append(f"nli: {st['nli']['checkpoint']} zero-shot (no training), the target as the hypothesis; each dataset's labels "
+                                   "mapped to entailment, contradiction and neutral by name.")
     if st.get('max_train'): notes.append(f"every system trained on a seeded sample of at most {st['max_train']} training rows of each dataset (split seed 0): "
                                          "no published number beside these cells.")
     if st.get('other_papers'): notes.append("the other papers' datasets, one split each: " + '; '.join(st['other_papers'].values())

@@ -47,7 +47,7 @@ def leaderboard_arguments(P:dict,               # the checked parameters (`leade
               data=P.get('data') or None, epochs=P.get('epochs'), lr=P.get('lr'), run_name=P['run_name'],
               n_resamples=P['n_resamples'], alpha=P['alpha'], executor=_executor(P), data_dir=P.get('data_dir'),
               attacks=list(P.get('attacks') or []), ratios=list(P.get('ratios') or []), max_train=P.get('max_train'),
-              reuse_from=list(P.get('reuse_from') or []))
+              reuse_from=list(P.get('reuse_from') or []), nli_model=P.get('nli_model'))
     if not P.get('smoke'): return kw
     if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
     default = notebook_parameters('leaderboard')

@@ -63,7 +63,7 @@ def test_unknown_model_is_refused(capfd, tmp_path, monkeypatch):
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
     with pytest.raises(SystemExit) as e: main(['leaderboard', '--models', 'majority,bert9'])
     assert e.value.code == 2
-    assert "unknown model 'bert9'; valid models: fasttext, majority, mdl, random, sdl" in capfd.readouterr().err and not (tmp_path/'out').exists()
+    assert "unknown model 'bert9'; valid models: fasttext, majority, mdl, nli, random, sdl" in capfd.readouterr().err and not (tmp_path/'out').exists()
 
 CHROMIUM = next((shutil.which(b) for b in ('chromium', 'chromium-browser', 'google-chrome') if shutil.which(b)), None)
 
@@ -114,6 +114,25 @@ def test_other_papers_datasets_and_max_train(tmp_path, capfd, monkeypatch):
     assert e.value.code == 2 and f"dataset 'xstance': {data/'xstance'} lacks ['train.jsonl']" in capfd.readouterr().err
     assert _files_under(out) == before
 
+def test_nli_zero_shot_beside_the_benchmark_rows(tmp_path, capfd, monkeypatch):
+    """`nli`: an MNLI checkpoint scores every test set untrained (each dataset's labels mapped to NLI labels by name), in the
+    benchmark's job store: a second call re-runs nothing, and a local checkpoint whose weights change is run again."""
+    from stance_nb.fixtures.benchmark import write_benchmark_fixtures
+    from stance_nb.fixtures.papers import write_xstance
+    from stance_nb.test_utils import tiny_bert
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
+    data = tmp_path/'data'; write_benchmark_fixtures(data, names=['ibmcs', 'semeval2019t7']); write_xstance(data/'xstance', n=3)
+    nli = {0: 'ENTAILMENT', 1: 'NEUTRAL', 2: 'CONTRADICTION'}
+    tiny_bert(tmp_path/'mnli', num_labels=3, id2label=nli, label2id={v: k for k, v in nli.items()}, seed=0)
+    argv = ['leaderboard', '--models', 'majority,nli', '--nli-model', str(tmp_path/'mnli'), '--data-dir', str(data), '--resamples', '200']
+    lb = _json(argv, capfd)
+    table = pd.DataFrame(lb['table']).set_index('system')
+    assert list(table.index) == ['majority', 'nli'] and lb['stats']['common'] == ['ibmcs', 'semeval2019t7', 'xstance']
+    assert table.loc['nli', ['ibmcs', 'semeval2019t7', 'xstance']].notna().all() and lb['stats']['nli']['checkpoint'] == str(tmp_path/'mnli')
+    assert _json(argv, capfd)['conditions']['reused'] == 6   # 2 systems x 3 datasets
+    tiny_bert(tmp_path/'mnli', num_labels=3, id2label=nli, label2id={v: k for k, v in nli.items()}, seed=1)   # other weights, same folder
+    assert _json(argv, capfd)['conditions']['reused'] == 3   # only the majority jobs
+
 def _files_under(p:Path) -> list: return sorted(str(f) for f in p.rglob('*') if f.is_file()) if p.exists() else []
 
 def test_bad_input_stops_before_any_job(tmp_path, capfd, monkeypatch):
@@ -127,6 +146,8 @@ def test_bad_input_stops_before_any_job(tmp_path, capfd, monkeypatch):
              (['--models', 'majority', '--alpha', '1.5'], 'alpha=1.5: expected a significance level of the Nemenyi table'),
              (['--models', 'majority', '--data', '{"mine": {"dataset": "csv", "colour": 1}}'], "unknown option(s) ['colour']"),
              (['--models', 'majority', '--datasets', 'ibmcs', '--from', str(tmp_path/'nowhere')], f"reuse_from: no job store at {tmp_path/'nowhere'}"),
+             (['--models', 'majority,nli', '--datasets', 'ibmcs', '--nli-model', str(broken)], f"model {str(broken)!r}: its config does not load"),
+             (['--models', 'majority', '--datasets', 'ibmcs', '--nli-model', 'roberta-large-mnli'], 'add nli to models'),
              (['--import-tables', str(tmp_path), '--seeds', '1'], '--import-tables reads finished tables')]
     for argv, msg in cases:
         with pytest.raises(SystemExit) as e: main(['leaderboard', *argv])

@@ -67,7 +67,8 @@ INVALID = {
                         ({'alpha': 1.5}, "alpha: unknown [1.5]"), ({'n_resamples': 10}, 'n_resamples=10: expected >= 100'),
                         ({'smoke': 'yes'}, 'smoke'), ({'attacks': ['bogus']}, "attacks: unknown ['bogus']"),
                         ({'max_train': 0}, 'max_train=0: expected > 0'), ({'max_train': 50, 'ratios': [0.1]}, 'max_train and ratios'),
-                        ({'datasets': ['ezstance']}, "dataset 'ezstance':"), ({'reuse_from': ['/nonexistent/store']}, 'reuse_from: no job store at')],
+                        ({'datasets': ['ezstance']}, "dataset 'ezstance':"), ({'reuse_from': ['/nonexistent/store']}, 'reuse_from: no job store at'),
+                        ({'nli_model': 'roberta-large-mnli', 'models': ['majority']}, 'add nli to models')],
 }
 FIRST_CHECK_CELL = 1   # code cell 0 holds the parameters; validation must fail in the next one
 

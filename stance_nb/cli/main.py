@@ -123,12 +123,13 @@ def _shares(s:str) -> list:
     except ValueError: raise argparse.ArgumentTypeError(f"expected comma-separated numbers such as 0.1,0.3, got {s!r}")
 
 def _leaderboard_options(b):
-    b.add_argument('--models', type=_names, default=[], help='comma-separated: majority, random, fasttext, sdl, mdl (the benchmark\'s recipes); required unless --import-tables')
+    b.add_argument('--models', type=_names, default=[], help='comma-separated: majority, random, fasttext, sdl, mdl (the benchmark\'s recipes), nli (an MNLI checkpoint zero-shot); required unless --import-tables')
     b.add_argument('--import-tables', metavar='FOLDER', help='no run: one leaderboard of the committed tables of earlier runs in FOLDER '
                    '(its sources.json lists them), marked imported, written into FOLDER')
     b.add_argument('--datasets', type=_names, default=[], help="registered datasets: the benchmark's ten, xstance, cheese, ezstance, vast "
                    "(default: every one whose data is present; with --data only yours)")
     b.add_argument('--model', help='the encoder of sdl/mdl: a Hub id or folder (default: the benchmark\'s)')
+    b.add_argument('--nli-model', help='the MNLI checkpoint of nli (zero-shot): a Hub id or folder (default: facebook/bart-large-mnli)')
     b.add_argument('--epochs', type=_POSITIVE, help='sdl/mdl epochs (default: the recipe\'s)')
     b.add_argument('--lr', type=float, help='sdl/mdl learning rate (default: the recipe\'s)')
     b.add_argument('--data', help='your own datasets as JSON, as the result notebooks\' `data` parameter')

@@ -68,7 +68,7 @@ def job_params(job:Job, fps:dict, settings:dict,
     if keep.get('attack_options'):   # the paraphrase attack's translation models likewise
         keep['attack_options'] = {a: {k: (_keyed_model(v) if k == 'models' else v) for k, v in o.items()} for a, o in keep['attack_options'].items()}
     p = dict(key_version=KEY_VERSION, row=job.row.name, system=job.row.system, system_version=SYSTEMS[job.row.system].version,
-             options=job.row.options, seed=job.seed, ratio=job.ratio, attacks=list(job.row.attacks), data={k: fps[k] for k in sorted(fps)},
+             options={k: (_keyed_model(v) if k == 'checkpoint' else v) for k, v in job.row.options.items()}, seed=job.seed, ratio=job.ratio, attacks=list(job.row.attacks), data={k: fps[k] for k in sorted(fps)},
              labels={k: (list(v) if v is not None else None) for k, v in sorted((labels or {}).items())}, settings=keep)
     if precision is not None: p['precision'] = precision
     return p

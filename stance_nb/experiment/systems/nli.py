@@ -34,8 +34,9 @@ def _hf_kwargs(ctx) -> dict: return {'local_files_only': True} if ctx.settings.g
 def _nli_zero_shot(ctx):
     "An MNLI checkpoint scores each test set without training (the paper's BART-MNLI row)."
     from stance_nb.nli import load_nli_model, zero_shot_nli, ezstance_model
-    name = ctx.row.options.get('model', ctx.row.name)
-    ckpt, prompt = str(model_of(ctx, name)), ctx.row.options.get('prompt', ezstance_model(name)['prompt'])
+    name, opt = ctx.row.options.get('model', ctx.row.name), ctx.row.options
+    ckpt = str(opt['checkpoint']) if opt.get('checkpoint') else str(model_of(ctx, name))   # a row of its own checkpoint (the leaderboard's), else the run's models
+    prompt = opt['prompt'] if 'prompt' in opt else ezstance_model(name)['prompt']
     model, tok = load_nli_model(ckpt, device=ctx.settings.get('device'), **_hf_kwargs(ctx))
     preds = {}
     for (k, t), frame in ctx.tests.items():
