@@ -85,6 +85,14 @@ def test_precision_is_in_the_key(mine, tmp_path, capfd, monkeypatch):
     assert again['reused'] == 0 and again['folders'] != first['folders']
     assert json.loads((tmp_path/'a'/'benchmark'/'runs'/again['folders'][0]/'record.json').read_text())['params']['precision'] == other
 
+def test_baselines_keyed_by_their_own_settings(mine, tmp_path, capfd, monkeypatch):
+    """A baseline's job is keyed by the settings it reads: another encoder or other encoder epochs for the same run re-run
+    only the encoder's jobs (a leaderboard of a new encoder reuses the baselines), while a fastText setting re-runs fastText."""
+    first = _reproduce(mine, tmp_path/'a', capfd, monkeypatch)
+    other = _reproduce(mine, tmp_path/'a', capfd, monkeypatch, model=str(mine/'tiny'), epochs=1)
+    assert other['reused'] == 2 and other['scores'] == first['scores'] and other['folders'] == first['folders']
+    assert _reproduce(mine, tmp_path/'a', capfd, monkeypatch, fasttext_preset='xstance')['reused'] == 1   # majority only
+
 def test_older_job_store_named(mine, tmp_path, capfd, monkeypatch):
     "Jobs keyed by an earlier version of the job store are not reused; one line names the folder to delete."
     first = _reproduce(mine, tmp_path/'a', capfd, monkeypatch)

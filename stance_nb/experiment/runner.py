@@ -374,8 +374,8 @@ def prepare(exp:Experiment,
     if unknown: raise KeyError(f"experiment {exp.name!r} has no data {unknown}; valid: {list(exp.data)}")
     root = Path(out) if out is not None else outputs_dir(None, exp.name, 'runs')
     if old := older_jobs(root):
-        print(f"{root}: {len(old)} job(s) keyed by an earlier version of the job store are not reused (their keys lack the declared labels, the "
-              f"content of local models and the precision they trained in): delete those folders ({old[0].name}, ...) to free the space")
+        print(f"{root}: {len(old)} job(s) keyed by an earlier version of the job store are not reused (see KEY_VERSION: "
+              f"version 3 keys the baselines by their own settings only): delete those folders ({old[0].name}, ...) to free the space")
     inp = _read_inputs(exp, rows, keys, ratios, data_dir, strict, attack_seed, settings)
     plan = _plan(exp, rows, seeds, ratios, inp, settings, root)
     if reuse:

@@ -21,7 +21,8 @@ __all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'job_key', 'content_ke
            'import_finished', 'older_jobs', 'save_job', 'save_failure', 'job_failure']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
-KEY_VERSION = 2   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in
+KEY_VERSION = 3   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in;
+                  # 3: a system that declares the settings it reads is keyed by those alone (a baseline by its own, not the encoders')
 
 def job_key(params:dict) -> str:
     "The short hash of a job's parameters that ends its folder's name."
@@ -64,7 +65,10 @@ def job_params(job:Job, fps:dict, settings:dict,
                precision:str|None=None,   # what the job trains in ('bf16', 'no', ...; not 'auto'), for systems that train an encoder
               ) -> dict:
     "Everything that determines a job's result: row, system and its version, options, seed, ratio, data and test-set fingerprints, declared labels, settings (local models by content), precision."
-    keep = {k: (_keyed_model(v) if k in MODEL_SETTINGS else v) for k, v in settings.items() if k not in NOT_IN_KEY}
+    reads = SYSTEMS[job.row.system].settings
+    keep = {k: (_keyed_model(v) if k in MODEL_SETTINGS else v) for k, v in settings.items()
+            if k not in NOT_IN_KEY and (reads is None or k in reads or k == 'smoke')}
+    if reads is not None and 'overrides' in keep: keep['overrides'] = {s: o for s, o in (keep['overrides'] or {}).items() if s == job.row.system}
     if keep.get('attack_options'):   # the paraphrase attack's translation models likewise
         keep['attack_options'] = {a: {k: (_keyed_model(v) if k == 'models' else v) for k, v in o.items()} for a, o in keep['attack_options'].items()}
     p = dict(key_version=KEY_VERSION, row=job.row.name, system=job.row.system, system_version=SYSTEMS[job.row.system].version,

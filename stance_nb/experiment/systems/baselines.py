@@ -28,24 +28,24 @@ def _predict_all(ctx:Context, fit:Callable) -> dict:
             if k == key: preds[k, t] = list(m.predict(frame))
     return preds
 
-@register_system('majority', seeded=False, constant=True)
+@register_system('majority', seeded=False, constant=True, settings=())
 def _majority(ctx):
     from stance_nb.baselines import Majority
     return _predict_all(ctx, lambda tr, k: Majority().fit(tr)), {}
 
-@register_system('target_majority', seeded=False, constant=True)
+@register_system('target_majority', seeded=False, constant=True, settings=('by', 'overrides'))
 def _target_majority(ctx):
     from stance_nb.baselines import TargetMajority
     by = ctx.option('by', 'target')
     return _predict_all(ctx, lambda tr, k: TargetMajority(by=by).fit(tr)), {'by': by}
 
-@register_system('random')
+@register_system('random', settings=())
 def _random(ctx):
     from stance_nb.baselines import RandomBaseline
     return _predict_all(ctx, lambda tr, k: RandomBaseline(seed=ctx.seed).fit(tr)), {}
 
 # %% ../../../nbs/10c_experiment.systems.baselines.ipynb #66828f87
-@register_system('fasttext')
+@register_system('fasttext', settings=('preset', 'lr', 'epochs', 'select', 'dim', 'overrides'))
 def _fasttext(ctx):
     "fastText with a preset of `stance_nb.baselines.FASTTEXT_PRESETS`: its grid chosen on dev (on the preset's metric, or the row's `select`), or its fixed cell."
     from stance_nb.baselines import FASTTEXT_PRESETS, fasttext_grid, FastTextClassifier
