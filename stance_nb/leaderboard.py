@@ -24,9 +24,9 @@ from .data.explore import save_figure
 from .experiment.significance import best_and_ties, mean_ranks, friedman, nemenyi_cd, NEMENYI_Q, cd_diagram, seed_test
 
 # %% auto #0
-__all__ = ['LEADERBOARD_MODELS', 'NLI_MODEL', 'OTHER_DATA', 'LEADERBOARD_DATASETS', 'PUBLISHED', 'nli_row', 'Leaderboard',
-           'published', 'build_leaderboard', 'leaderboard_datasets', 'leaderboard_parameters', 'leaderboard',
-           'robust_and_low_resource', 'to_markdown', 'figures', 'paper_sections', 'write_leaderboard',
+__all__ = ['LEADERBOARD_MODELS', 'NLI_MODEL', 'OTHER_DATA', 'LEADERBOARD_DATASETS', 'PUBLISHED', 'encoder_names', 'nli_row',
+           'Leaderboard', 'published', 'build_leaderboard', 'leaderboard_datasets', 'leaderboard_parameters',
+           'leaderboard', 'robust_and_low_resource', 'to_markdown', 'figures', 'paper_sections', 'write_leaderboard',
            'imported_scores', 'import_leaderboard']
 
 # %% ../nbs/11d_leaderboard.ipynb #b6dfa701
@@ -36,6 +36,13 @@ LEADERBOARD_MODELS = {   # leaderboard name -> the benchmark's row: one recipe p
     'mdl': 'BERT_MDL',   # the encoder of `model` fine-tuned on all chosen datasets at once, a head each
     'nli': 'NLI zero-shot'} # an MNLI checkpoint (`nli_model`) scoring each test set untrained: not a benchmark row (EZ-STANCE's BART-MNLI)
 NLI_MODEL = 'facebook/bart-large-mnli'   # the EZ-STANCE paper's zero-shot NLI row (Zhao & Caragea 2024, Table 7: BART-MNLI)
+
+def encoder_names(model:str|Sequence[str]|None) -> dict:
+    "Encoder -> the name its sdl/mdl rows carry in the table: '' for one encoder (the rows are `sdl`, `mdl`), else its folder's or Hub id's last part."
+    ms = [model] if model is None or isinstance(model, str) else list(model)
+    if len(ms) < 2: return {m: '' for m in ms}
+    tags = [(Path(m).parent.name if Path(m).name == 'model' else Path(m).name) or m for m in ms]
+    return {m: t if tags.count(t) == 1 else f'{t}#{i + 1}' for i, (m, t) in enumerate(zip(ms, tags))}
 
 def nli_row(checkpoint:str=NLI_MODEL) -> Row:
     "The leaderboard's NLI row: `checkpoint` zero-shot, the target itself as the hypothesis, stance labels mapped to NLI labels by name (`stance_nli_map`)."
@@ -191,12 +198,16 @@ def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=Non
         raise ValueError("attacks and ratios are reported for sdl and mdl (the benchmark attacks and subsamples its encoders, not the baselines): add one of them to models")
     ns = notebook_parameters('benchmark')
     if nli_model is not None and 'nli' not in models: raise ValueError("nli_model is the checkpoint of the nli system: add nli to models")
+    encoders = list(encoder_names(model))
+    if len(encoders) > 1 and len(set(encoders)) < len(encoders): raise ValueError(f"model={encoders}: expected distinct encoders")
+    if len(encoders) > 1 and not {'sdl', 'mdl'} & set(models): raise ValueError("several encoders (model) are compared as sdl and mdl: add one of them to models")
     ns.update(rows=[LEADERBOARD_MODELS[m] for m in models if m != 'nli'], tables=['4'], seeds=list(seeds), ratios=sorted({*ratios, 1.0}),
               datasets=names, data=data)
-    for k, v in dict(model=model, epochs=epochs, lr=lr, data_dir=data_dir).items():
+    for k, v in dict(model=encoders[0], epochs=epochs, lr=lr, data_dir=data_dir).items():
         if v is not None: ns[k] = v
     P = parameters(ns, 'benchmark')
-    if {'sdl', 'mdl'} & set(models): check_encoder(P['model'])
+    if {'sdl', 'mdl'} & set(models):
+        for m in [P['model'], *encoders[1:]]: check_encoder(m)
     if 'nli' in models: check_encoder(nli_model or NLI_MODEL)
     return P
 
@@ -218,7 +229,7 @@ def _check_own_data(prep, data:dict|None) -> list:
 def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
                 datasets:Sequence[str]|None=None, # `LEADERBOARD_DATASETS` (default: every one whose data is present; none beside your `data`)
                 seeds:Sequence[int]=(1,),         # seeds of seeded systems
-                model:str|None=None,              # the encoder of `sdl`/`mdl` (a Hub id or folder; default: the benchmark's)
+                model:str|Sequence[str]|None=None, # the encoder of `sdl`/`mdl` (a Hub id or folder; default: the benchmark's); several: compared
                 data:dict|None=None,              # your own datasets, as the result notebooks' `data` parameter
                 epochs:int|None=None, lr:float|None=None, # change the encoder recipe
                 run_name:str='leaderboard',
@@ -236,11 +247,19 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios, max_train,
                                reuse_from, nli_model)
     _, absent = leaderboard_datasets(datasets, data, data_dir)
-    rows = {LEADERBOARD_MODELS[m]: m for m in models}
-    exp = get_experiment('benchmark')
-    if 'nli' in models: exp = replace(exp, rows=[*exp.rows, nli_row(nli_model or NLI_MODEL)])   # the benchmark's job store, one row more
+    exp, names = get_experiment('benchmark'), encoder_names(model)
+    rows = {LEADERBOARD_MODELS[m]: m + (f' ({names[P["model"]]})' if m in ('sdl', 'mdl') and len(names) > 1 else '') for m in models}
+    more = [nli_row(nli_model or NLI_MODEL)] if 'nli' in models else []   # rows beyond the benchmark's, in its job store
+    for m, tag in list(names.items())[1:]:   # each further encoder: the sdl/mdl rows again, reading their own entry of `models`
+        for sy in ('sdl', 'mdl'):
+            if sy not in models: continue
+            base = exp.row(LEADERBOARD_MODELS[sy])
+            more.append(replace(base, name=f'{base.name} [{tag}]', options={**base.options, 'encoder': f'BERT [{tag}]'}))
+            rows[more[-1].name] = f'{sy} ({tag})'
+    if more: exp = replace(exp, rows=[*exp.rows, *more])
     run_kw, folder, stem = run_arguments(exp, P)
     run_kw['rows'] = [r for r in exp.rows if r.name in rows]
+    run_kw['settings']['models'].update({f'BERT [{t}]': m for m, t in list(names.items())[1:]})
     if reuse_from: run_kw['reuse'] = [str(Path(r).expanduser()) for r in reuse_from]
     prep = prepare(**run_kw)
     own = _check_own_data(prep, data)
@@ -257,6 +276,7 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     stats['skipped'] = {**absent, **prep.inp.missing, **res.skipped}
     if own: stats['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in own}
     if max_train is not None: stats['max_train'] = max_train
+    if len(names) > 1 and {'sdl', 'mdl'} & set(models): stats['encoders'] = {t: m for m, t in names.items()}
     if 'nli' in models: stats['nli'] = dict(checkpoint=nli_model or NLI_MODEL, prompt='none (the target is the hypothesis)', trained=False)
     if other := {k: OTHER_DATA[k][1] for k in prep.keys if k in OTHER_DATA}: stats['other_papers'] = other
     lb = Leaderboard(table, tests, stats, res)
@@ -359,6 +379,7 @@ def to_markdown(lb:Leaderboard) -> str:
     if failed: notes.append('failed (the job raised; its folder keeps error.json): ' + ', '.join(f'{sy} on {k}' for sy, k in sorted(failed)) + '.')
     if st.get('skipped'): notes.append('not run: ' + '; '.join(f"{k}: {str(v).splitlines()[0][:160]}" for k, v in st['skipped'].items()) + '.')
     if st.get('own_data'): notes.append('your data: ' + '; '.join(f'{k}: {v}' for k, v in st['own_data'].items()) + '.')
+    if st.get('encoders'): notes.append('encoders of sdl and mdl (one recipe for all): ' + '; '.join(f'{t}: {m}' for t, m in st['encoders'].items()) + '.')
     if st.get('nli'): notes.append(f"nli: {st['nli']['checkpoint']} zero-shot (no training), the target as the hypothesis; each dataset's labels "
                                    "mapped to entailment, contradiction and neutral by name.")
     if st.get('max_train'): notes.append(f"every system trained on a seeded sample of at most {st['max_train']} training rows of each dataset (split seed 0): "

@@ -133,6 +133,23 @@ def test_nli_zero_shot_beside_the_benchmark_rows(tmp_path, capfd, monkeypatch):
     tiny_bert(tmp_path/'mnli', num_labels=3, id2label=nli, label2id={v: k for k, v in nli.items()}, seed=1)   # other weights, same folder
     assert _json(argv, capfd)['conditions']['reused'] == 3   # only the majority jobs
 
+def test_two_encoders_compared(tmp_path, capfd, monkeypatch):
+    """`--model A,B`: each encoder's sdl row on the same datasets with one recipe, named by its folder; each is keyed by its own
+    model alone, so a later run with A only reuses A's jobs (and the majority's) and trains nothing."""
+    from stance_nb.fixtures.benchmark import write_benchmark_fixtures
+    from stance_nb.test_utils import tiny_bert
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
+    data = tmp_path/'data'; write_benchmark_fixtures(data, names=['ibmcs', 'semeval2016t6'])
+    for name, seed in (('tiny-a', 0), ('tiny-b', 1)): tiny_bert(tmp_path/name, num_labels=3, seed=seed)
+    argv = ['leaderboard', '--models', 'majority,sdl', '--data-dir', str(data), '--epochs', '1', '--resamples', '200']
+    both = _json(argv + ['--model', f"{tmp_path/'tiny-a'},{tmp_path/'tiny-b'}"], capfd)
+    table = pd.DataFrame(both['table']).set_index('system')
+    assert list(table.index) == ['majority', 'sdl (tiny-a)', 'sdl (tiny-b)'] and both['stats']['common'] == ['ibmcs', 'semeval2016t6']
+    assert both['stats']['encoders'] == {'tiny-a': str(tmp_path/'tiny-a'), 'tiny-b': str(tmp_path/'tiny-b')}
+    one = _json(argv + ['--model', str(tmp_path/'tiny-a')], capfd)
+    assert one['conditions']['reused'] == one['conditions']['jobs'] == 4   # majority and sdl with A on two datasets: nothing trained
+    assert pd.DataFrame(one['table']).set_index('system').loc['sdl', 'ibmcs'] == table.loc['sdl (tiny-a)', 'ibmcs']
+
 def _files_under(p:Path) -> list: return sorted(str(f) for f in p.rglob('*') if f.is_file()) if p.exists() else []
 
 def test_bad_input_stops_before_any_job(tmp_path, capfd, monkeypatch):

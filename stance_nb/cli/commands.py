@@ -7,7 +7,7 @@ from __future__ import annotations
 import json, math, os, sys
 from dataclasses import replace
 from pathlib import Path
-from .options import UsageError, data_spec, config_changes, _PLAN_SKIP, _BASELINE_SYSTEMS
+from .options import UsageError, data_spec, config_changes, _names, _PLAN_SKIP, _BASELINE_SYSTEMS
 from ..predict import load_predictor
 from ..core import StanceDataError
 
@@ -330,7 +330,7 @@ def _leaderboard(args) -> dict:
     if not args.models: raise UsageError("--models is required (e.g. --models majority,fasttext,sdl), unless --import-tables")
     try: data = json.loads(args.data) if args.data else None
     except ValueError as e: raise UsageError(f"--data: not JSON ({e})")
-    kw = dict(datasets=args.datasets or None, seeds=list(args.seeds or (1,)), model=args.model, data=data, epochs=args.epochs, lr=args.lr,
+    kw = dict(datasets=args.datasets or None, seeds=list(args.seeds or (1,)), model=_names(args.model) if args.model and ',' in args.model else args.model, data=data, epochs=args.epochs, lr=args.lr,
               run_name=args.run_name, n_resamples=args.resamples, alpha=args.alpha, data_dir=args.data_dir, attacks=args.attacks,
               ratios=args.ratios, max_train=args.max_train, reuse_from=args.reuse, nli_model=args.nli_model)
     try: leaderboard_parameters(args.models, **kw)   # every input checked before anything is read, trained or written

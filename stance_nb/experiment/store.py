@@ -17,12 +17,13 @@ from ..claims import worker_id
 from .spec import Job, SYSTEMS
 
 # %% auto #0
-__all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'job_key', 'content_key', 'job_params', 'job_dir', 'finished_record',
-           'import_finished', 'older_jobs', 'save_job', 'save_failure', 'job_failure']
+__all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'job_key', 'content_key', 'row_model', 'job_params', 'job_dir',
+           'finished_record', 'import_finished', 'older_jobs', 'save_job', 'save_failure', 'job_failure']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
 KEY_VERSION = 3   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in;
-                  # 3: a system that declares the settings it reads is keyed by those alone (a baseline by its own, not the encoders')
+                  # 3: a system that declares the settings it reads is keyed by those alone (a baseline by its own, not the encoders'),
+                  #    and of the run's `models` a job is keyed by the one its row names (`row_model`), not by the other rows' models
 
 def job_key(params:dict) -> str:
     "The short hash of a job's parameters that ends its folder's name."
@@ -60,6 +61,10 @@ def _keyed_model(v):
     if isinstance(v, str) and v and Path(v).expanduser().exists(): return f'{v}#sha256:{content_key(v)}'
     return v
 
+def row_model(row) -> str:
+    "The entry of the run's `models` a row reads (`model_of`, the encoders' `encoder` option): its `encoder` option, else its `model` option, else its name."
+    return row.options.get('encoder') or row.options.get('model') or row.name
+
 def job_params(job:Job, fps:dict, settings:dict,
                labels:Mapping|None=None,  # data key -> its declared label list (`None`: the labels of its rows)
                precision:str|None=None,   # what the job trains in ('bf16', 'no', ...; not 'auto'), for systems that train an encoder
@@ -68,6 +73,7 @@ def job_params(job:Job, fps:dict, settings:dict,
     reads = SYSTEMS[job.row.system].settings
     keep = {k: (_keyed_model(v) if k in MODEL_SETTINGS else v) for k, v in settings.items()
             if k not in NOT_IN_KEY and (reads is None or k in reads or k == 'smoke')}
+    if isinstance(keep.get('models'), dict): keep['models'] = {n: m for n, m in keep['models'].items() if n == row_model(job.row)}
     if reads is not None and 'overrides' in keep: keep['overrides'] = {s: o for s, o in (keep['overrides'] or {}).items() if s == job.row.system}
     if keep.get('attack_options'):   # the paraphrase attack's translation models likewise
         keep['attack_options'] = {a: {k: (_keyed_model(v) if k == 'models' else v) for k, v in o.items()} for a, o in keep['attack_options'].items()}
