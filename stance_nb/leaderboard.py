@@ -276,6 +276,7 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     stats['skipped'] = {**absent, **prep.inp.missing, **res.skipped}
     if own: stats['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in own}
     if max_train is not None: stats['max_train'] = max_train
+    if prep.not_taken: stats['not_taken'] = prep.not_taken
     if len(names) > 1 and {'sdl', 'mdl'} & set(models): stats['encoders'] = {t: m for m, t in names.items()}
     if 'nli' in models: stats['nli'] = dict(checkpoint=nli_model or NLI_MODEL, prompt='none (the target is the hypothesis)', trained=False)
     if other := {k: OTHER_DATA[k][1] for k in prep.keys if k in OTHER_DATA}: stats['other_papers'] = other
@@ -386,6 +387,8 @@ def to_markdown(lb:Leaderboard) -> str:
                                          "no published number beside these cells.")
     if st.get('other_papers'): notes.append("the other papers' datasets, one split each: " + '; '.join(st['other_papers'].values())
                                             + "; no published number beside them (their papers report other splits, means over folds or other systems).")
+    if st.get('not_taken'): notes.append('not taken from the other job stores (run here instead): '
+                                         + '; '.join(f'{k}: {v}' for k, v in st['not_taken'].items()) + '.')
     if st.get('imported', {}).get('left_out'): notes += [f"not merged: {n}." for n in st['imported']['left_out']]
     return '\n'.join(lines) + '\n\n' + '\n'.join(f'- {n}' for n in notes) + '\n' + _official_markdown(lb) + _robust_markdown(lb)
 

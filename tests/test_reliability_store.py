@@ -137,8 +137,9 @@ def test_reuse_verifies_the_job_files(tamper, mine, tmp_path, capfd, monkeypatch
 
 def test_finished_jobs_taken_from_another_store(mine, tmp_path, capfd, monkeypatch):
     """`--from STORE` (the records committed with a run, or a shared store): its finished jobs with the same parameters and intact
-    files are copied in whole and reused, to the same numbers; one whose predictions changed is not taken (it runs again); a
-    store that does not exist is named before any job."""
+    files are copied in whole and reused, to the same numbers; one whose predictions changed is not taken (it runs again); one
+    for the same row and data with other parameters is named with the fields that differ; a store that does not exist is named
+    before any job."""
     first = _reproduce(mine, tmp_path/'a', capfd, monkeypatch)
     committed = tmp_path/'committed'; shutil.copytree(tmp_path/'a'/'benchmark'/'runs', committed)
     (committed/_job(tmp_path/'a', 'fastText').name/'.lock.1').write_text('{}')   # a claim left in the source is not copied
@@ -150,6 +151,8 @@ def test_finished_jobs_taken_from_another_store(mine, tmp_path, capfd, monkeypat
     with pytest.warns(UserWarning, match='changed after the job finished'):
         fresh = _reproduce(mine, tmp_path/'c', capfd, monkeypatch, extra=['--from', str(committed)])
     assert fresh['reused'] == 1 and fresh['scores'] == first['scores']   # majority taken, fastText run again to its true score
+    other = _reproduce(mine, tmp_path/'e', capfd, monkeypatch, extra=['--from', str(tmp_path/'a'/'benchmark'/'runs')], fasttext_preset='xstance')
+    assert other['reused'] == 1 and re.search(r"not taken \(runs here\): fastText on mine, seed 1: .*fastText-mine-r1-s1-\w+ differs in settings \(preset\)", other['err'])
     capfd.readouterr()
     assert main(['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline', '-p', f'data={_data(mine)}',
                  '--from', str(tmp_path/'nowhere'), '--output-dir', str(tmp_path/'d')]) == 1

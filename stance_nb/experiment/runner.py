@@ -5,7 +5,7 @@
 # %% ../../nbs/10j_experiment.runner.ipynb #5b48bbba
 from __future__ import annotations
 import collections, json, math, os, time, warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 import numpy as np
@@ -18,7 +18,7 @@ from ..metrics import score
 from ..records import RunRecord, read_predictions
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS)
 from .data import load_data, _split, _full_data_loads
-from .store import job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished
+from .store import job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished, why_not_taken
 from .cost import CPU_CHECKPOINT_EVERY, _full_cpu_run, _announce_cpu_cost
 
 # %% auto #0
@@ -346,6 +346,7 @@ class Prepared:
     "A run read and planned, before any job: what `execute` runs, and what an executor hands to its workers."
     exp:Experiment; rows:list; keys:list; seeds:list; settings:dict; root:Path; inp:_Inputs; plan:list
     t_start:float; git:str|None; data_dir:object; attack_seed:int
+    not_taken:dict=field(default_factory=dict) # job label -> why another job store's job for it was not taken (`prepare`'s `reuse`)
 
 def prepare(exp:Experiment,
             rows:Sequence[Row]|None=None,   # the rows to run (default all; see `Experiment.select`)
@@ -381,7 +382,11 @@ def prepare(exp:Experiment,
     if reuse:
         took = collections.Counter(str(src) for job, ts, params, folder in plan if (src := import_finished(folder, params, [Path(r) for r in reuse])))
         print(f"{sum(took.values())} finished job(s) taken into {portable_path(root)} from " + (', '.join(f'{portable_path(s)} ({n})' for s, n in took.items()) or 'none of ' + ', '.join(map(str, reuse))))
-    return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed)
+        not_taken = {job.label: why for job, ts, params, folder in plan
+                     if not (folder/'record.json').exists() and (why := why_not_taken(folder, params, [Path(r) for r in reuse]))}
+        for label, why in list(not_taken.items())[:5]: print(f"not taken (runs here): {label}: {why}")
+        if len(not_taken) > 5: print(f"... and {len(not_taken) - 5} more job(s) not taken")
+    return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed, not_taken if reuse else {})
 
 def _done_after(folder:Path, after:float|None) -> bool:
     "A record is in `folder` (finished after `after`, when given)."

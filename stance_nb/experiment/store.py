@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10h_experiment.store.ipynb #c4324c51
 from __future__ import annotations
-import collections, contextlib, json, os, re, shutil, socket, time, traceback, warnings
+import collections, contextlib, glob, json, os, re, shutil, socket, time, traceback, warnings
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -18,7 +18,8 @@ from .spec import Job, SYSTEMS
 
 # %% auto #0
 __all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'job_key', 'content_key', 'row_model', 'job_params', 'job_dir',
-           'finished_record', 'import_finished', 'older_jobs', 'save_job', 'save_failure', 'job_failure']
+           'finished_record', 'import_finished', 'why_not_taken', 'older_jobs', 'save_job', 'save_failure',
+           'job_failure']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
 KEY_VERSION = 3   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in;
@@ -129,6 +130,28 @@ def import_finished(folder:Path,          # the job's folder in this job store
         try: os.rename(tmp, folder)
         except OSError: shutil.rmtree(tmp, ignore_errors=True); return None   # another worker took it in first
         return Path(src)
+    return None
+
+def why_not_taken(folder:Path,          # the job's folder in this job store
+                  params:dict,           # its parameters (`job_params`)
+                  sources:Sequence[Path], # the other job stores
+                 ) -> str|None:
+    """Why another store's job for the same row, data, ratio and seed was not taken: the parameters in which it differs (another
+    data fingerprint, setting, precision or key version), named down to the field; `None` when no store has such a job."""
+    same = lambda a, b: json.dumps(portable(a), sort_keys=True, default=str) == json.dumps(portable(b), sort_keys=True, default=str)
+    stem = folder.name.rsplit('-', 1)[0]
+    for src in sources:
+        for cand in sorted(Path(src).glob(f'{glob.escape(stem)}-*')):
+            if cand.name == folder.name: continue   # the same key: damaged files (`finished_record` warned about them)
+            try: other = json.loads((cand/'record.json').read_text(encoding='utf-8'))['params']
+            except (OSError, ValueError, KeyError, TypeError): continue
+            diff = []
+            for k in sorted(set(params) | set(other)):
+                a, b = params.get(k), other.get(k)
+                if same(a, b): continue
+                sub = sorted(x for x in set(a) | set(b) if not same(a.get(x), b.get(x))) if isinstance(a, dict) and isinstance(b, dict) else []
+                diff.append(f"{k} ({', '.join(map(str, sub))})" if sub else k)
+            return f"{cand} differs in {'; '.join(diff)}"
     return None
 
 def older_jobs(root:Path) -> list[Path]:
