@@ -17,6 +17,7 @@ from .reference import reference
 from .robustness import relative_drop, resilience_rel
 from .papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS, BENCHMARK_EXPERIMENT
 from .train import check_encoder
+from .mdl import MDL_PRESETS
 from .experiment import (Row, get_experiment, notebook_parameters, parameters, run_arguments, prepare, execute, run_on,
                          executor_from, data_specs, correctness_ratios, common_keys, Executor, RunResult, JobsFailed)
 from matplotlib.figure import Figure
@@ -166,7 +167,8 @@ def _leaderboard_data(keys:Sequence[str], data:dict|None, max_train:int|None) ->
 def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=None, seeds:Sequence[int]=(1,), model:str|None=None,
                            data:dict|None=None, epochs:int|None=None, lr:float|None=None, run_name:str='leaderboard',
                            n_resamples:int=1000, alpha:float=0.05, data_dir:str|None=None, attacks:Sequence[str]=(),
-                           ratios:Sequence[float]=(), max_train:int|None=None, reuse_from:Sequence[str]=(), nli_model:str|None=None) -> dict:
+                           ratios:Sequence[float]=(), max_train:int|None=None, reuse_from:Sequence[str]=(), nli_model:str|None=None,
+                           encoder_preset:str|None=None, fasttext_preset:str|None=None) -> dict:
     """The benchmark's parameters for a leaderboard (`leaderboard`'s arguments), each checked before anything is read or trained:
     known and distinct models, known datasets, distinct seeds, a plain run name, resamples and α in range, your datasets' options,
     and an encoder that loads (for `sdl` and `mdl`). Every error is a `ValueError` naming the input and what was expected."""
@@ -198,12 +200,15 @@ def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=Non
         raise ValueError("attacks and ratios are reported for sdl and mdl (the benchmark attacks and subsamples its encoders, not the baselines): add one of them to models")
     ns = notebook_parameters('benchmark')
     if nli_model is not None and 'nli' not in models: raise ValueError("nli_model is the checkpoint of the nli system: add nli to models")
+    if encoder_preset is not None and encoder_preset not in MDL_PRESETS: raise ValueError(f"encoder_preset={encoder_preset!r}: expected one of {list(MDL_PRESETS)}")
+    for p, sy in ((encoder_preset, ('sdl', 'mdl')), (fasttext_preset, ('fasttext',))):
+        if p is not None and not set(sy) & set(models): raise ValueError(f"preset {p!r} is for {' and '.join(sy)}: add it to models")
     encoders = list(encoder_names(model))
     if len(encoders) > 1 and len(set(encoders)) < len(encoders): raise ValueError(f"model={encoders}: expected distinct encoders")
     if len(encoders) > 1 and not {'sdl', 'mdl'} & set(models): raise ValueError("several encoders (model) are compared as sdl and mdl: add one of them to models")
     ns.update(rows=[LEADERBOARD_MODELS[m] for m in models if m != 'nli'], tables=['4'], seeds=list(seeds), ratios=sorted({*ratios, 1.0}),
               datasets=names, data=data)
-    for k, v in dict(model=encoders[0], epochs=epochs, lr=lr, data_dir=data_dir).items():
+    for k, v in dict(model=encoders[0], epochs=epochs, lr=lr, data_dir=data_dir, fasttext_preset=fasttext_preset).items():
         if v is not None: ns[k] = v
     P = parameters(ns, 'benchmark')
     if {'sdl', 'mdl'} & set(models):
@@ -240,12 +245,14 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
                 ratios:Sequence[float]=(),        # training shares below 1 to report for sdl/mdl
                 max_train:int|None=None,          # train every system on a seeded sample of at most this many rows per dataset
                 reuse_from:Sequence[str]=(),      # other job stores (e.g. records committed with a run): their finished jobs are taken in
-                nli_model:str|None=None) -> Leaderboard: # the checkpoint of `nli` (default `NLI_MODEL`)
+                nli_model:str|None=None,          # the checkpoint of `nli` (default `NLI_MODEL`)
+                encoder_preset:str|None=None,     # the recipe of sdl/mdl, a key of `MDL_PRESETS` (default 'paper': the benchmark's)
+                fasttext_preset:str|None=None) -> Leaderboard: # fastText's, a key of `FASTTEXT_PRESETS` (default 'benchmark')
     """Run (or reuse from the benchmark's job store: jobs are the benchmark notebook's own) every system on every dataset, then
     write one table with significance, a self-contained HTML page and figures to `outputs/leaderboard/`. Bad input stops before
     any job; jobs that fail show as failed in the table, and the call then ends with `JobsFailed`."""
     P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios, max_train,
-                               reuse_from, nli_model)
+                               reuse_from, nli_model, encoder_preset, fasttext_preset)
     _, absent = leaderboard_datasets(datasets, data, data_dir)
     exp, names = get_experiment('benchmark'), encoder_names(model)
     rows = {LEADERBOARD_MODELS[m]: m + (f' ({names[P["model"]]})' if m in ('sdl', 'mdl') and len(names) > 1 else '') for m in models}
@@ -260,6 +267,7 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     run_kw, folder, stem = run_arguments(exp, P)
     run_kw['rows'] = [r for r in exp.rows if r.name in rows]
     run_kw['settings']['models'].update({f'BERT [{t}]': m for m, t in list(names.items())[1:]})
+    if encoder_preset: run_kw['settings']['mdl_preset'] = encoder_preset
     if reuse_from: run_kw['reuse'] = [str(Path(r).expanduser()) for r in reuse_from]
     prep = prepare(**run_kw)
     own = _check_own_data(prep, data)
@@ -277,6 +285,9 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     if own: stats['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in own}
     if max_train is not None: stats['max_train'] = max_train
     if prep.not_taken: stats['not_taken'] = prep.not_taken
+    recipe = {'sdl/mdl': f"preset {encoder_preset or 'paper'}" + ''.join(f', {k} {v}' for k, v in (('epochs', epochs), ('lr', lr)) if v is not None),
+              'fasttext': f"preset {P['fasttext_preset']}"}
+    stats['recipes'] = {k: v for k, v in recipe.items() if ({'sdl', 'mdl'} if k == 'sdl/mdl' else {k}) & set(models)}
     if len(names) > 1 and {'sdl', 'mdl'} & set(models): stats['encoders'] = {t: m for m, t in names.items()}
     if 'nli' in models: stats['nli'] = dict(checkpoint=nli_model or NLI_MODEL, prompt='none (the target is the hypothesis)', trained=False)
     if other := {k: OTHER_DATA[k][1] for k in prep.keys if k in OTHER_DATA}: stats['other_papers'] = other
@@ -380,6 +391,7 @@ def to_markdown(lb:Leaderboard) -> str:
     if failed: notes.append('failed (the job raised; its folder keeps error.json): ' + ', '.join(f'{sy} on {k}' for sy, k in sorted(failed)) + '.')
     if st.get('skipped'): notes.append('not run: ' + '; '.join(f"{k}: {str(v).splitlines()[0][:160]}" for k, v in st['skipped'].items()) + '.')
     if st.get('own_data'): notes.append('your data: ' + '; '.join(f'{k}: {v}' for k, v in st['own_data'].items()) + '.')
+    if st.get('recipes'): notes.append('one recipe per system on every dataset: ' + '; '.join(f'{k}: {v}' for k, v in st['recipes'].items()) + '.')
     if st.get('encoders'): notes.append('encoders of sdl and mdl (one recipe for all): ' + '; '.join(f'{t}: {m}' for t, m in st['encoders'].items()) + '.')
     if st.get('nli'): notes.append(f"nli: {st['nli']['checkpoint']} zero-shot (no training), the target as the hypothesis; each dataset's labels "
                                    "mapped to entailment, contradiction and neutral by name.")

@@ -10,6 +10,7 @@ from .core import repo_root
 from .experiment import parameters, notebook_parameters, data_specs, executor_from
 from .experiment.significance import NEMENYI_Q
 from .papers.benchmark import BENCHMARK_ATTACKS
+from .mdl import MDL_PRESETS
 from .leaderboard import LEADERBOARD_MODELS, LEADERBOARD_DATASETS, Leaderboard, leaderboard, leaderboard_parameters
 
 # %% auto #0
@@ -19,7 +20,7 @@ __all__ = ['SMOKE_RUN', 'leaderboard_choices', 'leaderboard_notebook_parameters'
 # %% ../nbs/11e_leaderboard_run.ipynb #971b27c5
 def leaderboard_choices() -> dict:
     "Valid values of the leaderboard notebook's `in NAME` parameters: its datasets, models, significance levels and attacks."
-    return dict(models=list(LEADERBOARD_MODELS), leaderboard_datasets=list(LEADERBOARD_DATASETS), alphas=sorted(NEMENYI_Q), attacks=list(BENCHMARK_ATTACKS))
+    return dict(models=list(LEADERBOARD_MODELS), leaderboard_datasets=list(LEADERBOARD_DATASETS), encoder_presets=list(MDL_PRESETS), alphas=sorted(NEMENYI_Q), attacks=list(BENCHMARK_ATTACKS))
 
 def _executor(P:dict):
     "The executor of the parameters `executor`, `workers`, `slurm` (as `reproduce` builds it)."
@@ -47,7 +48,8 @@ def leaderboard_arguments(P:dict,               # the checked parameters (`leade
               data=P.get('data') or None, epochs=P.get('epochs'), lr=P.get('lr'), run_name=P['run_name'],
               n_resamples=P['n_resamples'], alpha=P['alpha'], executor=_executor(P), data_dir=P.get('data_dir'),
               attacks=list(P.get('attacks') or []), ratios=list(P.get('ratios') or []), max_train=P.get('max_train'),
-              reuse_from=list(P.get('reuse_from') or []), nli_model=P.get('nli_model'))
+              reuse_from=list(P.get('reuse_from') or []), nli_model=P.get('nli_model'),
+              encoder_preset=P.get('encoder_preset'), fasttext_preset=P.get('fasttext_preset'))
     if not P.get('smoke'): return kw
     if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
     default = notebook_parameters('leaderboard')

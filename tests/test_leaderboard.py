@@ -146,6 +146,9 @@ def test_two_encoders_compared(tmp_path, capfd, monkeypatch):
     table = pd.DataFrame(both['table']).set_index('system')
     assert list(table.index) == ['majority', 'sdl (tiny-a)', 'sdl (tiny-b)'] and both['stats']['common'] == ['ibmcs', 'semeval2016t6']
     assert both['stats']['encoders'] == {'tiny-a': str(tmp_path/'tiny-a'), 'tiny-b': str(tmp_path/'tiny-b')}
+    assert both['stats']['recipes'] == {'sdl/mdl': 'preset paper, epochs 1'}   # one recipe per system, stated
+    small = _json(argv + ['--model', str(tmp_path/'tiny-a'), '--preset', 'small', '--run-name', 'small'], capfd)
+    assert small['conditions']['reused'] == 2 and small['stats']['recipes'] == {'sdl/mdl': 'preset small, epochs 1'}   # the majority jobs only
     one = _json(argv + ['--model', str(tmp_path/'tiny-a')], capfd)
     assert one['conditions']['reused'] == one['conditions']['jobs'] == 4   # majority and sdl with A on two datasets: nothing trained
     assert pd.DataFrame(one['table']).set_index('system').loc['sdl', 'ibmcs'] == table.loc['sdl (tiny-a)', 'ibmcs']
@@ -165,6 +168,8 @@ def test_bad_input_stops_before_any_job(tmp_path, capfd, monkeypatch):
              (['--models', 'majority', '--datasets', 'ibmcs', '--from', str(tmp_path/'nowhere')], f"reuse_from: no job store at {tmp_path/'nowhere'}"),
              (['--models', 'majority,nli', '--datasets', 'ibmcs', '--nli-model', str(broken)], f"model {str(broken)!r}: its config does not load"),
              (['--models', 'majority', '--datasets', 'ibmcs', '--nli-model', 'roberta-large-mnli'], 'add nli to models'),
+             (['--models', 'majority,sdl', '--datasets', 'ibmcs', '--preset', 'huge'], "encoder_preset='huge': expected one of ['paper', 'small', 'smoke']"),
+             (['--models', 'majority', '--datasets', 'ibmcs', '--fasttext-preset', 'xstance'], "preset 'xstance' is for fasttext: add it to models"),
              (['--import-tables', str(tmp_path), '--seeds', '1'], '--import-tables reads finished tables')]
     for argv, msg in cases:
         with pytest.raises(SystemExit) as e: main(['leaderboard', *argv])

@@ -321,7 +321,7 @@ def _leaderboard(args) -> dict:
     from stance_nb.leaderboard import LEADERBOARD_MODELS, leaderboard, leaderboard_parameters, import_leaderboard
     if args.models: _check('model', args.models, LEADERBOARD_MODELS)
     if args.import_tables:
-        if args.datasets or args.model or args.data or args.epochs or args.lr or args.seeds or args.attacks or args.ratios or args.max_train or args.reuse or args.nli_model:
+        if args.datasets or args.model or args.data or args.epochs or args.lr or args.seeds or args.attacks or args.ratios or args.max_train or args.reuse or args.nli_model or args.encoder_preset or args.fasttext_preset:
             raise UsageError("--import-tables reads finished tables: --datasets, --model, --data, --epochs, --lr, --seeds, --attacks, --ratios, --max-train and --from do not apply")
         lb = import_leaderboard(Path(args.import_tables).expanduser(), models=args.models or None,
                                 run_name=None if args.run_name == 'leaderboard' else args.run_name, alpha=args.alpha)
@@ -332,7 +332,8 @@ def _leaderboard(args) -> dict:
     except ValueError as e: raise UsageError(f"--data: not JSON ({e})")
     kw = dict(datasets=args.datasets or None, seeds=list(args.seeds or (1,)), model=_names(args.model) if args.model and ',' in args.model else args.model, data=data, epochs=args.epochs, lr=args.lr,
               run_name=args.run_name, n_resamples=args.resamples, alpha=args.alpha, data_dir=args.data_dir, attacks=args.attacks,
-              ratios=args.ratios, max_train=args.max_train, reuse_from=args.reuse, nli_model=args.nli_model)
+              ratios=args.ratios, max_train=args.max_train, reuse_from=args.reuse, nli_model=args.nli_model,
+              encoder_preset=args.encoder_preset, fasttext_preset=args.fasttext_preset)
     try: leaderboard_parameters(args.models, **kw)   # every input checked before anything is read, trained or written
     except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\""))
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())

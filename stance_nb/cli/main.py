@@ -129,6 +129,8 @@ def _leaderboard_options(b):
     b.add_argument('--datasets', type=_names, default=[], help="registered datasets: the benchmark's ten, xstance, cheese, ezstance, vast "
                    "(default: every one whose data is present; with --data only yours)")
     b.add_argument('--model', help='the encoder of sdl/mdl: a Hub id or folder (default: the benchmark\'s); several, comma-separated, are compared (one recipe)')
+    b.add_argument('--preset', dest='encoder_preset', help="the recipe of sdl/mdl: paper (the benchmark's, default), small (lr 5e-4, 2 epochs: small encoders), smoke")
+    b.add_argument('--fasttext-preset', help="fastText's recipe: benchmark (default), xstance, xstance_code, cheese")
     b.add_argument('--nli-model', help='the MNLI checkpoint of nli (zero-shot): a Hub id or folder (default: facebook/bart-large-mnli)')
     b.add_argument('--epochs', type=_POSITIVE, help='sdl/mdl epochs (default: the recipe\'s)')
     b.add_argument('--lr', type=float, help='sdl/mdl learning rate (default: the recipe\'s)')
