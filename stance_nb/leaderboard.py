@@ -27,8 +27,7 @@ from .experiment.significance import best_and_ties, mean_ranks, friedman, nemeny
 # %% auto #0
 __all__ = ['LEADERBOARD_MODELS', 'NLI_MODEL', 'OTHER_DATA', 'LEADERBOARD_DATASETS', 'PUBLISHED', 'encoder_names', 'nli_row',
            'Leaderboard', 'published', 'build_leaderboard', 'leaderboard_datasets', 'leaderboard_parameters',
-           'leaderboard', 'robust_and_low_resource', 'to_markdown', 'figures', 'paper_sections', 'write_leaderboard',
-           'imported_scores', 'import_leaderboard']
+           'leaderboard', 'robust_and_low_resource', 'to_markdown', 'figures', 'paper_sections', 'write_leaderboard']
 
 # %% ../nbs/11d_leaderboard.ipynb #b6dfa701
 LEADERBOARD_MODELS = {   # leaderboard name -> the benchmark's row: one recipe per system, the benchmark's (Schiller et al. 2021)
@@ -520,88 +519,3 @@ figure{{display:inline-block;margin:1em}}img{{max-width:100%}}</style></head><bo
 {papers}
 </body></html>""")
     return {k: portable_path(v) for k, v in files.items()}
-
-# %% ../nbs/11d_leaderboard.ipynb #8d1b01a1
-def _source_tables(folder:Path, src:dict) -> tuple[pd.DataFrame, dict]:
-    "A source run's Table 4 and conditions, checked: the files exist, the columns are there, a precision is stated."
-    run = src.get('run') if isinstance(src, dict) else None
-    if not isinstance(run, str) or src.get('precision') not in ('fp32', 'bf16', 'fp16'):
-        raise ValueError(f"{folder/'sources.json'}: source {src!r}: expected {{\"run\": name, \"precision\": \"fp32\"|\"bf16\"|\"fp16\", \"rows\": [...]}}")
-    t4, cond = folder/f'{run}_table4.csv', folder/f'{run}_conditions.json'
-    for f in (t4, cond):
-        if not f.exists(): raise FileNotFoundError(f"{f}: no such file (the sources name run {run!r}: expected its Table 4 CSV and conditions JSON)")
-    df = pd.read_csv(t4)
-    if miss := sorted({'row', 'column', 'metric', 'ours_mean', 'n'} - set(df.columns)): raise ValueError(f"{t4}: no column(s) {miss}")
-    c = json.loads(cond.read_text(encoding='utf-8'))
-    if not isinstance(c.get('seeds'), list) or not isinstance(c.get('data'), dict): raise ValueError(f"{cond}: expected 'seeds' (a list) and 'data'")
-    return df, c
-
-def imported_scores(folder:Path,            # a folder of committed tables: `<run>_table4.csv` and `<run>_conditions.json` per run
-                    sources:Sequence[dict], # in priority order: {"run", "precision", "rows" (optional: the benchmark rows to take)}
-                    rows:dict,              # benchmark row -> system name
-                   ) -> tuple[pd.DataFrame, list, dict, dict]:
-    """Per-seed macro-F1 from committed Table 4s, as scores of a run marked *imported* (no predictions, so no per-dataset test).
-    One (row, dataset) cell takes its first source's conditions: a later source's value joins it only as another seed with the same
-    precision, the same data fingerprints and (for MDL) the same training datasets; the same seed twice must be the same number.
-    Anything else is left out and named, never averaged in. Returns the scores, the left-out notes, each cell's precision and sources,
-    and each source run's conditions."""
-    folder, cells, conds = Path(folder), {}, {}
-    for src in sources:
-        df, c = _source_tables(folder, src)
-        conds[src['run']] = c
-        take = set(src.get('rows') or rows)
-        df = df[(df.metric == 'f1_macro') & (df.column != 'Avg.') & df.ours_mean.notna() & df.row.isin(list(rows)) & df.row.isin(list(take))]
-        for r in df.itertuples():
-            fps = (c['data'].get(r.column) or {}).get('fingerprints') or {}
-            e = dict(row=r.row, key=r.column, value=float(r.ours_mean), seeds=tuple(c['seeds']) if int(r.n) == len(c['seeds']) else None,
-                     precision=src['precision'], source=src['run'], data=(fps.get(f'{r.column}@1'), fps.get(f'{r.column}:test')),
-                     trained_on=tuple(sorted(c['data'])) if rows[r.row] == 'mdl' else None)
-            if e['seeds'] is None: raise ValueError(f"{folder/(src['run'] + '_table4.csv')}: {r.row} on {r.column}: n={r.n} but the run's seeds are {c['seeds']}")
-            cells.setdefault((r.row, r.column), []).append(e)
-    out, notes, info = [], [], {}
-    for (row, key), es in cells.items():
-        first, taken = es[0], [es[0]]
-        for e in es[1:]:
-            what = [w for w, a, b in (('precision', e['precision'], first['precision']), ('data', e['data'], first['data']),
-                                      ('training datasets', e['trained_on'], first['trained_on'])) if a != b]
-            same_seed = next((t for t in taken if set(t['seeds']) & set(e['seeds'])), None)
-            label = f"{rows[row]} on {key}, seed {'/'.join(map(str, e['seeds']))} from {e['source']} ({e['precision']}, {e['value']:.4f})"
-            if what: notes.append(f"{label}: left out, other {' and '.join(what)} than {first['source']} ({first['precision']})")
-            elif same_seed is None: taken.append(e)
-            elif abs(same_seed['value'] - e['value']) > 1e-9: notes.append(f"{label}: left out, differs from the same seed in {same_seed['source']} ({same_seed['value']:.4f})")
-            else: same_seed.setdefault('also', []).append(e['source'])
-        for t in taken:
-            out += [dict(row=row, system=rows[row], key=key, test='test', ratio=1.0, seed=s, table='4', column=key, metric='f1_macro',
-                         value=t['value'], job=t['source']) for s in t['seeds']]
-        info[rows[row], key] = dict(precision=first['precision'], sources=sorted({t['source'] for t in taken} | {a for t in taken for a in t.get('also', [])}))
-    cols = ['row', 'system', 'key', 'test', 'ratio', 'seed', 'table', 'column', 'metric', 'value', 'job']
-    return pd.DataFrame(out, columns=cols), notes, info, conds
-
-def import_leaderboard(folder:str|Path,              # committed tables of earlier runs, with a `sources.json`
-                       models:Sequence[str]|None=None, # names of `LEADERBOARD_MODELS` (default: every one the tables hold)
-                       sources:Sequence[dict]|None=None, # default: `sources.json`'s "runs"
-                       run_name:str|None=None,         # default: the folder's name
-                       alpha:float=0.05) -> Leaderboard:
-    """A leaderboard of results imported from committed tables (runs whose job records are not here), written into `folder`:
-    every cell marked imported with its precision and source, no per-dataset test (the tables hold no predictions), mean ranks and
-    the Friedman test across datasets, the published numbers beside the cells."""
-    folder = Path(folder)
-    if not folder.is_dir(): raise FileNotFoundError(f"{folder}: no such folder of tables")
-    run_name = check_name('run_name', run_name or folder.name)
-    if sources is None:
-        f = folder/'sources.json'
-        if not f.exists(): raise FileNotFoundError(f"{f}: no such file (expected {{\"runs\": [{{\"run\": ..., \"precision\": ...}}, ...]}} naming the runs to import, first wins)")
-        sources = json.loads(f.read_text(encoding='utf-8')).get('runs') or []
-    bad = sorted(set(models or []) - set(LEADERBOARD_MODELS))
-    if bad: raise ValueError(f"models: unknown {bad}; valid models: {', '.join(LEADERBOARD_MODELS)}")
-    rows = {LEADERBOARD_MODELS[m]: m for m in (models or LEADERBOARD_MODELS)}
-    scores, notes, info, conds = imported_scores(folder, sources, rows)
-    rows = {r: sy for r, sy in rows.items() if sy in set(scores.system)}
-    if not rows: raise ValueError(f"{folder}: the sources hold none of the systems {list(models or LEADERBOARD_MODELS)}")
-    res = RunResult(scores, {}, {}, dict(imported_from=portable_path(folder), sources=[
-        dict(s, git=conds[s['run']].get('git'), hardware=conds[s['run']].get('hardware'), seeds=conds[s['run']].get('seeds')) for s in sources]))
-    table, tests, stats = build_leaderboard(res, {}, {}, rows, alpha=alpha, published=published(rows, sorted(set(scores.key))))
-    stats.update(test=None, imported=dict(left_out=notes, cells={f'{sy} on {k}': v for (sy, k), v in info.items()}))
-    lb = Leaderboard(table, tests, stats, res)
-    lb.files = write_leaderboard(lb, folder, run_name)
-    return lb

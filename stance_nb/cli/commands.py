@@ -318,11 +318,13 @@ def _reproduce(args) -> dict:
 
 def _leaderboard(args) -> dict:
     "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`); or import committed tables."
-    from stance_nb.leaderboard import LEADERBOARD_MODELS, leaderboard, leaderboard_parameters, import_leaderboard
+    from stance_nb.leaderboard import LEADERBOARD_MODELS, leaderboard, leaderboard_parameters
+    from stance_nb.leaderboard_import import import_leaderboard
     if args.models: _check('model', args.models, LEADERBOARD_MODELS)
     if args.import_tables:
         if args.datasets or args.model or args.data or args.epochs or args.lr or args.seeds or args.attacks or args.ratios or args.max_train or args.reuse or args.nli_model or args.encoder_preset or args.fasttext_preset:
-            raise UsageError("--import-tables reads finished tables: --datasets, --model, --data, --epochs, --lr, --seeds, --attacks, --ratios, --max-train and --from do not apply")
+            raise UsageError("--import-tables reads finished tables: the run's options (--datasets, --model, --data, --epochs, --lr, --seeds, --attacks, "
+                             "--ratios, --max-train, --from, --nli-model, --preset, --fasttext-preset) do not apply")
         lb = import_leaderboard(Path(args.import_tables).expanduser(), models=args.models or None,
                                 run_name=None if args.run_name == 'leaderboard' else args.run_name, alpha=args.alpha)
         return dict(command='leaderboard', imported=True, table=lb.table.to_dict('records'), stats=lb.stats, files=lb.files,
