@@ -79,13 +79,13 @@ def _gold_and_predictions(prep, res:RunResult, rows:dict) -> tuple[dict, dict]:
             if f is not None: preds.setdefault(k, {}).setdefault(rows[p['row']], read_predictions(Path(folder)/f))
     return gold, preds
 
-def published(rows:dict,            # benchmark row -> system name
-              keys:Sequence[str],   # the leaderboard's data keys
-              own:Sequence[str]=()  # keys that hold your own data under a registered name: no published number beside them
+def published(rows:dict,                # benchmark row -> system name
+              keys:Sequence[str],       # the leaderboard's data keys
+              without:Sequence[str]=()  # keys with no published number beside them: your data under a registered name, capped training sets
              ) -> dict:
     "(system, data key) -> the published macro-F1 of the system's benchmark row (`PUBLISHED`), where the paper prints one."
     ref = reference(PUBLISHED[0], PUBLISHED[1], metric='f1_macro')
-    ref = ref[ref.row.isin(list(rows)) & ref.column.isin([k for k in keys if k not in set(own)]) & ref.value.notna()]
+    ref = ref[ref.row.isin(list(rows)) & ref.column.isin([k for k in keys if k not in set(without)]) & ref.value.notna()]
     return {(rows[r.row], r.column): float(r.value) for r in ref.itertuples()}
 
 def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resamples:int=1000, seed:int=0, alpha:float=0.05,
@@ -284,9 +284,10 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     if own: stats['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in own}
     if max_train is not None: stats['max_train'] = max_train
     if prep.not_taken: stats['not_taken'] = prep.not_taken
-    recipe = {'sdl/mdl': f"preset {encoder_preset or 'paper'}" + ''.join(f', {k} {v}' for k, v in (('epochs', epochs), ('lr', lr)) if v is not None),
-              'fasttext': f"preset {P['fasttext_preset']}"}
-    stats['recipes'] = {k: v for k, v in recipe.items() if ({'sdl', 'mdl'} if k == 'sdl/mdl' else {k}) & set(models)}
+    stats['recipes'] = {}   # one recipe per system, stated
+    if {'sdl', 'mdl'} & set(models):
+        stats['recipes']['sdl/mdl'] = f"preset {encoder_preset or 'paper'}" + ''.join(f', {k} {v}' for k, v in (('epochs', epochs), ('lr', lr)) if v is not None)
+    if 'fasttext' in models: stats['recipes']['fasttext'] = f"preset {P['fasttext_preset']}"
     if len(names) > 1 and {'sdl', 'mdl'} & set(models): stats['encoders'] = {t: m for m, t in names.items()}
     if 'nli' in models: stats['nli'] = dict(checkpoint=nli_model or NLI_MODEL, prompt='none (the target is the hypothesis)', trained=False)
     if other := {k: OTHER_DATA[k][1] for k in prep.keys if k in OTHER_DATA}: stats['other_papers'] = other

@@ -316,15 +316,18 @@ def _reproduce(args) -> dict:
                 tables={t: cmp.to_dict('records') for t, cmp in tables.items()}, skipped=result.skipped,
                 conditions=result.conditions, records=[str(Path(f)/'record.json') for f in result.records])
 
+_RUN_ONLY = (('--datasets', 'datasets'), ('--model', 'model'), ('--data', 'data'), ('--epochs', 'epochs'), ('--lr', 'lr'), ('--seeds', 'seeds'),
+             ('--attacks', 'attacks'), ('--ratios', 'ratios'), ('--max-train', 'max_train'), ('--from', 'reuse'), ('--nli-model', 'nli_model'),
+             ('--preset', 'encoder_preset'), ('--fasttext-preset', 'fasttext_preset'))   # leaderboard options of a run, not of --import-tables
+
 def _leaderboard(args) -> dict:
     "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`); or import committed tables."
     from stance_nb.leaderboard import LEADERBOARD_MODELS, leaderboard, leaderboard_parameters
     from stance_nb.leaderboard_import import import_leaderboard
     if args.models: _check('model', args.models, LEADERBOARD_MODELS)
     if args.import_tables:
-        if args.datasets or args.model or args.data or args.epochs or args.lr or args.seeds or args.attacks or args.ratios or args.max_train or args.reuse or args.nli_model or args.encoder_preset or args.fasttext_preset:
-            raise UsageError("--import-tables reads finished tables: the run's options (--datasets, --model, --data, --epochs, --lr, --seeds, --attacks, "
-                             "--ratios, --max-train, --from, --nli-model, --preset, --fasttext-preset) do not apply")
+        if given := [o for o, d in _RUN_ONLY if getattr(args, d)]:
+            raise UsageError(f"--import-tables reads finished tables: the run's options ({', '.join(o for o, _ in _RUN_ONLY)}) do not apply; given: {', '.join(given)}")
         lb = import_leaderboard(Path(args.import_tables).expanduser(), models=args.models or None,
                                 run_name=None if args.run_name == 'leaderboard' else args.run_name, alpha=args.alpha)
         return dict(command='leaderboard', imported=True, table=lb.table.to_dict('records'), stats=lb.stats, files=lb.files,

@@ -379,14 +379,15 @@ def prepare(exp:Experiment,
               f"version 3 keys the baselines by their own settings only): delete those folders ({old[0].name}, ...) to free the space")
     inp = _read_inputs(exp, rows, keys, ratios, data_dir, strict, attack_seed, settings)
     plan = _plan(exp, rows, seeds, ratios, inp, settings, root)
-    if reuse:
-        took = collections.Counter(str(src) for job, ts, params, folder in plan if (src := import_finished(folder, params, [Path(r) for r in reuse])))
+    not_taken, stores = {}, [Path(r) for r in reuse]
+    if stores:
+        took = collections.Counter(str(src) for job, ts, params, folder in plan if (src := import_finished(folder, params, stores)))
         print(f"{sum(took.values())} finished job(s) taken into {portable_path(root)} from " + (', '.join(f'{portable_path(s)} ({n})' for s, n in took.items()) or 'none of ' + ', '.join(map(str, reuse))))
         not_taken = {job.label: why for job, ts, params, folder in plan
-                     if not (folder/'record.json').exists() and (why := why_not_taken(folder, params, [Path(r) for r in reuse]))}
+                     if not (folder/'record.json').exists() and (why := why_not_taken(folder, params, stores))}
         for label, why in list(not_taken.items())[:5]: print(f"not taken (runs here): {label}: {why}")
         if len(not_taken) > 5: print(f"... and {len(not_taken) - 5} more job(s) not taken")
-    return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed, not_taken if reuse else {})
+    return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed, not_taken)
 
 def _done_after(folder:Path, after:float|None) -> bool:
     "A record is in `folder` (finished after `after`, when given)."

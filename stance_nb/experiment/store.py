@@ -90,6 +90,10 @@ def job_dir(root:Path, job:Job, params:dict) -> Path:
     name = re.sub(r'[^A-Za-z0-9._-]+', '_', f"{job.row.name}-{'+'.join(job.keys)}-r{job.ratio:g}-s{job.seed}")[:120]
     return root/f"{name}-{job_key(params)}"
 
+def _same(a, b) -> bool:
+    "Two parameter values equal as records store them (paths relative to the repository, JSON types)."
+    return json.dumps(portable(a), sort_keys=True, default=str) == json.dumps(portable(b), sort_keys=True, default=str)
+
 def finished_record(folder:Path, params:dict) -> RunRecord|None:
     "The finished record in `folder` when its parameters are `params` (paths compared as records store them); a damaged or different record is not reused."
     p = folder/'record.json'
@@ -97,7 +101,7 @@ def finished_record(folder:Path, params:dict) -> RunRecord|None:
     try: rec = RunRecord.load(p)
     except (json.JSONDecodeError, TypeError, ValueError) as e:
         warnings.warn(f"{p} is damaged ({e}); the job runs again"); return None
-    if json.loads(json.dumps(portable(rec.params), default=str)) != json.loads(json.dumps(portable(params), default=str)): return None   # records store paths relative to the repository
+    if not _same(rec.params, params): return None
     missing = [f for f in rec.files.values() if not (folder/Path(f).name).exists()]
     if missing: warnings.warn(f"{p}: predictions {missing} are gone; the job runs again"); return None
     for role, want in ((rec.metrics or {}).get('files') or {}).items():   # each predictions file as the job wrote it
@@ -138,7 +142,6 @@ def why_not_taken(folder:Path,          # the job's folder in this job store
                  ) -> str|None:
     """Why another store's job for the same row, data, ratio and seed was not taken: the parameters in which it differs (another
     data fingerprint, setting, precision or key version), named down to the field; `None` when no store has such a job."""
-    same = lambda a, b: json.dumps(portable(a), sort_keys=True, default=str) == json.dumps(portable(b), sort_keys=True, default=str)
     stem = folder.name.rsplit('-', 1)[0]
     for src in sources:
         for cand in sorted(Path(src).glob(f'{glob.escape(stem)}-*')):
@@ -148,8 +151,8 @@ def why_not_taken(folder:Path,          # the job's folder in this job store
             diff = []
             for k in sorted(set(params) | set(other)):
                 a, b = params.get(k), other.get(k)
-                if same(a, b): continue
-                sub = sorted(x for x in set(a) | set(b) if not same(a.get(x), b.get(x))) if isinstance(a, dict) and isinstance(b, dict) else []
+                if _same(a, b): continue
+                sub = sorted(x for x in set(a) | set(b) if not _same(a.get(x), b.get(x))) if isinstance(a, dict) and isinstance(b, dict) else []
                 diff.append(f"{k} ({', '.join(map(str, sub))})" if sub else k)
             return f"{cand} differs in {'; '.join(diff)}"
     return None
