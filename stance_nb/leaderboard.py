@@ -16,26 +16,35 @@ from .data import DATASETS, missing_files
 from .reference import reference
 from .robustness import relative_drop, resilience_rel
 from .papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS, BENCHMARK_EXPERIMENT
-from .train import check_encoder
+from .train import check_encoder, PRESETS
+from .nli import stance_nli_map
+from .llm import PROMPTS
 from .mdl import MDL_PRESETS
 from .experiment import (Row, get_experiment, notebook_parameters, parameters, run_arguments, prepare, execute, run_on,
                          executor_from, data_specs, correctness_ratios, common_keys, Executor, RunResult, JobsFailed)
 from matplotlib.figure import Figure
 from .data.explore import save_figure
+from .experiment.systems.llm import check_llm, parse_failures
 from .experiment.significance import best_and_ties, mean_ranks, friedman, nemenyi_cd, NEMENYI_Q, cd_diagram, seed_test
 
 # %% auto #0
-__all__ = ['LEADERBOARD_MODELS', 'NLI_MODEL', 'OTHER_DATA', 'LEADERBOARD_DATASETS', 'PUBLISHED', 'encoder_names', 'nli_row',
-           'Leaderboard', 'published', 'build_leaderboard', 'leaderboard_datasets', 'leaderboard_parameters',
-           'leaderboard', 'robust_and_low_resource', 'to_markdown', 'figures', 'paper_sections', 'write_leaderboard']
+__all__ = ['LEADERBOARD_MODELS', 'EXTRA_MODELS', 'NLI_MODEL', 'NLI_PRESET', 'LLM_MODEL', 'OTHER_DATA', 'LEADERBOARD_DATASETS',
+           'PUBLISHED', 'PUBLISHED_ROWS', 'encoder_names', 'nli_row', 'nli_ft_row', 'llm_row', 'Leaderboard',
+           'published', 'build_leaderboard', 'leaderboard_datasets', 'leaderboard_parameters', 'leaderboard',
+           'robust_and_low_resource', 'to_markdown', 'figures', 'paper_sections', 'write_leaderboard']
 
 # %% ../nbs/11d_leaderboard.ipynb #b6dfa701
 LEADERBOARD_MODELS = {   # leaderboard name -> the benchmark's row: one recipe per system, the benchmark's (Schiller et al. 2021)
     'majority': 'Majority baseline', 'random': 'Random baseline', 'fasttext': 'fastText',
     'sdl': 'BERT_SDL',   # the encoder of `model` fine-tuned on each dataset alone (the paper's recipe; `epochs`, `lr` change it)
     'mdl': 'BERT_MDL',   # the encoder of `model` fine-tuned on all chosen datasets at once, a head each
-    'nli': 'NLI zero-shot'} # an MNLI checkpoint (`nli_model`) scoring each test set untrained: not a benchmark row (EZ-STANCE's BART-MNLI)
+    'nli': 'NLI zero-shot',  # an MNLI checkpoint (`nli_model`) scoring each test set untrained: not a benchmark row (EZ-STANCE's BART-MNLI)
+    'nli-ft': 'NLI fine-tuned', # the same checkpoint fine-tuned on each dataset (`nli_preset`; EZ-STANCE's BART-MNLI-e recipe)
+    'llm': 'LLM prompting'}  # a causal LM or an endpoint (`llm`) asked EZ-STANCE's ChatGPT prompt with each dataset's labels, zero-shot
+EXTRA_MODELS = ('nli', 'nli-ft', 'llm')   # systems beyond the benchmark's rows, run in its job store all the same
 NLI_MODEL = 'facebook/bart-large-mnli'   # the EZ-STANCE paper's zero-shot NLI row (Zhao & Caragea 2024, Table 7: BART-MNLI)
+NLI_PRESET = 'ezstance_roberta'          # its recipe for fine-tuning BART-MNLI's encoder (BART-MNLI-e; `stance_nb.train.PRESETS`)
+LLM_MODEL = 'meta-llama/Llama-2-13b-chat-hf'   # the EZ-STANCE paper's LLaMA 2 row
 
 def encoder_names(model:str|Sequence[str]|None) -> dict:
     "Encoder -> the name its sdl/mdl rows carry in the table: '' for one encoder (the rows are `sdl`, `mdl`), else its folder's or Hub id's last part."
@@ -48,6 +57,15 @@ def nli_row(checkpoint:str=NLI_MODEL) -> Row:
     "The leaderboard's NLI row: `checkpoint` zero-shot, the target itself as the hypothesis, stance labels mapped to NLI labels by name (`stance_nli_map`)."
     return Row('NLI zero-shot', 'nli_zero_shot', {'checkpoint': checkpoint, 'prompt': 'none'}, tables=('4',),
                note='an NLI checkpoint without training: not in the benchmark paper')
+
+def nli_ft_row(checkpoint:str=NLI_MODEL, preset:str=NLI_PRESET, encoder_only:bool=False) -> Row:
+    "The leaderboard's fine-tuned NLI row: `checkpoint` trained on each dataset with `preset`, a new head over its labels, the target as the hypothesis."
+    return Row('NLI fine-tuned', 'nli_finetune', {'checkpoint': checkpoint, 'preset': preset, 'encoder_only': encoder_only, 'prompt': 'none'},
+               tables=('4',), note='an NLI checkpoint fine-tuned on each dataset: not in the benchmark paper')
+
+def llm_row() -> Row:
+    "The leaderboard's LLM row: the run's `models['LLM']` asked the `choices` prompt (EZ-STANCE's ChatGPT prompt listing each dataset's labels)."
+    return Row('LLM prompting', 'llm', {'prompt': 'choices', 'model': 'LLM'}, tables=('4',), note='a language model prompted zero-shot: not in the benchmark paper')
 OTHER_DATA = {   # the other papers' datasets as the leaderboard runs them, one train/test split each: (data entry, the setting in words)
     'xstance': ({'dataset': 'xstance'}, 'X-stance (Vamvas & Sennrich 2020): every language (de, fr, it) and its three test sets together'),
     'cheese': ({'dataset': 'cheese', 'test_fold': 0, 'dev_fraction': 0.1},
@@ -56,6 +74,11 @@ OTHER_DATA = {   # the other papers' datasets as the leaderboard runs them, one 
     'vast': ({'dataset': 'vast'}, "VAST (Allaway & McKeown 2020): all topics (EZ-STANCE's Table 9)")}
 LEADERBOARD_DATASETS = [*BENCHMARK_EXPERIMENT.data, *OTHER_DATA]   # every registered dataset a leaderboard can run on
 PUBLISHED = ('schiller2021', '4', 'Schiller et al. (2021), Table 4: macro-F1 of BERT-large for sdl and mdl, mean over 5 seeds')  # beside each cell
+PUBLISHED_ROWS = {   # leaderboard rows that, run as the paper ran them (options), have its number on one dataset: (paper, table, row, column, key, options, source)
+    'NLI zero-shot': ('zhao2024', '7', 'BART-MNLI', 'M->M', 'ezstance', {'checkpoint': NLI_MODEL},
+                      'Zhao & Caragea (2024), Table 7 (subtask A, mixed targets): BART-MNLI zero-shot for nli'),
+    'NLI fine-tuned': ('zhao2024', '7', 'BART-MNLI-e', 'M->M', 'ezstance', {'checkpoint': NLI_MODEL, 'preset': NLI_PRESET, 'encoder_only': True},
+                       'Zhao & Caragea (2024), Table 7 (subtask A, mixed targets): BART-MNLI-e for nli-ft, mean over 4 seeds')}
 
 @dataclass
 class Leaderboard:
@@ -81,15 +104,23 @@ def _gold_and_predictions(prep, res:RunResult, rows:dict) -> tuple[dict, dict]:
 
 def published(rows:dict,                # benchmark row -> system name
               keys:Sequence[str],       # the leaderboard's data keys
-              without:Sequence[str]=()  # keys with no published number beside them: your data under a registered name, capped training sets
-             ) -> dict:
-    "(system, data key) -> the published macro-F1 of the system's benchmark row (`PUBLISHED`), where the paper prints one."
+              without:Sequence[str]=(), # keys with no published number beside them: your data under a registered name, capped training sets
+              more:Sequence[Row]=()     # the rows beyond the benchmark's: those run as a paper's row (`PUBLISHED_ROWS`) get its number
+             ) -> tuple[dict, list]:
+    "(system, data key) -> the published macro-F1 of the system's row where a paper prints one (`PUBLISHED`, `PUBLISHED_ROWS`), and the sources used."
+    keys = [k for k in keys if k not in set(without)]
     ref = reference(PUBLISHED[0], PUBLISHED[1], metric='f1_macro')
-    ref = ref[ref.row.isin(list(rows)) & ref.column.isin([k for k in keys if k not in set(without)]) & ref.value.notna()]
-    return {(rows[r.row], r.column): float(r.value) for r in ref.itertuples()}
+    ref = ref[ref.row.isin(list(rows)) & ref.column.isin(keys) & ref.value.notna()]
+    pub, sources = {(rows[r.row], r.column): float(r.value) for r in ref.itertuples()}, [PUBLISHED[2]] if len(ref) else []
+    for r in more:
+        paper, table, row, column, key, opts, source = PUBLISHED_ROWS.get(r.name, (None,) * 7)
+        if paper and key in keys and r.name in rows and all(r.options.get(o) == v for o, v in opts.items()):
+            v = reference(paper, table, metric='f1_macro').query('row == @row and column == @column').value
+            if len(v): pub[rows[r.name], key] = float(v.iloc[0]); sources.append(source)
+    return pub, sources
 
 def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resamples:int=1000, seed:int=0, alpha:float=0.05,
-                      published:dict|None=None) -> tuple:
+                      published:tuple|None=None) -> tuple:
     """The leaderboard of a run: per dataset each system's macro-F1 (mean ± std over seeds) and whether it is significantly below
     the dataset's best (paired bootstrap on the test examples; with ≥ 3 seeds also a paired t-test over seeds); the published
     number beside it where there is one; across datasets the mean over the datasets every system has (the paper's side over the
@@ -111,7 +142,7 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
     keys = sorted(set(agg.key) | {k for _, k in failed})
     mean = agg.pivot(index='system', columns='key', values='mean').reindex(index=systems, columns=keys)
     common = [k for k in keys if mean[k].notna().all()]   # the like-for-like rule: a mean over the datasets every system has
-    pub = published or {}
+    pub, sources = published or ({}, [])
     table = pd.DataFrame(index=systems)
     for k in keys:
         a = agg[agg.key == k].set_index('system')
@@ -128,7 +159,7 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
         table['mean published'] = [np.mean([pub[sy, k] for k in common]) if common and all((sy, k) in pub for k in common) else np.nan for sy in systems]
     stats = dict(common=common, left_out={k: 'not every system has it' for k in keys if k not in common}, n_resamples=n_resamples,
                  seed=seed, alpha=alpha, seeds=sorted({int(x) for x in s.seed.dropna()}), test='paired bootstrap of macro-F1 on the test examples',
-                 failed=[list(f) for f in failed], published=PUBLISHED[2] if pub else None, official=official)
+                 failed=[list(f) for f in failed], published='; '.join(sources) if pub else None, official=official)
     if len(common) >= 2 and len(systems) >= 2:
         table['mean rank'] = mean_ranks(mean[common])
     if len(common) >= 2 and len(systems) >= 3:
@@ -167,7 +198,7 @@ def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=Non
                            data:dict|None=None, epochs:int|None=None, lr:float|None=None, run_name:str='leaderboard',
                            n_resamples:int=1000, alpha:float=0.05, data_dir:str|None=None, attacks:Sequence[str]=(),
                            ratios:Sequence[float]=(), max_train:int|None=None, reuse_from:Sequence[str]=(), nli_model:str|None=None,
-                           encoder_preset:str|None=None, fasttext_preset:str|None=None) -> dict:
+                           encoder_preset:str|None=None, fasttext_preset:str|None=None, nli_preset:str|None=None, llm:str|dict|None=None) -> dict:
     """The benchmark's parameters for a leaderboard (`leaderboard`'s arguments), each checked before anything is read or trained:
     known and distinct models, known datasets, distinct seeds, a plain run name, resamples and α in range, your datasets' options,
     and an encoder that loads (for `sdl` and `mdl`). Every error is a `ValueError` naming the input and what was expected."""
@@ -198,22 +229,42 @@ def leaderboard_parameters(models:Sequence[str], datasets:Sequence[str]|None=Non
     if (attacks or ratios) and not {'sdl', 'mdl'} & set(models):
         raise ValueError("attacks and ratios are reported for sdl and mdl (the benchmark attacks and subsamples its encoders, not the baselines): add one of them to models")
     ns = notebook_parameters('benchmark')
-    if nli_model is not None and 'nli' not in models: raise ValueError("nli_model is the checkpoint of the nli system: add nli to models")
+    if nli_model is not None and not {'nli', 'nli-ft'} & set(models): raise ValueError("nli_model is the checkpoint of the nli systems: add nli or nli-ft to models")
+    if nli_preset is not None and 'nli-ft' not in models: raise ValueError(f"preset {nli_preset!r} is for nli-ft: add it to models")
+    if nli_preset is not None and nli_preset not in PRESETS: raise ValueError(f"nli_preset={nli_preset!r}: expected one of {list(PRESETS)}")
+    if llm is not None and 'llm' not in models: raise ValueError("llm is the model of the llm system: add llm to models")
     if encoder_preset is not None and encoder_preset not in MDL_PRESETS: raise ValueError(f"encoder_preset={encoder_preset!r}: expected one of {list(MDL_PRESETS)}")
     for p, sy in ((encoder_preset, ('sdl', 'mdl')), (fasttext_preset, ('fasttext',))):
         if p is not None and not set(sy) & set(models): raise ValueError(f"preset {p!r} is for {' and '.join(sy)}: add it to models")
     encoders = list(encoder_names(model))
     if len(encoders) > 1 and len(set(encoders)) < len(encoders): raise ValueError(f"model={encoders}: expected distinct encoders")
     if len(encoders) > 1 and not {'sdl', 'mdl'} & set(models): raise ValueError("several encoders (model) are compared as sdl and mdl: add one of them to models")
-    ns.update(rows=[LEADERBOARD_MODELS[m] for m in models if m != 'nli'], tables=['4'], seeds=list(seeds), ratios=sorted({*ratios, 1.0}),
+    ns.update(rows=[LEADERBOARD_MODELS[m] for m in models if m not in EXTRA_MODELS], tables=['4'], seeds=list(seeds), ratios=sorted({*ratios, 1.0}),
               datasets=names, data=data)
     for k, v in dict(model=encoders[0], epochs=epochs, lr=lr, data_dir=data_dir, fasttext_preset=fasttext_preset).items():
         if v is not None: ns[k] = v
     P = parameters(ns, 'benchmark')
     if {'sdl', 'mdl'} & set(models):
         for m in [P['model'], *encoders[1:]]: check_encoder(m)
-    if 'nli' in models: check_encoder(nli_model or NLI_MODEL)
+    if {'nli', 'nli-ft'} & set(models): check_encoder(nli_model or NLI_MODEL)
+    if 'llm' in models: check_llm(llm or LLM_MODEL)
     return P
+
+def _extra_rows(models:Sequence[str], nli_model:str|None, nli_preset:str|None) -> list:
+    "The rows of `models` beyond the benchmark's (`EXTRA_MODELS`); a BART checkpoint is fine-tuned as EZ-STANCE's BART-MNLI-e (its encoder and a new head)."
+    from transformers import AutoConfig
+    ck = nli_model or NLI_MODEL
+    rows = [nli_row(ck)] if 'nli' in models else []
+    if 'nli-ft' in models: rows.append(nli_ft_row(ck, nli_preset or NLI_PRESET, AutoConfig.from_pretrained(ck).model_type == 'bart'))
+    return rows + ([llm_row()] if 'llm' in models else [])
+
+def _check_nli_labels(prep, models:Sequence[str]) -> None:
+    "The nli systems map each dataset's labels to NLI labels by name: a dataset whose labels do not map stops the run before any job."
+    if not {'nli', 'nli-ft'} & set(models): return
+    for k in prep.keys:
+        df = prep.inp.frames[k, 1.0]
+        try: stance_nli_map(list(df.attrs.get('labels') or sorted(df.label.unique())))
+        except ValueError as e: raise ValueError(f"dataset {k!r} for nli/nli-ft: {e}") from None
 
 def _check_own_data(prep, data:dict|None) -> list:
     """Your dataset under a registered dataset's name must have that dataset's labels (its reference entry), or the run stops
@@ -244,18 +295,20 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
                 ratios:Sequence[float]=(),        # training shares below 1 to report for sdl/mdl
                 max_train:int|None=None,          # train every system on a seeded sample of at most this many rows per dataset
                 reuse_from:Sequence[str]=(),      # other job stores (e.g. records committed with a run): their finished jobs are taken in
-                nli_model:str|None=None,          # the checkpoint of `nli` (default `NLI_MODEL`)
+                nli_model:str|None=None,          # the checkpoint of `nli` and `nli-ft` (default `NLI_MODEL`)
                 encoder_preset:str|None=None,     # the recipe of sdl/mdl, a key of `MDL_PRESETS` (default 'paper': the benchmark's)
-                fasttext_preset:str|None=None) -> Leaderboard: # fastText's, a key of `FASTTEXT_PRESETS` (default 'benchmark')
+                fasttext_preset:str|None=None,    # fastText's, a key of `FASTTEXT_PRESETS` (default 'benchmark')
+                nli_preset:str|None=None,         # the recipe of `nli-ft`, a key of `stance_nb.train.PRESETS` (default `NLI_PRESET`)
+                llm:str|dict|None=None) -> Leaderboard: # the model of `llm`: a causal LM (Hub id, folder) or {'base_url', 'model'} (default `LLM_MODEL`)
     """Run (or reuse from the benchmark's job store: jobs are the benchmark notebook's own) every system on every dataset, then
     write one table with significance, a self-contained HTML page and figures to `outputs/leaderboard/`. Bad input stops before
     any job; jobs that fail show as failed in the table, and the call then ends with `JobsFailed`."""
     P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios, max_train,
-                               reuse_from, nli_model, encoder_preset, fasttext_preset)
+                               reuse_from, nli_model, encoder_preset, fasttext_preset, nli_preset, llm)
     _, absent = leaderboard_datasets(datasets, data, data_dir)
     exp, names = get_experiment('benchmark'), encoder_names(model)
     rows = {LEADERBOARD_MODELS[m]: m + (f' ({names[P["model"]]})' if m in ('sdl', 'mdl') and len(names) > 1 else '') for m in models}
-    more = [nli_row(nli_model or NLI_MODEL)] if 'nli' in models else []   # rows beyond the benchmark's, in its job store
+    more = _extra_rows(models, nli_model, nli_preset)   # rows beyond the benchmark's, in its job store
     for m, tag in list(names.items())[1:]:   # each further encoder: the sdl/mdl rows again, reading their own entry of `models`
         for sy in ('sdl', 'mdl'):
             if sy not in models: continue
@@ -266,15 +319,17 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     run_kw, folder, stem = run_arguments(exp, P)
     run_kw['rows'] = [r for r in exp.rows if r.name in rows]
     run_kw['settings']['models'].update({f'BERT [{t}]': m for m, t in list(names.items())[1:]})
+    if 'llm' in models: run_kw['settings']['models']['LLM'] = llm or LLM_MODEL
     if encoder_preset: run_kw['settings']['mdl_preset'] = encoder_preset
     if reuse_from: run_kw['reuse'] = [str(Path(r).expanduser()) for r in reuse_from]
     prep = prepare(**run_kw)
     own = _check_own_data(prep, data)
+    _check_nli_labels(prep, models)
     ex = executor or executor_from('local')
     res = execute(prep, allow_failed=True) if ex.kind == 'local' else run_on(ex, **run_kw)
     gold, preds = _gold_and_predictions(prep, res, rows)
     capped = list(prep.keys) if max_train is not None else []   # trained on a sample: the paper's full-data numbers are not beside them
-    table, tests, stats = build_leaderboard(res, gold, preds, rows, n_resamples, seed, alpha, published(rows, prep.keys, own + capped))
+    table, tests, stats = build_leaderboard(res, gold, preds, rows, n_resamples, seed, alpha, published(rows, prep.keys, own + capped, more))
     if attacks or ratios:
         extra, stats['robust'] = robust_and_low_resource(res.scores, rows, attacks, ratios)
         table = table.join(extra, on='system')
@@ -290,6 +345,14 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     if 'fasttext' in models: stats['recipes']['fasttext'] = f"preset {P['fasttext_preset']}"
     if len(names) > 1 and {'sdl', 'mdl'} & set(models): stats['encoders'] = {t: m for m, t in names.items()}
     if 'nli' in models: stats['nli'] = dict(checkpoint=nli_model or NLI_MODEL, prompt='none (the target is the hypothesis)', trained=False)
+    if ft := next((r for r in more if r.system == 'nli_finetune'), None):
+        o = ft.options
+        stats['recipes']['nli-ft'] = (f"{o['checkpoint']} fine-tuned on each dataset, preset {o['preset']}, " + ('its encoder and ' if o['encoder_only'] else '')
+                                      + "a new head over the dataset's labels, the target as the hypothesis")
+    if 'llm' in models:
+        pf = parse_failures(res)
+        stats['llm'] = dict(model=llm or LLM_MODEL, prompt=PROMPTS['choices'], unparsed={r.data: dict(rate=r.unparsed_rate, n=r.n, fallback=r.fallback)
+                                                                                          for r in pf[pf.row == 'LLM prompting'].itertuples()})
     if other := {k: OTHER_DATA[k][1] for k in prep.keys if k in OTHER_DATA}: stats['other_papers'] = other
     lb = Leaderboard(table, tests, stats, res)
     out = outputs_dir(None, 'leaderboard')
@@ -395,10 +458,16 @@ def to_markdown(lb:Leaderboard) -> str:
     if st.get('encoders'): notes.append('encoders of sdl and mdl (one recipe for all): ' + '; '.join(f'{t}: {m}' for t, m in st['encoders'].items()) + '.')
     if st.get('nli'): notes.append(f"nli: {st['nli']['checkpoint']} zero-shot (no training), the target as the hypothesis; each dataset's labels "
                                    "mapped to entailment, contradiction and neutral by name.")
+    if st.get('llm'):
+        u = st['llm']['unparsed']
+        notes.append(f"llm: {st['llm']['model']} zero-shot, greedy, asked {st['llm']['prompt']!r} with each dataset's labels as {{labels}}; answers naming no "
+                     "label or several (predicted as NONE, else the training set's most frequent label): "
+                     + (', '.join(f"{k} {v['rate']:.1%} of {v['n']} (→ {v['fallback']})" for k, v in sorted(u.items())) or 'none finished') + '.')
     if st.get('max_train'): notes.append(f"every system trained on a seeded sample of at most {st['max_train']} training rows of each dataset (split seed 0): "
                                          "no published number beside these cells.")
     if st.get('other_papers'): notes.append("the other papers' datasets, one split each: " + '; '.join(st['other_papers'].values())
-                                            + "; no published number beside them (their papers report other splits, means over folds or other systems).")
+                                            + "; no published number beside them (their papers report other splits, means over folds or other systems), "
+                                              "except EZ-STANCE's for nli and nli-ft run with its checkpoint and recipe.")
     if st.get('not_taken'): notes.append('not taken from the other job stores (run here instead): '
                                          + '; '.join(f'{k}: {v}' for k, v in st['not_taken'].items()) + '.')
     if st.get('imported', {}).get('left_out'): notes += [f"not merged: {n}." for n in st['imported']['left_out']]

@@ -11,6 +11,7 @@ from .experiment import parameters, notebook_parameters, data_specs, executor_fr
 from .experiment.significance import NEMENYI_Q
 from .papers.benchmark import BENCHMARK_ATTACKS
 from .mdl import MDL_PRESETS
+from .train import PRESETS
 from .leaderboard import LEADERBOARD_MODELS, LEADERBOARD_DATASETS, Leaderboard, leaderboard, leaderboard_parameters
 
 # %% auto #0
@@ -20,7 +21,7 @@ __all__ = ['SMOKE_RUN', 'leaderboard_choices', 'leaderboard_notebook_parameters'
 # %% ../nbs/11e_leaderboard_run.ipynb #971b27c5
 def leaderboard_choices() -> dict:
     "Valid values of the leaderboard notebook's `in NAME` parameters: its datasets, models, significance levels and attacks."
-    return dict(models=list(LEADERBOARD_MODELS), leaderboard_datasets=list(LEADERBOARD_DATASETS), encoder_presets=list(MDL_PRESETS), alphas=sorted(NEMENYI_Q), attacks=list(BENCHMARK_ATTACKS))
+    return dict(models=list(LEADERBOARD_MODELS), leaderboard_datasets=list(LEADERBOARD_DATASETS), encoder_presets=list(MDL_PRESETS), train_presets=list(PRESETS), alphas=sorted(NEMENYI_Q), attacks=list(BENCHMARK_ATTACKS))
 
 def _executor(P:dict):
     "The executor of the parameters `executor`, `workers`, `slurm` (as `reproduce` builds it)."
@@ -49,7 +50,8 @@ def leaderboard_arguments(P:dict,               # the checked parameters (`leade
               n_resamples=P['n_resamples'], alpha=P['alpha'], executor=_executor(P), data_dir=P.get('data_dir'),
               attacks=list(P.get('attacks') or []), ratios=list(P.get('ratios') or []), max_train=P.get('max_train'),
               reuse_from=list(P.get('reuse_from') or []), nli_model=P.get('nli_model'),
-              encoder_preset=P.get('encoder_preset'), fasttext_preset=P.get('fasttext_preset'))
+              encoder_preset=P.get('encoder_preset'), fasttext_preset=P.get('fasttext_preset'), nli_preset=P.get('nli_preset'),
+              llm=P.get('llm_endpoint') or P.get('llm_model'))
     if not P.get('smoke'): return kw
     if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
     default = notebook_parameters('leaderboard')

@@ -14,8 +14,8 @@ from .records import RunRecord, write_jsonl, write_predictions
 from .metrics import f1_macro, f1_per_class
 
 # %% auto #0
-__all__ = ['PROMPTS', 'ANSWER_WORDS', 'format_prompt', 'parse_answer', 'HFGenerator', 'OpenAIClient', 'LLMResult',
-           'run_llm_baseline']
+__all__ = ['PROMPTS', 'ANSWER_WORDS', 'format_prompt', 'parse_answer', 'answer_words', 'label_choices', 'HFGenerator',
+           'OpenAIClient', 'LLMResult', 'run_llm_baseline']
 
 # %% ../nbs/06b_llm.ipynb #48eaf536
 PROMPTS = {
@@ -24,29 +24,54 @@ PROMPTS = {
     'llama2': "Classify the stance that the author of the text takes towards the target into favor, against, or neutral. "
               "The answer should only be one of the following three words: 'favor', 'against', or 'neutral'. "
               "Don't give further explanation other than one of these three words. Text: \"{text}\". Target: \"{target}\".",
+    # the `chatgpt` prompt for any label set: {labels} lists the data's labels (for FAVOR/AGAINST/NONE it is `chatgpt` word for word)
+    'choices': "Q: What is the stance of the text '{text}' towards the target '{target}'? The answer should be selected from {labels}. A:",
 }
+_SLOT = re.compile(r'\{(text|target|labels)\}')
 
-def format_prompt(prompt:str, text:str, target:str) -> str:
-    "The prompt named `prompt` (a key of `PROMPTS`) or the template `prompt` itself, filled with `text` and `target`."
+def format_prompt(prompt:str, text:str, target:str,
+                  choices:str|None=None, # what `{labels}` becomes (`label_choices`), for a template that lists the labels
+                 ) -> str:
+    "The prompt named `prompt` (a key of `PROMPTS`) or the template `prompt` itself, filled with `text`, `target` (and `choices`) in one pass."
     template = PROMPTS.get(prompt, prompt)
     if '{text}' not in template or '{target}' not in template:
         raise ValueError(f'unknown prompt {prompt!r}: not one of {list(PROMPTS)} and no template with {{text}} and {{target}}')
-    return template.replace('{text}', str(text)).replace('{target}', str(target))
+    if '{labels}' in template and choices is None: raise ValueError(f'prompt {prompt!r} lists the labels ({{labels}}): pass choices')
+    vals = dict(text=str(text), target=str(target), labels=choices)
+    return _SLOT.sub(lambda m: vals[m.group(1)], template)
 
 # %% ../nbs/06b_llm.ipynb #9f9c1076
 ANSWER_WORDS = {'FAVOR': ('favor', 'favour', 'favorable', 'pro'), 'AGAINST': ('against', 'con'), 'NONE': ('none', 'neutral')}
 _PREFIX = re.compile(r"^\s*(?:(?:a|answer|stance|label|output)\s*[:\-]\s*)+", re.I)
 
+def _words(s:str) -> tuple: return tuple(re.findall(r"[^\W\d_]+", str(s).lower()))   # letters only, any script
+
 def parse_answer(answer:str,                   # the model's reply
-                 label_words:dict=ANSWER_WORDS, # label -> the lowercase words that name it
+                 label_words:dict=ANSWER_WORDS, # label -> the words (or phrases) that name it, any case
                 ) -> str|None:
     "The label an answer names, or None when it names none or several."
-    words = re.findall(r"[a-z]+", _PREFIX.sub('', str(answer).lower()))
-    owner = {w: l for l, ws in label_words.items() for w in ws}
+    words = _words(_PREFIX.sub('', str(answer).lower()))
+    names = sorted(((_words(w), l) for l, ws in label_words.items() for w in ws), key=lambda p: -len(p[0]))
     if not words: return None
-    if words[0] in owner: return owner[words[0]]
-    found = {owner[w] for w in words if w in owner}
+    for p, l in names:
+        if p and words[:len(p)] == p: return l
+    found = {l for p, l in names if p and any(words[i:i + len(p)] == p for i in range(len(words) - len(p) + 1))}
     return found.pop() if len(found) == 1 else None
+
+def _spoken(label) -> str: return re.sub(r'[_\s]+', ' ', str(label)).strip()
+
+def answer_words(labels) -> dict:
+    "Label -> its answer words: `ANSWER_WORDS` when every label is one of its labels, else each label's own name ('_' read as a space)."
+    labels = list(labels)
+    if set(labels) <= set(ANSWER_WORDS): return {l: ANSWER_WORDS[l] for l in labels}
+    return {l: (_spoken(l),) for l in labels}
+
+def label_choices(labels) -> str:
+    "The labels as a prompt lists them: 'Favor', 'Against', or 'None' (the paper's words and order) for those labels, else each label's name."
+    labels = list(labels)
+    names = [l.capitalize() for l in ANSWER_WORDS if l in labels] if set(labels) <= set(ANSWER_WORDS) else [_spoken(l) for l in labels]
+    q = [f"'{n}'" for n in names]
+    return q[0] if len(q) == 1 else f"{q[0]} or {q[1]}" if len(q) == 2 else ', '.join(q[:-1]) + f", or {q[-1]}"
 
 # %% ../nbs/06b_llm.ipynb #a51516ec
 class HFGenerator:
@@ -140,22 +165,23 @@ def run_llm_baseline(df:pd.DataFrame,         # tidy pairs
                      generator,                # an `HFGenerator`, `OpenAIClient` or anything with `generate(prompts)`
                      prompt:str='chatgpt',     # a key of `PROMPTS` or a template with {text} and {target}
                      split:str='test',
-                     label_words:dict|None=None, # label -> answer words; default `ANSWER_WORDS` restricted to the data's labels
+                     label_words:dict|None=None, # label -> answer words; default `answer_words` of the data's labels
                      fallback:str='NONE',      # the label predicted for an unparseable answer
                      seed:int=0, out_dir:str|Path|None=None, name:str='llm',
                     ) -> LLMResult:
     "Prompt a language model zero-shot on one split; answers parsed to labels, unparseable ones counted."
     labels = list(df.attrs.get('labels') or sorted(df.label.unique()))
-    words = label_words or {l: w for l, w in ANSWER_WORDS.items() if l in labels}
+    words = label_words or answer_words(labels)
     if set(words) != set(labels): raise ValueError(f'label_words name {sorted(words)} but the labels are {labels}; pass label_words= for every label')
     if fallback not in labels: raise ValueError(f'fallback {fallback!r} is not a label; one of {labels}')
     part = df[df.split == split]
     if not len(part): raise ValueError(f'no {split!r} rows; the splits are {sorted(df.split.unique())}')
     set_seed(seed)
+    choices = label_choices(labels)
     rec = RunRecord(name=f'llm/{name}', seed=seed, params=dict(prompt=prompt, template=PROMPTS.get(prompt, prompt), split=split, labels=labels,
                     fallback=fallback, label_words=words, dataset=df.attrs.get('dataset'), n=len(part), generator=generator.describe()
                     if hasattr(generator, 'describe') else type(generator).__name__))
-    answers = generator.generate([format_prompt(prompt, t, g) for t, g in zip(part.text, part.target)])
+    answers = generator.generate([format_prompt(prompt, t, g, choices) for t, g in zip(part.text, part.target)])
     if len(answers) != len(part): raise RuntimeError(f'the generator returned {len(answers)} answers for {len(part)} prompts')
     parsed = [parse_answer(a, words) for a in answers]
     pred = [p if p is not None else fallback for p in parsed]

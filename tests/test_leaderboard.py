@@ -1,11 +1,12 @@
 """`stance_nb leaderboard`: one table over datasets and systems from the benchmark's job store, with significance tests
 and a self-contained HTML page; its cells are the benchmark notebook's Table 4 cells for the same jobs."""
-import json, os, shutil, subprocess
+import http.server, json, os, re, shutil, subprocess, threading
 from pathlib import Path
 import pandas as pd
 import pytest
 from stance_nb.cli import main
 from stance_nb.core import data_dir
+from stance_nb.records import read_predictions
 from conftest import write_splits
 
 MIRROR = ['argmin', 'ibmcs', 'perspectrum', 'semeval2016t6', 'semeval2019t7']
@@ -63,7 +64,7 @@ def test_unknown_model_is_refused(capfd, tmp_path, monkeypatch):
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
     with pytest.raises(SystemExit) as e: main(['leaderboard', '--models', 'majority,bert9'])
     assert e.value.code == 2
-    assert "unknown model 'bert9'; valid models: fasttext, majority, mdl, nli, random, sdl" in capfd.readouterr().err and not (tmp_path/'out').exists()
+    assert "unknown model 'bert9'; valid models: fasttext, llm, majority, mdl, nli, nli-ft, random, sdl" in capfd.readouterr().err and not (tmp_path/'out').exists()
 
 CHROMIUM = next((shutil.which(b) for b in ('chromium', 'chromium-browser', 'google-chrome') if shutil.which(b)), None)
 
@@ -167,15 +168,77 @@ def test_bad_input_stops_before_any_job(tmp_path, capfd, monkeypatch):
              (['--models', 'majority', '--data', '{"mine": {"dataset": "csv", "colour": 1}}'], "unknown option(s) ['colour']"),
              (['--models', 'majority', '--datasets', 'ibmcs', '--from', str(tmp_path/'nowhere')], f"reuse_from: no job store at {tmp_path/'nowhere'}"),
              (['--models', 'majority,nli', '--datasets', 'ibmcs', '--nli-model', str(broken)], f"model {str(broken)!r}: its config does not load"),
-             (['--models', 'majority', '--datasets', 'ibmcs', '--nli-model', 'roberta-large-mnli'], 'add nli to models'),
+             (['--models', 'majority', '--datasets', 'ibmcs', '--nli-model', 'roberta-large-mnli'], 'add nli or nli-ft to models'),
              (['--models', 'majority,sdl', '--datasets', 'ibmcs', '--preset', 'huge'], "encoder_preset='huge': expected one of ['paper', 'small', 'smoke']"),
              (['--models', 'majority', '--datasets', 'ibmcs', '--fasttext-preset', 'xstance'], "preset 'xstance' is for fasttext: add it to models"),
+             (['--models', 'majority', '--datasets', 'ibmcs', '--llm-model', 'meta-llama/Llama-2-7b-chat-hf'], 'add llm to models'),
+             (['--models', 'majority,llm', '--datasets', 'ibmcs', '--llm-model', '{"model": "x"}'], "an LLM endpoint needs 'base_url' and 'model'"),
+             (['--models', 'majority,llm', '--datasets', 'ibmcs', '--llm-model', '{"base_url": '], '--llm-model: an endpoint is a JSON object'),
+             (['--models', 'majority,llm', '--datasets', 'ibmcs', '--llm-model', str(broken)], f"model {str(broken)!r}: its config does not load"),
+             (['--models', 'majority,nli-ft', '--datasets', 'ibmcs', '--nli-preset', 'huge'], "nli_preset='huge': expected one of"),
+             (['--models', 'majority', '--datasets', 'ibmcs', '--nli-preset', 'smoke'], "preset 'smoke' is for nli-ft: add it to models"),
              (['--import-tables', str(tmp_path), '--seeds', '1'], '--import-tables reads finished tables')]
     for argv, msg in cases:
         with pytest.raises(SystemExit) as e: main(['leaderboard', *argv])
         err = capfd.readouterr().err
         assert e.value.code == 2 and msg in err, (argv, err)
     assert _files_under(out) == []
+
+class _LastChoice(http.server.BaseHTTPRequestHandler):
+    "An OpenAI-compatible endpoint that answers each prompt with the last label it lists (`{labels}` of the `choices` prompt)."
+    def log_message(self, *a): pass
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers['Content-Length'])))
+        prompt = body['messages'][0]['content']
+        answer = re.findall(r"'([^']+)'", prompt.split('selected from', 1)[1])[-1] if 'selected from' in prompt else '?'
+        data = json.dumps({'choices': [{'message': {'content': f'Answer: {answer}.'}}]}).encode()
+        self.send_response(200); self.send_header('Content-Type', 'application/json'); self.send_header('Content-Length', str(len(data)))
+        self.end_headers(); self.wfile.write(data)
+
+def test_nli_finetuned_and_llm_beside_the_benchmark_rows(tmp_path, capfd, monkeypatch):
+    """`nli-ft` fine-tunes the NLI checkpoint on each dataset (its preset stated) and `llm` asks a served model the `choices` prompt
+    with each dataset's own labels (PRO/CON, support/deny/query/comment, AGAINST/FAVOR): the answers parse to those labels, the page
+    states the unparsed share and fallback; a second call re-runs nothing; a dataset whose labels do not map to NLI labels stops
+    the run before any job."""
+    from stance_nb.fixtures.benchmark import write_benchmark_fixtures
+    from stance_nb.fixtures.papers import write_xstance
+    from stance_nb.test_utils import tiny_bert
+    out = tmp_path/'out'; monkeypatch.setenv('STANCE_NB_OUTPUTS', str(out))
+    data = tmp_path/'data'; write_benchmark_fixtures(data, names=['ibmcs', 'semeval2019t7']); write_xstance(data/'xstance', n=3)
+    nli = {0: 'ENTAILMENT', 1: 'NEUTRAL', 2: 'CONTRADICTION'}
+    tiny_bert(tmp_path/'mnli', num_labels=3, id2label=nli, label2id={v: k for k, v in nli.items()}, seed=0)
+    srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _LastChoice)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        endpoint = json.dumps({'base_url': f'http://127.0.0.1:{srv.server_address[1]}/v1', 'model': 'last-choice', 'max_retries': 0})
+        argv = ['leaderboard', '--models', 'majority,nli-ft,llm', '--nli-model', str(tmp_path/'mnli'), '--nli-preset', 'smoke',
+                '--llm-model', endpoint, '--data-dir', str(data), '--resamples', '200']
+        lb = _json(argv, capfd)
+        table, st = pd.DataFrame(lb['table']).set_index('system'), lb['stats']
+        keys = ['ibmcs', 'semeval2019t7', 'xstance']
+        assert list(table.index) == ['majority', 'nli-ft', 'llm'] and st['common'] == keys and table.loc[['nli-ft', 'llm'], keys].notna().all().all()
+        assert st['recipes']['nli-ft'].startswith(f"{tmp_path/'mnli'} fine-tuned on each dataset, preset smoke, a new head")
+        assert {k: v['rate'] for k, v in st['llm']['unparsed'].items()} == {k: 0.0 for k in keys}
+        assert st['llm']['unparsed']['ibmcs']['fallback'] == 'CON' or st['llm']['unparsed']['ibmcs']['fallback'] == 'PRO'
+        labels = {'ibmcs': 'PRO', 'semeval2019t7': 'support', 'xstance': 'AGAINST'}   # the last label each prompt lists ('Favor' or 'Against')
+        for k, last in labels.items():
+            job, r = next((f, r) for f, r in _records(out) if r['params']['row'] == 'LLM prompting' and f'predictions/{k}/test' in r['files'])
+            assert set(read_predictions(job/r['files'][f'predictions/{k}/test'])) == {last}, k
+        html = (Path(lb['files']['html']) if Path(lb['files']['html']).is_absolute() else Path.cwd()/lb['files']['html']).read_text()
+        assert 'llm: {' in html and 'ibmcs 0.0% of' in html and 'nli-ft:' in html
+        assert _json(argv, capfd)['conditions']['reused'] == 9   # 3 systems x 3 datasets
+    finally: srv.shutdown()
+    mine = _own_csv(tmp_path, ('x', 'y'))
+    before = _files_under(out)
+    assert main(argv[:2] + ['majority,nli-ft', '--nli-model', str(tmp_path/'mnli'), '--nli-preset', 'smoke', '--data', json.dumps(mine)]) == 1
+    assert "dataset 'mine' for nli/nli-ft: cannot map stance label 'x'" in capfd.readouterr().err
+    assert _files_under(out) == before
+
+def _records(out:Path):
+    "(job folder, record) of every finished job under `out`."
+    for rec in out.rglob('record.json'):
+        r = json.loads(rec.read_text())
+        if 'params' in r and 'row' in r['params']: yield rec.parent, r
 
 @needs_mirror
 def test_own_data_under_a_registered_name_with_other_labels(tmp_path, capfd, monkeypatch):

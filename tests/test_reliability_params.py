@@ -68,7 +68,10 @@ INVALID = {
                         ({'smoke': 'yes'}, 'smoke'), ({'attacks': ['bogus']}, "attacks: unknown ['bogus']"),
                         ({'max_train': 0}, 'max_train=0: expected > 0'), ({'max_train': 50, 'ratios': [0.1]}, 'max_train and ratios'),
                         ({'datasets': ['ezstance']}, "dataset 'ezstance':"), ({'reuse_from': ['/nonexistent/store']}, 'reuse_from: no job store at'),
-                        ({'nli_model': 'roberta-large-mnli', 'models': ['majority']}, 'add nli to models'),
+                        ({'nli_model': 'roberta-large-mnli', 'models': ['majority']}, 'add nli or nli-ft to models'),
+                        ({'nli_preset': 'huge', 'models': ['nli-ft']}, "nli_preset: unknown ['huge']"),
+                        ({'llm_model': 'meta-llama/Llama-2-7b-chat-hf', 'models': ['majority']}, 'add llm to models'),
+                        ({'llm_endpoint': {'model': 'x'}, 'models': ['llm']}, "an LLM endpoint needs 'base_url' and 'model'"),
                         ({'encoder_preset': 'huge'}, "encoder_preset: unknown ['huge']")],
 }
 FIRST_CHECK_CELL = 1   # code cell 0 holds the parameters; validation must fail in the next one

@@ -318,7 +318,7 @@ def _reproduce(args) -> dict:
 
 _RUN_ONLY = (('--datasets', 'datasets'), ('--model', 'model'), ('--data', 'data'), ('--epochs', 'epochs'), ('--lr', 'lr'), ('--seeds', 'seeds'),
              ('--attacks', 'attacks'), ('--ratios', 'ratios'), ('--max-train', 'max_train'), ('--from', 'reuse'), ('--nli-model', 'nli_model'),
-             ('--preset', 'encoder_preset'), ('--fasttext-preset', 'fasttext_preset'))   # leaderboard options of a run, not of --import-tables
+             ('--preset', 'encoder_preset'), ('--fasttext-preset', 'fasttext_preset'), ('--nli-preset', 'nli_preset'), ('--llm-model', 'llm'))   # leaderboard options of a run, not of --import-tables
 
 def _leaderboard(args) -> dict:
     "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`); or import committed tables."
@@ -335,10 +335,12 @@ def _leaderboard(args) -> dict:
     if not args.models: raise UsageError("--models is required (e.g. --models majority,fasttext,sdl), unless --import-tables")
     try: data = json.loads(args.data) if args.data else None
     except ValueError as e: raise UsageError(f"--data: not JSON ({e})")
+    try: llm = json.loads(args.llm) if args.llm and args.llm.lstrip().startswith('{') else args.llm
+    except ValueError as e: raise UsageError(f"--llm-model: an endpoint is a JSON object {{\"base_url\": ..., \"model\": ...}} ({e})")
     kw = dict(datasets=args.datasets or None, seeds=list(args.seeds or (1,)), model=_names(args.model) if args.model and ',' in args.model else args.model, data=data, epochs=args.epochs, lr=args.lr,
               run_name=args.run_name, n_resamples=args.resamples, alpha=args.alpha, data_dir=args.data_dir, attacks=args.attacks,
               ratios=args.ratios, max_train=args.max_train, reuse_from=args.reuse, nli_model=args.nli_model,
-              encoder_preset=args.encoder_preset, fasttext_preset=args.fasttext_preset)
+              encoder_preset=args.encoder_preset, fasttext_preset=args.fasttext_preset, nli_preset=args.nli_preset, llm=llm)
     try: leaderboard_parameters(args.models, **kw)   # every input checked before anything is read, trained or written
     except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\""))
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())

@@ -123,7 +123,7 @@ def _shares(s:str) -> list:
     except ValueError: raise argparse.ArgumentTypeError(f"expected comma-separated numbers such as 0.1,0.3, got {s!r}")
 
 def _leaderboard_options(b):
-    b.add_argument('--models', type=_names, default=[], help='comma-separated: majority, random, fasttext, sdl, mdl (the benchmark\'s recipes), nli (an MNLI checkpoint zero-shot); required unless --import-tables')
+    b.add_argument('--models', type=_names, default=[], help='comma-separated: majority, random, fasttext, sdl, mdl (the benchmark\'s recipes), nli (an MNLI checkpoint zero-shot), nli-ft (fine-tuned), llm (a language model prompted zero-shot); required unless --import-tables')
     b.add_argument('--import-tables', metavar='FOLDER', help='no run: one leaderboard of the committed tables of earlier runs in FOLDER '
                    '(its sources.json lists them), marked imported, written into FOLDER')
     b.add_argument('--datasets', type=_names, default=[], help="registered datasets: the benchmark's ten, xstance, cheese, ezstance, vast "
@@ -131,7 +131,9 @@ def _leaderboard_options(b):
     b.add_argument('--model', help='the encoder of sdl/mdl: a Hub id or folder (default: the benchmark\'s); several, comma-separated, are compared (one recipe)')
     b.add_argument('--preset', dest='encoder_preset', help="the recipe of sdl/mdl: paper (the benchmark's, default), small (lr 5e-4, 2 epochs: small encoders), smoke")
     b.add_argument('--fasttext-preset', help="fastText's recipe: benchmark (default), xstance, xstance_code, cheese")
-    b.add_argument('--nli-model', help='the MNLI checkpoint of nli (zero-shot): a Hub id or folder (default: facebook/bart-large-mnli)')
+    b.add_argument('--nli-model', help='the MNLI checkpoint of nli (zero-shot) and nli-ft (fine-tuned): a Hub id or folder (default: facebook/bart-large-mnli)')
+    b.add_argument('--nli-preset', help="nli-ft's recipe, a train preset (default ezstance_roberta: EZ-STANCE's for BART-MNLI-e)")
+    b.add_argument('--llm-model', dest='llm', help='the model of llm: a causal LM (Hub id or folder) or an endpoint as JSON {"base_url": ..., "model": ...} (default: meta-llama/Llama-2-13b-chat-hf)')
     b.add_argument('--epochs', type=_POSITIVE, help='sdl/mdl epochs (default: the recipe\'s)')
     b.add_argument('--lr', type=float, help='sdl/mdl learning rate (default: the recipe\'s)')
     b.add_argument('--data', help='your own datasets as JSON, as the result notebooks\' `data` parameter')

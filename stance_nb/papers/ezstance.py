@@ -12,11 +12,11 @@ from ..metrics import f1_macro, f1_per_class
 from ..experiment import Experiment, Row, DataSpec
 from ..nli import EZSTANCE_MODELS, PAPER_PROMPTS, table10_row
 from ..train import PRESETS
+from ..experiment.systems.llm import parse_failures
 
 # %% auto #0
 __all__ = ['A_KEYS', 'B_KEYS', 'VAST_KEYS', 'EZSTANCE_DATA', 'NLI_ROWS', 'BASELINE_ROWS', 'EZSTANCE_ENCODERS', 'EZSTANCE_TABLES',
-           'MODEL_GROUPS', 'EZSTANCE_EXPERIMENT', 'ezstance_cells', 'parse_failures', 'ezstance_table', 'ezstance_rows',
-           'ezstance_keys']
+           'MODEL_GROUPS', 'EZSTANCE_EXPERIMENT', 'ezstance_cells', 'ezstance_table', 'ezstance_rows', 'ezstance_keys']
 
 # %% ../../nbs/11c_papers.ezstance.ipynb #05e16df5
 _A = dict(subtask='A')
@@ -64,15 +64,6 @@ def ezstance_cells(key:str, frame:pd.DataFrame, pred:list) -> list:
         out += _class_cells('10', g, p) + _class_cells('9', g, p)
     if key in VAST_KEYS: out += _class_cells('9', gold, pred)
     return out
-
-# %% ../../nbs/11c_papers.ezstance.ipynb #8476a34a
-def parse_failures(result) -> pd.DataFrame:
-    "Per LLM job and data key: the answers that named no label (`n_unparsed`, predicted as NONE), from the jobs' `info.json`."
-    import json
-    rows = [dict(row=r.params['row'], data=k, n_unparsed=i['n_unparsed'], n=i['n'], unparsed_rate=i['unparsed_rate'])
-            for f, r in result.records.items() if r.params.get('system') == 'llm'
-            for k, i in json.loads((Path(f)/r.files['info']).read_text(encoding='utf-8')).items()]
-    return pd.DataFrame(rows, columns=['row', 'data', 'n_unparsed', 'n', 'unparsed_rate'])
 
 # %% ../../nbs/11c_papers.ezstance.ipynb #857c7302
 _TRAINED = A_KEYS + B_KEYS

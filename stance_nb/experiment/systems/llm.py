@@ -16,28 +16,52 @@ from ..spec import Context, register_system, RowSkipped, model_of
 from ..data import _split
 
 # %% auto #0
-__all__ = ['llm_generator']
+__all__ = ['check_llm', 'llm_generator', 'parse_failures']
 
 # %% ../../../nbs/10g_experiment.systems.llm.ipynb #27485e15
-def llm_generator(spec, batch_size:int=8, device=None):
-    "An `OpenAIClient` for `{'base_url': ..., 'model': ...}` (an OpenAI-compatible endpoint), else an `HFGenerator` for a model name/folder."
-    from stance_nb.llm import HFGenerator, OpenAIClient
+def check_llm(spec) -> None:
+    "Stop before any work unless `spec` is an endpoint `{'base_url': ..., 'model': ...}` or a name/folder whose config and tokenizer load."
     if isinstance(spec, dict):
         bad = sorted(set(spec) - {'base_url', 'model', 'api_key_env', 'max_new_tokens', 'timeout', 'max_retries'})
         if bad or not {'base_url', 'model'} <= set(spec):
             raise ValueError(f"an LLM endpoint needs 'base_url' and 'model' (unknown keys: {bad}), got {spec}")
-        return OpenAIClient(**spec)
+        return
+    from stance_nb.train import check_encoder
+    check_encoder(str(spec))
+
+def llm_generator(spec, batch_size:int=8, device=None):
+    "An `OpenAIClient` for `{'base_url': ..., 'model': ...}` (an OpenAI-compatible endpoint), else an `HFGenerator` for a model name/folder."
+    from stance_nb.llm import HFGenerator, OpenAIClient
+    if isinstance(spec, dict): check_llm(spec); return OpenAIClient(**spec)
     return HFGenerator(str(spec), batch_size=batch_size, device=device)
+
+def _fallback(ctx:Context, key:str, labels:list) -> str:
+    "The label of an unparseable answer: NONE where it is a label, else the row's `fallback` option, else the training set's most frequent label."
+    if 'NONE' in labels: return 'NONE'
+    if f := ctx.row.options.get('fallback'): return f
+    train = ctx.data[key].label[ctx.data[key].split == 'train']
+    return str(train.value_counts().sort_index(kind='stable').idxmax()) if len(train) else labels[0]
 
 @register_system('llm', seeded=False)
 def _llm(ctx):
-    "The paper's LLM prompt (App. F) on each test set; unparseable answers counted and predicted as NONE."
+    "A row's prompt (EZ-STANCE App. F, or `choices` for any label set) on each test set; unparseable answers counted, predicted as the fallback."
     from stance_nb.llm import run_llm_baseline
     gen = llm_generator(model_of(ctx), ctx.settings.get('llm_batch_size', 8), ctx.settings.get('device'))
     preds, info = {}, {}
     for (k, t), frame in ctx.tests.items():
-        r = run_llm_baseline(frame, gen, prompt=ctx.row.options['prompt'], out_dir=ctx.out/k.replace('>', ''), name=ctx.row.name)
+        labels = list(ctx.data[k].attrs.get('labels') or sorted(ctx.data[k].label.unique()))
+        frame = frame.copy(); frame.attrs['labels'] = labels
+        r = run_llm_baseline(frame, gen, prompt=ctx.row.options['prompt'], fallback=(fb := _fallback(ctx, k, labels)),
+                             out_dir=ctx.out/k.replace('>', ''), name=ctx.row.name)
         preds[k, t] = list(r.predictions)
-        info[k] = dict(n_unparsed=r.n_unparsed, n=len(frame), unparsed_rate=r.n_unparsed/max(len(frame), 1),
+        info[k] = dict(n_unparsed=r.n_unparsed, n=len(frame), unparsed_rate=r.n_unparsed/max(len(frame), 1), fallback=fb,
                        generator=gen.describe() if hasattr(gen, 'describe') else type(gen).__name__, prompt=ctx.row.options['prompt'])
     return preds, info
+
+# %% ../../../nbs/10g_experiment.systems.llm.ipynb #d5ca43a2
+def parse_failures(result) -> pd.DataFrame:
+    "Per LLM job and data key: the answers that named no label (`n_unparsed`, predicted as the job's fallback), from the jobs' `info.json`."
+    rows = [dict(row=r.params['row'], data=k, n_unparsed=i['n_unparsed'], n=i['n'], unparsed_rate=i['unparsed_rate'], fallback=i.get('fallback', 'NONE'))
+            for f, r in result.records.items() if r.params.get('system') == 'llm'
+            for k, i in json.loads((Path(f)/r.files['info']).read_text(encoding='utf-8')).items()]
+    return pd.DataFrame(rows, columns=['row', 'data', 'n_unparsed', 'n', 'unparsed_rate', 'fallback'])

@@ -47,24 +47,31 @@ def _nli_zero_shot(ctx):
     return preds, dict(model=ckpt, prompt=prompt)
 
 # %% ../../../nbs/10e_experiment.systems.nli.ipynb #0f083a3e
-def _nli_config(ctx, name:str):
-    "The trainer settings of NLI row `name`: its paper preset (the smoke preset in a smoke run) with the run's changes."
+def _nli_recipe(ctx) -> dict:
+    "The row's checkpoint, preset, encoder_only and prompt: its own options where it names a `checkpoint`, else its paper row's (`EZSTANCE_MODELS`) with the run's model."
     from stance_nb.nli import ezstance_model
+    o = ctx.row.options
+    if o.get('checkpoint'):
+        return dict(model=str(o['checkpoint']), preset=o.get('preset') or 'ezstance_roberta', encoder_only=bool(o.get('encoder_only')), prompt=o.get('prompt', 'none'))
+    name = o.get('model', ctx.row.name); m = ezstance_model(name)
+    return dict(model=str(model_of(ctx, name)), preset=m['preset'], encoder_only=m['encoder_only'], prompt=o.get('prompt', m['prompt']))
+
+def _nli_config(ctx):
+    "The trainer settings of an NLI row: its preset (the smoke preset in a smoke run) with the run's changes."
     from stance_nb.train import TrainConfig
-    smoke = bool(ctx.settings.get('smoke'))
-    changes = {**dict(model=str(model_of(ctx, name)), seed=ctx.seed, checkpoint=not smoke), **(ctx.settings.get('train_changes') or {})}
-    return ctx.with_schedule(TrainConfig.preset('smoke' if smoke else ezstance_model(name)['preset'], **{k: v for k, v in changes.items() if v is not None}))
+    smoke, r = bool(ctx.settings.get('smoke')), _nli_recipe(ctx)
+    changes = {**dict(model=r['model'], seed=ctx.seed, checkpoint=not smoke), **(ctx.settings.get('train_changes') or {})}
+    return ctx.with_schedule(TrainConfig.preset('smoke' if smoke else r['preset'], **{k: v for k, v in changes.items() if v is not None}))
 
 def _nli_budget(ctx):
-    cfg = _nli_config(ctx, ctx.row.options.get('model', ctx.row.name)); return cfg, cfg.epochs
+    cfg = _nli_config(ctx); return cfg, cfg.epochs
 
 @register_system('nli_finetune', budget=_nli_budget)
 def _nli_finetune(ctx):
-    "An MNLI checkpoint fine-tuned on each data key's training set (its prompt: the row's `prompt` option, else the paper's)."
-    from stance_nb.nli import finetune_nli, ezstance_model
-    name = ctx.row.options.get('model', ctx.row.name)
-    m, cfg = ezstance_model(name), _nli_config(ctx, name)
-    prompt = ctx.row.options.get('prompt', m['prompt'])
+    "An MNLI checkpoint fine-tuned on each data key's training set (its prompt: the row's `prompt` option, else the paper's row's)."
+    from stance_nb.nli import finetune_nli
+    m, cfg = _nli_recipe(ctx), _nli_config(ctx)
+    prompt = m['prompt']
     head = {'head': ctx.settings['head']} if ctx.settings.get('head') else {}
     preds, info = {}, {}
     for key, df in ctx.data.items():
