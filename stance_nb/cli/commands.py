@@ -322,7 +322,8 @@ _RUN_ONLY = (('--datasets', 'datasets'), ('--model', 'model'), ('--data', 'data'
 
 def _leaderboard(args) -> dict:
     "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`); or import committed tables."
-    from stance_nb.leaderboard import LEADERBOARD_MODELS, leaderboard, leaderboard_parameters
+    from stance_nb.leaderboard_spec import LEADERBOARD_MODELS, leaderboard_parameters
+    from stance_nb.leaderboard import leaderboard
     from stance_nb.leaderboard_import import import_leaderboard
     if args.models: _check('model', args.models, LEADERBOARD_MODELS)
     if args.import_tables:
