@@ -214,6 +214,21 @@ def test_slurm_run_end_to_end(data, tmp_path, capfd, monkeypatch, fake_slurm):
 
 # ================================================================ the plan
 
+def test_plan_on_this_cpu_times_the_encoder_jobs(data, tmp_path, capfd, monkeypatch):
+    """Without a GPU, `--plan` with the local executor prices each encoder job as the run will announce it, timed on this CPU
+    (not at a GPU's rate, which put hours of CPU work at seconds); with `--executor submitit` it keeps the declared GPU rate."""
+    import torch
+    from stance_nb.test_utils import tiny_bert
+    if torch.cuda.is_available(): pytest.skip('a GPU is here: the plan prices at its rate')
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
+    tiny_bert(tmp_path/'tiny', num_labels=3, seed=0)
+    argv = ['reproduce', 'benchmark', '-p', f'data_dir={data}', '-p', 'datasets=ibmcs', '-p', 'rows=BERT_SDL', '-p', 'seeds=1', '-p', 'ratios=1.0',
+            '-p', f"model={tmp_path/'tiny'}", '--output-dir', str(tmp_path/'o'), '--plan']
+    res, err = _cli(argv, capfd)
+    assert res['plan']['jobs'] == 1 and res['plan']['unknown'] == 0 and 'timed on this CPU (no GPU)' in err, err
+    res, err = _cli(argv + ['--executor', 'submitit'], capfd)
+    assert 'timed on this CPU' not in err and f"at {125.0:g} TFLOP/s" in err, err
+
 def test_plan_runs_nothing(data, tmp_path, capfd, monkeypatch):
     "`--plan` over all rows and tables, five seeds: the job count, device-hours and the wall time on 1, 4 and 16 workers; no job folder is made."
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))

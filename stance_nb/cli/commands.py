@@ -369,7 +369,7 @@ def _plan(exp, P:dict, ex, throughput:str|None) -> dict:
         if not isinstance(tp, dict) or not all(isinstance(v, dict) and {'train', 'predict'} <= set(v) for v in tp.values()):
             raise UsageError(f"--throughput: expected {{\"model\": {{\"train\": examples/s, \"predict\": examples/s}}}}, got {throughput!r}")
     run_kw, folder, stem = run_arguments(exp, P)
-    df, summary = plan_cost(prepare(**run_kw), throughput=tp)
+    df, summary = plan_cost(prepare(**run_kw), throughput=tp, here=ex.kind in ('local', 'submitit-local'))   # no GPU here: timed on this CPU
     print(plan_text(df, summary))
     rows = {r: dict(jobs=len(g), device_hours=round(g.seconds.dropna().sum() / 3600, 2)) for r, g in df.groupby('row', sort=False)}
     return dict(command='reproduce', experiment=exp.name, plan=summary, rows=rows, executor=ex.kind)

@@ -13,7 +13,7 @@ import submitit, yaml
 from ..core import progress, available_cpus, write_text, portable_path
 from ..claims import _pid_alive, worker_id
 from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped
-from .cost import mean_pair_length
+from .cost import mean_pair_length, cpu_cost, _full_cpu_run
 from .runner import Prepared, prepare, execute, job_states, _finished
 
 # %% auto #0
@@ -254,20 +254,24 @@ def _store_seconds(prep:Prepared) -> dict:
         by.setdefault(p.get('system'), []).append(r['wall_time'])
     return {k: float(sum(v) / len(v)) for k, v in by.items()}
 
-def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mapping|None=None, tflops:float=DEVICE_TFLOPS) -> tuple:
+def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mapping|None=None, tflops:float=DEVICE_TFLOPS,
+              here:bool=False,   # the jobs run on this machine: without a GPU, its CPU times the transformer jobs (`cpu_cost`)
+             ) -> tuple:
     "The jobs of `prep` still to run with their estimated seconds and its basis, and a summary: jobs, device-hours, wall hours on `workers` workers."
     throughput, measured, toks, sizes, lines, not_run = dict(throughput or {}), _store_seconds(prep), {}, {}, [], {}
     lfo = prep.settings.get('local_files_only', False)
-    for job, ts, params, folder in prep.plan:
-        if job.row.name in prep.inp.skipped or _finished(prep.exp, folder, params, ts) is not None: continue
+    todo = [(job, Context(job.row, job.seed, job.ratio, {k: prep.inp.frames[k, job.ratio] for k in job.keys}, ts, folder, prep.settings))
+            for job, ts, params, folder in prep.plan if job.row.name not in prep.inp.skipped and _finished(prep.exp, folder, params, ts) is None]
+    cpu = cpu_cost(todo, prep.settings) if here and _full_cpu_run(prep.settings) else {}
+    load = os.getloadavg()[0] if cpu else None   # other processes on the cores slow the timing: said beside it
+    for job, ctx in todo:
         sysm, secs, basis = SYSTEMS[job.row.system], None, ''
-        ctx = Context(job.row, job.seed, job.ratio, {k: prep.inp.frames[k, job.ratio] for k in job.keys}, ts, folder, prep.settings)
         try: budget = sysm.budget(ctx) if sysm.budget is not None else None
         except RowSkipped as e: not_run[job.row.name] = str(e); continue
         if budget is not None:
             cfg, epochs = budget; m = str(cfg.model)
             n_tr = sum(int((f.split == 'train').sum()) for f in ctx.data.values()) * epochs
-            n_pr = sum(int((f.split == 'dev').sum()) for f in ctx.data.values()) * epochs + sum(len(f) for f in ts.values())
+            n_pr = sum(int((f.split == 'dev').sum()) for f in ctx.data.values()) * epochs + sum(len(f) for f in ctx.tests.values())
             if m not in toks:
                 try:
                     from transformers import AutoTokenizer
@@ -278,6 +282,9 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
             if m in throughput:
                 secs = n_tr / float(throughput[m]['train']) + n_pr / float(throughput[m]['predict'])
                 basis = f"declared throughput of {m}: {throughput[m]['train']:g} / {throughput[m]['predict']:g} examples/s"
+            elif (c := cpu.get(job.label)) and c['train_seconds'] is not None:
+                secs = c['train_seconds'] + c['predict_seconds']
+                basis = f"{m} timed on this CPU (no GPU): {c['tokens']:.0f} tokens, {c['train_examples']:,} examples trained, {c['predict_examples']:,} predicted, load average {load:.1f} when timed"
             else:
                 if m not in sizes: sizes[m] = _params_m(m, lfo)
                 pm, src = sizes[m]
