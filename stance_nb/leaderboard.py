@@ -25,8 +25,9 @@ from .leaderboard_spec import (LEADERBOARD_MODELS, NLI_MODEL, NLI_PRESET, LLM_MO
                                         leaderboard_datasets, leaderboard_parameters, extra_rows, check_nli_labels, check_own_data)
 
 # %% auto #0
-__all__ = ['PUBLISHED', 'PUBLISHED_ROWS', 'Leaderboard', 'published', 'build_leaderboard', 'leaderboard',
-           'robust_and_low_resource', 'to_markdown', 'figures', 'paper_sections', 'write_leaderboard']
+__all__ = ['PUBLISHED', 'PUBLISHED_ROWS', 'Leaderboard', 'published', 'build_leaderboard', 'LeaderboardRun',
+           'prepare_leaderboard', 'leaderboard', 'robust_and_low_resource', 'to_markdown', 'figures', 'paper_sections',
+           'write_leaderboard']
 
 # %% ../nbs/11e_leaderboard.ipynb #b6dfa701
 PUBLISHED = ('schiller2021', '4', 'Schiller et al. (2021), Table 4: macro-F1 of BERT-large for sdl and mdl, mean over 5 seeds')  # beside each cell
@@ -123,28 +124,40 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
         if len(systems) <= 10: stats['critical_difference'] = nemenyi_cd(len(systems), len(common), alpha)
     return table.reset_index(names='system'), tests, stats
 
-def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
-                datasets:Sequence[str]|None=None, # `LEADERBOARD_DATASETS` (default: every one whose data is present; none beside your `data`)
-                seeds:Sequence[int]=(1,),         # seeds of seeded systems
-                model:str|Sequence[str]|None=None, # the encoder of `sdl`/`mdl` (a Hub id or folder; default: the benchmark's); several: compared
-                data:dict|None=None,              # your own datasets, as the result notebooks' `data` parameter
-                epochs:int|None=None, lr:float|None=None, # change the encoder recipe
-                run_name:str='leaderboard',
-                n_resamples:int=1000, seed:int=0, alpha:float=0.05, # significance: bootstrap resamples, their seed, level
-                executor:Executor|None=None,      # where the jobs run (default: this process)
-                data_dir:str|None=None,
-                attacks:Sequence[str]=(),         # attacked test sets to report for sdl/mdl (`BENCHMARK_ATTACKS`)
-                ratios:Sequence[float]=(),        # training shares below 1 to report for sdl/mdl
-                max_train:int|None=None,          # train every system on a seeded sample of at most this many rows per dataset
-                reuse_from:Sequence[str]=(),      # other job stores (e.g. records committed with a run): their finished jobs are taken in
-                nli_model:str|None=None,          # the checkpoint of `nli` and `nli-ft` (default `NLI_MODEL`)
-                encoder_preset:str|None=None,     # the recipe of sdl/mdl, a key of `MDL_PRESETS` (default 'paper': the benchmark's)
-                fasttext_preset:str|None=None,    # fastText's, a key of `FASTTEXT_PRESETS` (default 'benchmark')
-                nli_preset:str|None=None,         # the recipe of `nli-ft`, a key of `stance_nb.train.PRESETS` (default `NLI_PRESET`)
-                llm:str|dict|None=None) -> Leaderboard: # the model of `llm`: a causal LM (Hub id, folder) or {'base_url', 'model'} (default `LLM_MODEL`)
-    """Run (or reuse from the benchmark's job store: jobs are the benchmark notebook's own) every system on every dataset, then
-    write one table with significance, a self-contained HTML page and figures to `outputs/leaderboard/`. Bad input stops before
-    any job; jobs that fail show as failed in the table, and the call then ends with `JobsFailed`."""
+@dataclass
+class LeaderboardRun:
+    "A leaderboard prepared to run (`prepare_leaderboard`): its checked parameters, rows and planned jobs."
+    P:dict                 # the benchmark's parameters (`leaderboard_parameters`)
+    exp:object             # the benchmark's experiment with the leaderboard's further rows
+    rows:dict              # row name -> system name in the table
+    more:list              # the rows beyond the benchmark's (nli, nli-ft, llm, further encoders)
+    names:dict             # encoder -> its tag in row names ('' for one encoder)
+    run_kw:dict            # `prepare`'s arguments (and `run_on`'s)
+    prep:object            # the planned jobs (`Prepared`)
+    own:list               # keys holding your data under a registered name
+    absent:dict            # registered datasets left out, with why
+
+def prepare_leaderboard(models:Sequence[str],    # names of `LEADERBOARD_MODELS`
+                        datasets:Sequence[str]|None=None, # `LEADERBOARD_DATASETS` (default: every one whose data is present; none beside your `data`)
+                        seeds:Sequence[int]=(1,),         # seeds of seeded systems
+                        model:str|Sequence[str]|None=None, # the encoder of `sdl`/`mdl` (a Hub id or folder; default: the benchmark's); several: compared
+                        data:dict|None=None,              # your own datasets, as the result notebooks' `data` parameter
+                        epochs:int|None=None, lr:float|None=None, # change the encoder recipe
+                        run_name:str='leaderboard',
+                        n_resamples:int=1000, alpha:float=0.05, # significance: bootstrap resamples, level
+                        data_dir:str|None=None,
+                        attacks:Sequence[str]=(),         # attacked test sets to report for sdl/mdl (`BENCHMARK_ATTACKS`)
+                        ratios:Sequence[float]=(),        # training shares below 1 to report for sdl/mdl
+                        max_train:int|None=None,          # train every system on a seeded sample of at most this many rows per dataset
+                        reuse_from:Sequence[str]=(),      # other job stores (e.g. records committed with a run): their finished jobs are taken in
+                        nli_model:str|None=None,          # the checkpoint of `nli` and `nli-ft` (default `NLI_MODEL`)
+                        encoder_preset:str|None=None,     # the recipe of sdl/mdl, a key of `MDL_PRESETS` (default 'paper': the benchmark's)
+                        fasttext_preset:str|None=None,    # fastText's, a key of `FASTTEXT_PRESETS` (default 'benchmark')
+                        nli_preset:str|None=None,         # the recipe of `nli-ft`, a key of `stance_nb.train.PRESETS` (default `NLI_PRESET`)
+                        llm:str|dict|None=None) -> LeaderboardRun: # the model of `llm`: a causal LM (Hub id, folder) or {'base_url', 'model'} (default `LLM_MODEL`)
+    """Everything of a leaderboard before any job runs: the parameters checked (`leaderboard_parameters`), its rows (the
+    benchmark's and `extra_rows`, one pair per further encoder), the jobs planned in the benchmark's job store (`prepare`: other
+    stores' finished jobs taken in), your data's labels and the NLI label maps checked. Nothing is trained or written."""
     P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios, max_train,
                                reuse_from, nli_model, encoder_preset, fasttext_preset, nli_preset, llm)
     _, absent = leaderboard_datasets(datasets, data, data_dir)
@@ -167,6 +180,33 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     prep = prepare(**run_kw)
     own = check_own_data(prep, data)
     check_nli_labels(prep, models)
+    return LeaderboardRun(P, exp, rows, more, names, run_kw, prep, own, absent)
+
+def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
+                datasets:Sequence[str]|None=None, # `LEADERBOARD_DATASETS` (default: every one whose data is present; none beside your `data`)
+                seeds:Sequence[int]=(1,),         # seeds of seeded systems
+                model:str|Sequence[str]|None=None, # the encoder of `sdl`/`mdl` (a Hub id or folder; default: the benchmark's); several: compared
+                data:dict|None=None,              # your own datasets, as the result notebooks' `data` parameter
+                epochs:int|None=None, lr:float|None=None, # change the encoder recipe
+                run_name:str='leaderboard',
+                n_resamples:int=1000, seed:int=0, alpha:float=0.05, # significance: bootstrap resamples, their seed, level
+                executor:Executor|None=None,      # where the jobs run (default: this process)
+                data_dir:str|None=None,
+                attacks:Sequence[str]=(),         # attacked test sets to report for sdl/mdl (`BENCHMARK_ATTACKS`)
+                ratios:Sequence[float]=(),        # training shares below 1 to report for sdl/mdl
+                max_train:int|None=None,          # train every system on a seeded sample of at most this many rows per dataset
+                reuse_from:Sequence[str]=(),      # other job stores (e.g. records committed with a run): their finished jobs are taken in
+                nli_model:str|None=None,          # the checkpoint of `nli` and `nli-ft` (default `NLI_MODEL`)
+                encoder_preset:str|None=None,     # the recipe of sdl/mdl, a key of `MDL_PRESETS` (default 'paper': the benchmark's)
+                fasttext_preset:str|None=None,    # fastText's, a key of `FASTTEXT_PRESETS` (default 'benchmark')
+                nli_preset:str|None=None,         # the recipe of `nli-ft`, a key of `stance_nb.train.PRESETS` (default `NLI_PRESET`)
+                llm:str|dict|None=None) -> Leaderboard: # the model of `llm`: a causal LM (Hub id, folder) or {'base_url', 'model'} (default `LLM_MODEL`)
+    """Run (or reuse from the benchmark's job store: jobs are the benchmark notebook's own) every system on every dataset, then
+    write one table with significance, a self-contained HTML page and figures to `outputs/leaderboard/`. Bad input stops before
+    any job; jobs that fail show as failed in the table, and the call then ends with `JobsFailed`."""
+    run = prepare_leaderboard(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios,
+                              max_train, reuse_from, nli_model, encoder_preset, fasttext_preset, nli_preset, llm)
+    P, rows, more, names, run_kw, prep, own, absent = run.P, run.rows, run.more, run.names, run.run_kw, run.prep, run.own, run.absent
     ex = executor or executor_from('local')
     res = execute(prep, allow_failed=True) if ex.kind == 'local' else run_on(ex, **run_kw)
     gold, preds = _gold_and_predictions(prep, res, rows)

@@ -213,6 +213,8 @@ def test_nli_finetuned_and_llm_beside_the_benchmark_rows(tmp_path, capfd, monkey
         endpoint = json.dumps({'base_url': f'http://127.0.0.1:{srv.server_address[1]}/v1', 'model': 'last-choice', 'max_retries': 0})
         argv = ['leaderboard', '--models', 'majority,nli-ft,llm', '--nli-model', str(tmp_path/'mnli'), '--nli-preset', 'smoke',
                 '--llm-model', endpoint, '--data-dir', str(data), '--resamples', '200']
+        plan = _json(argv + ['--plan'], capfd)   # runs nothing: 3 systems x 3 datasets, nli-ft timed on this CPU
+        assert plan['plan']['jobs'] == 9 and plan['rows']['NLI fine-tuned']['jobs'] == 3 and not (out/'benchmark'/'runs').exists()
         lb = _json(argv, capfd)
         table, st = pd.DataFrame(lb['table']).set_index('system'), lb['stats']
         keys = ['ibmcs', 'semeval2019t7', 'xstance']
@@ -227,6 +229,7 @@ def test_nli_finetuned_and_llm_beside_the_benchmark_rows(tmp_path, capfd, monkey
         html = (Path(lb['files']['html']) if Path(lb['files']['html']).is_absolute() else Path.cwd()/lb['files']['html']).read_text()
         assert 'llm: {' in html and 'ibmcs 0.0% of' in html and 'nli-ft:' in html
         assert _json(argv, capfd)['conditions']['reused'] == 9   # 3 systems x 3 datasets
+        assert _json(argv + ['--plan'], capfd)['plan']['jobs'] == 0
     finally: srv.shutdown()
     mine = _own_csv(tmp_path, ('x', 'y'))
     before = _files_under(out)

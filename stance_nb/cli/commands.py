@@ -318,12 +318,12 @@ def _reproduce(args) -> dict:
 
 _RUN_ONLY = (('--datasets', 'datasets'), ('--model', 'model'), ('--data', 'data'), ('--epochs', 'epochs'), ('--lr', 'lr'), ('--seeds', 'seeds'),
              ('--attacks', 'attacks'), ('--ratios', 'ratios'), ('--max-train', 'max_train'), ('--from', 'reuse'), ('--nli-model', 'nli_model'),
-             ('--preset', 'encoder_preset'), ('--fasttext-preset', 'fasttext_preset'), ('--nli-preset', 'nli_preset'), ('--llm-model', 'llm'))   # leaderboard options of a run, not of --import-tables
+             ('--preset', 'encoder_preset'), ('--fasttext-preset', 'fasttext_preset'), ('--nli-preset', 'nli_preset'), ('--llm-model', 'llm'), ('--plan', 'plan'), ('--throughput', 'throughput'))   # leaderboard options of a run, not of --import-tables
 
 def _leaderboard(args) -> dict:
     "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`); or import committed tables."
     from stance_nb.leaderboard_spec import LEADERBOARD_MODELS, leaderboard_parameters
-    from stance_nb.leaderboard import leaderboard
+    from stance_nb.leaderboard import leaderboard, prepare_leaderboard
     from stance_nb.leaderboard_import import import_leaderboard
     if args.models: _check('model', args.models, LEADERBOARD_MODELS)
     if args.import_tables:
@@ -345,6 +345,10 @@ def _leaderboard(args) -> dict:
     try: leaderboard_parameters(args.models, **kw)   # every input checked before anything is read, trained or written
     except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\""))
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
+    if args.plan:
+        ex = _executor(args, {})
+        summary, rows = _priced(prepare_leaderboard(args.models, **kw).prep, args.throughput, ex)
+        return dict(command='leaderboard', plan=summary, rows=rows, executor=ex.kind)
     lb = leaderboard(args.models, executor=_executor(args, {}), **kw)
     return dict(command='leaderboard', table=lb.table.to_dict('records'), tests=lb.tests.to_dict('records'), stats=lb.stats,
                 files=lb.files, conditions=lb.result.conditions, records=[str(Path(f)/'record.json') for f in lb.result.records])
@@ -359,19 +363,27 @@ def _executor(args, P:dict):
     try: return executor_from(kind, workers, slurm_config=args.slurm_config, wait=not args.detach, attach=args.wait, slurm=P.get('slurm') or None, **opts)
     except ValueError as e: raise UsageError(str(e))
 
+def _throughput(throughput:str|None) -> dict|None:
+    "`--throughput`: declared examples/s per model, from JSON or a JSON file."
+    if not throughput: return None
+    try: tp = json.loads(Path(throughput).read_text(encoding='utf-8') if Path(throughput).is_file() else throughput)
+    except ValueError as e: raise UsageError(f"--throughput {throughput!r}: expected JSON {{\"model\": {{\"train\": 90, \"predict\": 600}}}} or such a file ({e})")
+    if not isinstance(tp, dict) or not all(isinstance(v, dict) and {'train', 'predict'} <= set(v) for v in tp.values()):
+        raise UsageError(f"--throughput: expected {{\"model\": {{\"train\": examples/s, \"predict\": examples/s}}}}, got {throughput!r}")
+    return tp
+
+def _priced(prep, throughput:str|None, ex) -> tuple[dict, dict]:
+    "`--plan`: the planned jobs still to run priced (`plan_cost`; on this machine without a GPU, timed on its CPU), printed; the summary and per-row totals."
+    from stance_nb.experiment import plan_cost, plan_text
+    df, summary = plan_cost(prep, throughput=_throughput(throughput), here=ex.kind in ('local', 'submitit-local'))
+    print(plan_text(df, summary))
+    return summary, {r: dict(jobs=len(g), device_hours=round(g.seconds.dropna().sum() / 3600, 2)) for r, g in df.groupby('row', sort=False)}
+
 def _plan(exp, P:dict, ex, throughput:str|None) -> dict:
     "`--plan`: the jobs still to run, their estimated device time, device-hours and wall time on 1, 4 and 16 workers; nothing runs."
-    from stance_nb.experiment import run_arguments, prepare, plan_cost, plan_text
-    tp = None
-    if throughput:
-        try: tp = json.loads(Path(throughput).read_text(encoding='utf-8') if Path(throughput).is_file() else throughput)
-        except ValueError as e: raise UsageError(f"--throughput {throughput!r}: expected JSON {{\"model\": {{\"train\": 90, \"predict\": 600}}}} or such a file ({e})")
-        if not isinstance(tp, dict) or not all(isinstance(v, dict) and {'train', 'predict'} <= set(v) for v in tp.values()):
-            raise UsageError(f"--throughput: expected {{\"model\": {{\"train\": examples/s, \"predict\": examples/s}}}}, got {throughput!r}")
+    from stance_nb.experiment import run_arguments, prepare
     run_kw, folder, stem = run_arguments(exp, P)
-    df, summary = plan_cost(prepare(**run_kw), throughput=tp, here=ex.kind in ('local', 'submitit-local'))   # no GPU here: timed on this CPU
-    print(plan_text(df, summary))
-    rows = {r: dict(jobs=len(g), device_hours=round(g.seconds.dropna().sum() / 3600, 2)) for r, g in df.groupby('row', sort=False)}
+    summary, rows = _priced(prepare(**run_kw), throughput, ex)
     return dict(command='reproduce', experiment=exp.name, plan=summary, rows=rows, executor=ex.kind)
 
 # %% ../../nbs/12a_cli.commands.ipynb #8354625c

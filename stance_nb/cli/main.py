@@ -148,6 +148,9 @@ def _leaderboard_options(b):
     b.add_argument('--ratios', type=_shares, default=[], help='training shares reported for sdl/mdl: 0.1, 0.3, 0.7 (the benchmark\'s), e.g. 0.1,0.3')
     b.add_argument('--executor', choices=['local', 'submitit', 'submitit-local'], help='where the jobs run (see reproduce --help)')
     b.add_argument('--workers', type=_POSITIVE, help='workers sharing the job store')
+    b.add_argument('--plan', action='store_true', help="print the leaderboard's jobs still to run with their estimated cost, device-hours "
+                   'and wall time on 1, 4 and 16 workers; run nothing (as reproduce --plan)')
+    b.add_argument('--throughput', help='--plan: declared examples/s per model, JSON {"model": {"train": 90, "predict": 600}} or a JSON file')
     b.set_defaults(wait=False, detach=False, slurm_config=None)
     _run_options(b)
 
