@@ -93,6 +93,17 @@ def test_baselines_keyed_by_their_own_settings(mine, tmp_path, capfd, monkeypatc
     assert other['reused'] == 2 and other['scores'] == first['scores'] and other['folders'] == first['folders']
     assert _reproduce(mine, tmp_path/'a', capfd, monkeypatch, fasttext_preset='xstance')['reused'] == 1   # majority only
 
+def test_encoders_keyed_by_their_own_settings(mine, tmp_path, capfd, monkeypatch):
+    """An sdl job is keyed by its model, recipe and attack options only: another MT-DNN tokenizer (read only by the MT-DNN rows'
+    checkpoint files), fastText preset or correctness ratio reuses it (a leaderboard takes in a reproduction's encoder jobs),
+    while other epochs train it again."""
+    kw = dict(rows='BERT_SDL', model=str(mine/'tiny'), epochs=1)
+    first = _reproduce(mine, tmp_path/'a', capfd, monkeypatch, **kw)
+    same = _reproduce(mine, tmp_path/'a', capfd, monkeypatch, **kw, mtdnn_tokenizer=str(mine/'tiny'), fasttext_preset='xstance',
+                      correctness='{"spelling": 0.5}')
+    assert same['reused'] == same['jobs'] == 1 and same['folders'] == first['folders'] and same['scores'] == first['scores']
+    assert _reproduce(mine, tmp_path/'a', capfd, monkeypatch, rows='BERT_SDL', model=str(mine/'tiny'), epochs=2)['reused'] == 0
+
 def test_older_job_store_named(mine, tmp_path, capfd, monkeypatch):
     "Jobs keyed by an earlier version of the job store are not reused; one line names the folder to delete."
     first = _reproduce(mine, tmp_path/'a', capfd, monkeypatch)

@@ -346,8 +346,8 @@ def _leaderboard(args) -> dict:
     except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\""))
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
     if args.plan:
-        ex = _executor(args, {})
-        summary, rows = _priced(prepare_leaderboard(args.models, **kw).prep, args.throughput, ex)
+        tp, ex = _throughput(args.throughput), _executor(args, {})   # both checked before the data is read
+        summary, rows = _priced(prepare_leaderboard(args.models, **kw).prep, tp, ex)
         return dict(command='leaderboard', plan=summary, rows=rows, executor=ex.kind)
     lb = leaderboard(args.models, executor=_executor(args, {}), **kw)
     return dict(command='leaderboard', table=lb.table.to_dict('records'), tests=lb.tests.to_dict('records'), stats=lb.stats,
@@ -372,18 +372,19 @@ def _throughput(throughput:str|None) -> dict|None:
         raise UsageError(f"--throughput: expected {{\"model\": {{\"train\": examples/s, \"predict\": examples/s}}}}, got {throughput!r}")
     return tp
 
-def _priced(prep, throughput:str|None, ex) -> tuple[dict, dict]:
+def _priced(prep, throughput:dict|None, ex) -> tuple[dict, dict]:
     "`--plan`: the planned jobs still to run priced (`plan_cost`; on this machine without a GPU, timed on its CPU), printed; the summary and per-row totals."
     from stance_nb.experiment import plan_cost, plan_text
-    df, summary = plan_cost(prep, throughput=_throughput(throughput), here=ex.kind in ('local', 'submitit-local'))
+    df, summary = plan_cost(prep, throughput=throughput, here=ex.kind in ('local', 'submitit-local'))
     print(plan_text(df, summary))
     return summary, {r: dict(jobs=len(g), device_hours=round(g.seconds.dropna().sum() / 3600, 2)) for r, g in df.groupby('row', sort=False)}
 
 def _plan(exp, P:dict, ex, throughput:str|None) -> dict:
     "`--plan`: the jobs still to run, their estimated device time, device-hours and wall time on 1, 4 and 16 workers; nothing runs."
     from stance_nb.experiment import run_arguments, prepare
+    tp = _throughput(throughput)   # checked before the data is read
     run_kw, folder, stem = run_arguments(exp, P)
-    summary, rows = _priced(prepare(**run_kw), throughput, ex)
+    summary, rows = _priced(prepare(**run_kw), tp, ex)
     return dict(command='reproduce', experiment=exp.name, plan=summary, rows=rows, executor=ex.kind)
 
 # %% ../../nbs/12a_cli.commands.ipynb #8354625c

@@ -47,8 +47,9 @@ class System:
     budget:Callable|None=None # a system that fine-tunes a transformer: `budget(ctx) -> (TrainConfig, epochs trained in all)`,
                              # from which the runner estimates the job's time on a CPU before it starts and keys its jobs by precision
     version:int=1            # raised when a change of the system changes its numbers: its jobs then run again
-    settings:tuple|None=None # the run settings that can change its numbers (read directly or through `Context.option`); its jobs are
-                             # keyed by these alone, so another system's settings (an encoder's model, epochs) never re-run it. None: all
+    settings:tuple|Callable|None=None # the run settings that can change its numbers (read directly or through `Context.option`), or
+                             # `fn(row, settings) -> tuple` where they depend on the row; its jobs are keyed by these alone, so another
+                             # system's settings (an encoder's model, epochs) never re-run it. None: all
 
 def _check_new(old:Callable|None, new:Callable, what:str):
     "A name is registered once; the same definition run again (a notebook re-executed, a module reloaded) replaces itself."
@@ -58,7 +59,7 @@ def _check_new(old:Callable|None, new:Callable, what:str):
 SYSTEMS:dict[str, System] = {}
 
 def register_system(name:str, seeded:bool=True, joint:bool=False, constant:bool=False, budget:Callable|None=None, version:int=1,
-                    settings:tuple|None=None):
+                    settings:tuple|Callable|None=None):
     "Decorator: register `fn(ctx) -> (predictions, info)` as system `name`."
     def _reg(fn):
         _check_new(SYSTEMS.get(name) and SYSTEMS[name].fn, fn, f"system {name!r}")

@@ -72,6 +72,7 @@ def job_params(job:Job, fps:dict, settings:dict,
               ) -> dict:
     "Everything that determines a job's result: row, system and its version, options, seed, ratio, data and test-set fingerprints, declared labels, settings (local models by content), precision."
     reads = SYSTEMS[job.row.system].settings
+    if callable(reads): reads = tuple(reads(job.row, settings))   # what this row of the system reads (an encoder's MT-DNN tokenizer only for MT-DNN)
     keep = {k: (_keyed_model(v) if k in MODEL_SETTINGS else v) for k, v in settings.items()
             if k not in NOT_IN_KEY and (reads is None or k in reads or k == 'smoke')}
     if isinstance(keep.get('models'), dict): keep['models'] = {n: m for n, m in keep['models'].items() if n == row_model(job.row)}

@@ -69,7 +69,12 @@ def _mdl_config(ctx:Context, model:str):
 def _mdl_budget(ctx:Context):
     cfg = _mdl_config(ctx, _model_name(ctx)); return cfg, cfg.epochs
 
-@register_system('mdl', joint=True, budget=_mdl_budget)
+def _encoder_settings(row, settings:dict) -> tuple:
+    "The run settings an sdl/mdl job's numbers depend on: its model, the recipe, the attacks' options, and the MT-DNN tokenizer only where the row's model is an MT-DNN checkpoint file."
+    m = row.options.get('model') or (settings.get('models') or {}).get(row.options.get('encoder', ''))
+    return ('models', 'mdl_preset', 'mdl_changes', 'attack_options') + (('mtdnn_tokenizer',) if m and Path(str(m)).is_file() else ())
+
+@register_system('mdl', joint=True, budget=_mdl_budget, settings=_encoder_settings)
 def _mdl(ctx):
     "One shared encoder with a head per dataset over all the row's data (one dataset: SDL)."
     from stance_nb.mdl import train_mdl, Task
@@ -93,7 +98,7 @@ def _mdl(ctx):
                 train_examples_per_s=r.record.metrics.get('train_examples_per_s'), precision=r.record.params.get('precision'), record=str(r.out_dir))
     return preds, info
 
-register_system('sdl', budget=_mdl_budget)(_mdl)   # the same model path, one job per dataset
+register_system('sdl', budget=_mdl_budget, settings=_encoder_settings)(_mdl)   # the same model path, one job per dataset
 
 # %% ../../../nbs/10d_experiment.systems.encoders.ipynb #866622f3
 def _finetune_plan(ctx:Context, model:str):
