@@ -126,7 +126,8 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
 
 @dataclass
 class LeaderboardRun:
-    "A leaderboard prepared to run (`prepare_leaderboard`): its checked parameters, rows and planned jobs."
+    "A leaderboard prepared to run (`prepare_leaderboard`): its arguments, checked parameters, rows and planned jobs."
+    args:dict              # `prepare_leaderboard`'s arguments, as given
     P:dict                 # the benchmark's parameters (`leaderboard_parameters`)
     exp:object             # the benchmark's experiment with the leaderboard's further rows
     rows:dict              # row name -> system name in the table
@@ -158,8 +159,8 @@ def prepare_leaderboard(models:Sequence[str],    # names of `LEADERBOARD_MODELS`
     """Everything of a leaderboard before any job runs: the parameters checked (`leaderboard_parameters`), its rows (the
     benchmark's and `extra_rows`, one pair per further encoder), the jobs planned in the benchmark's job store (`prepare`: other
     stores' finished jobs taken in), your data's labels and the NLI label maps checked. Nothing is trained or written."""
-    P = leaderboard_parameters(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios, max_train,
-                               reuse_from, nli_model, encoder_preset, fasttext_preset, nli_preset, llm)
+    args = dict(locals())   # the arguments, by the names `leaderboard_parameters` takes them
+    P = leaderboard_parameters(**args)
     _, absent = leaderboard_datasets(datasets, data, data_dir)
     exp, names = get_experiment('benchmark'), encoder_names(model)
     rows = {LEADERBOARD_MODELS[m]: m + (f' ({names[P["model"]]})' if m in ('sdl', 'mdl') and len(names) > 1 else '') for m in models}
@@ -180,33 +181,19 @@ def prepare_leaderboard(models:Sequence[str],    # names of `LEADERBOARD_MODELS`
     prep = prepare(**run_kw)
     own = check_own_data(prep, data)
     check_nli_labels(prep, models)
-    return LeaderboardRun(P, exp, rows, more, names, run_kw, prep, own, absent)
+    return LeaderboardRun(args, P, exp, rows, more, names, run_kw, prep, own, absent)
 
 def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
-                datasets:Sequence[str]|None=None, # `LEADERBOARD_DATASETS` (default: every one whose data is present; none beside your `data`)
-                seeds:Sequence[int]=(1,),         # seeds of seeded systems
-                model:str|Sequence[str]|None=None, # the encoder of `sdl`/`mdl` (a Hub id or folder; default: the benchmark's); several: compared
-                data:dict|None=None,              # your own datasets, as the result notebooks' `data` parameter
-                epochs:int|None=None, lr:float|None=None, # change the encoder recipe
-                run_name:str='leaderboard',
-                n_resamples:int=1000, seed:int=0, alpha:float=0.05, # significance: bootstrap resamples, their seed, level
+                seed:int=0,                       # seed of the significance tests' bootstrap resamples
                 executor:Executor|None=None,      # where the jobs run (default: this process)
-                data_dir:str|None=None,
-                attacks:Sequence[str]=(),         # attacked test sets to report for sdl/mdl (`BENCHMARK_ATTACKS`)
-                ratios:Sequence[float]=(),        # training shares below 1 to report for sdl/mdl
-                max_train:int|None=None,          # train every system on a seeded sample of at most this many rows per dataset
-                reuse_from:Sequence[str]=(),      # other job stores (e.g. records committed with a run): their finished jobs are taken in
-                nli_model:str|None=None,          # the checkpoint of `nli` and `nli-ft` (default `NLI_MODEL`)
-                encoder_preset:str|None=None,     # the recipe of sdl/mdl, a key of `MDL_PRESETS` (default 'paper': the benchmark's)
-                fasttext_preset:str|None=None,    # fastText's, a key of `FASTTEXT_PRESETS` (default 'benchmark')
-                nli_preset:str|None=None,         # the recipe of `nli-ft`, a key of `stance_nb.train.PRESETS` (default `NLI_PRESET`)
-                llm:str|dict|None=None) -> Leaderboard: # the model of `llm`: a causal LM (Hub id, folder) or {'base_url', 'model'} (default `LLM_MODEL`)
+                **kw) -> Leaderboard:             # `prepare_leaderboard`'s arguments (datasets, seeds, model, data, recipes, n_resamples, alpha, ...)
     """Run (or reuse from the benchmark's job store: jobs are the benchmark notebook's own) every system on every dataset, then
     write one table with significance, a self-contained HTML page and figures to `outputs/leaderboard/`. Bad input stops before
     any job; jobs that fail show as failed in the table, and the call then ends with `JobsFailed`."""
-    run = prepare_leaderboard(models, datasets, seeds, model, data, epochs, lr, run_name, n_resamples, alpha, data_dir, attacks, ratios,
-                              max_train, reuse_from, nli_model, encoder_preset, fasttext_preset, nli_preset, llm)
+    run = prepare_leaderboard(models, **kw)
     P, rows, more, names, run_kw, prep, own, absent = run.P, run.rows, run.more, run.names, run.run_kw, run.prep, run.own, run.absent
+    a = run.args
+    n_resamples, alpha, attacks, ratios, max_train = a['n_resamples'], a['alpha'], a['attacks'], a['ratios'], a['max_train']
     ex = executor or executor_from('local')
     res = execute(prep, allow_failed=True) if ex.kind == 'local' else run_on(ex, **run_kw)
     gold, preds = _gold_and_predictions(prep, res, rows)
@@ -223,22 +210,22 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
     if prep.not_taken: stats['not_taken'] = prep.not_taken
     stats['recipes'] = {}   # one recipe per system, stated
     if {'sdl', 'mdl'} & set(models):
-        stats['recipes']['sdl/mdl'] = f"preset {encoder_preset or 'paper'}" + ''.join(f', {k} {v}' for k, v in (('epochs', epochs), ('lr', lr)) if v is not None)
+        stats['recipes']['sdl/mdl'] = f"preset {a['encoder_preset'] or 'paper'}" + ''.join(f', {k} {v}' for k, v in (('epochs', a['epochs']), ('lr', a['lr'])) if v is not None)
     if 'fasttext' in models: stats['recipes']['fasttext'] = f"preset {P['fasttext_preset']}"
     if len(names) > 1 and {'sdl', 'mdl'} & set(models): stats['encoders'] = {t: m for m, t in names.items()}
-    if 'nli' in models: stats['nli'] = dict(checkpoint=nli_model or NLI_MODEL, prompt='none (the target is the hypothesis)', trained=False)
+    if 'nli' in models: stats['nli'] = dict(checkpoint=a['nli_model'] or NLI_MODEL, prompt='none (the target is the hypothesis)', trained=False)
     if ft := next((r for r in more if r.system == 'nli_finetune'), None):
         o = ft.options
         stats['recipes']['nli-ft'] = (f"{o['checkpoint']} fine-tuned on each dataset, preset {o['preset']}, " + ('its encoder and ' if o['encoder_only'] else '')
                                       + "a new head over the dataset's labels, the target as the hypothesis")
     if 'llm' in models:
         pf = parse_failures(res)
-        stats['llm'] = dict(model=llm or LLM_MODEL, prompt=PROMPTS['choices'], unparsed={r.data: dict(rate=r.unparsed_rate, n=r.n, fallback=r.fallback)
+        stats['llm'] = dict(model=a['llm'] or LLM_MODEL, prompt=PROMPTS['choices'], unparsed={r.data: dict(rate=r.unparsed_rate, n=r.n, fallback=r.fallback)
                                                                                           for r in pf[pf.row == 'LLM prompting'].itertuples()})
     if other := {k: OTHER_DATA[k][1] for k in prep.keys if k in OTHER_DATA}: stats['other_papers'] = other
     lb = Leaderboard(table, tests, stats, res)
     out = outputs_dir(None, 'leaderboard')
-    lb.files = write_leaderboard(lb, out, run_name, paper_sections(out.parent))
+    lb.files = write_leaderboard(lb, out, a['run_name'], paper_sections(out.parent))
     if res.failed: raise JobsFailed(res.failed, f"; the leaderboard in {portable_path(out)} shows them as failed")
     return lb
 
