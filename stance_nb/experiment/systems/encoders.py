@@ -35,9 +35,13 @@ def _unprobe(key:str, frame:pd.DataFrame, pred:Sequence) -> dict:
     s = pd.Series(list(pred))
     return {(key, t): s[probe == t].tolist() for t in dict.fromkeys(probe)}
 
+def _named_model(row, settings:dict):
+    "The encoder a transformer row names: its `model` option, or the run's `models[<encoder>]` (a Hub id, a folder or an MT-DNN file); None if neither."
+    return row.options.get('model') or (settings.get('models') or {}).get(row.options.get('encoder', ''))
+
 def _model_name(ctx:Context) -> str:
-    "The encoder a transformer row names: its `model` option, or the run's `models[<encoder>]` (a Hub id, a folder or an MT-DNN file)."
-    m = ctx.row.options.get('model') or (ctx.settings.get('models') or {}).get(ctx.row.options.get('encoder', ''))
+    "The row's encoder (`_named_model`); `RowSkipped` when the run gives none."
+    m = _named_model(ctx.row, ctx.settings)
     if not m: raise RowSkipped(f"no model for encoder {ctx.row.options.get('encoder')!r}: pass it in `models`")
     return str(m)
 
@@ -71,7 +75,7 @@ def _mdl_budget(ctx:Context):
 
 def _encoder_settings(row, settings:dict) -> tuple:
     "The run settings an sdl/mdl job's numbers depend on: its model, the recipe, the attacks' options, and the MT-DNN tokenizer only where the row's model is an MT-DNN checkpoint file."
-    m = row.options.get('model') or (settings.get('models') or {}).get(row.options.get('encoder', ''))
+    m = _named_model(row, settings)
     return ('models', 'mdl_preset', 'mdl_changes', 'attack_options') + (('mtdnn_tokenizer',) if m and Path(str(m)).is_file() else ())
 
 @register_system('mdl', joint=True, budget=_mdl_budget, settings=_encoder_settings)
