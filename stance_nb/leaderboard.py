@@ -155,12 +155,13 @@ def prepare_leaderboard(models:Sequence[str],    # names of `LEADERBOARD_MODELS`
                         encoder_preset:str|None=None,     # the recipe of sdl/mdl, a key of `MDL_PRESETS` (default 'paper': the benchmark's)
                         fasttext_preset:str|None=None,    # fastText's, a key of `FASTTEXT_PRESETS` (default 'benchmark')
                         nli_preset:str|None=None,         # the recipe of `nli-ft`, a key of `stance_nb.train.PRESETS` (default `NLI_PRESET`)
-                        llm:str|dict|None=None) -> LeaderboardRun: # the model of `llm`: a causal LM (Hub id, folder) or {'base_url', 'model'} (default `LLM_MODEL`)
+                        llm:str|dict|None=None,           # the model of `llm`: a causal LM (Hub id, folder) or {'base_url', 'model'} (default `LLM_MODEL`)
+                        checked:dict|None=None) -> LeaderboardRun: # `leaderboard_parameters`' result for these arguments, where the caller has it already
     """Everything of a leaderboard before any job runs: the parameters checked (`leaderboard_parameters`), its rows (the
     benchmark's and `extra_rows`, one pair per further encoder), the jobs planned in the benchmark's job store (`prepare`: other
     stores' finished jobs taken in), your data's labels and the NLI label maps checked. Nothing is trained or written."""
-    args = dict(locals())   # the arguments, by the names `leaderboard_parameters` takes them
-    P = leaderboard_parameters(**args)
+    args = dict(locals()); args.pop('checked')   # the arguments, by the names `leaderboard_parameters` takes them
+    P = checked if checked is not None else leaderboard_parameters(**args)
     _, absent = leaderboard_datasets(datasets, data, data_dir)
     exp, names = get_experiment('benchmark'), encoder_names(model)
     rows = {LEADERBOARD_MODELS[m]: m + (f' ({names[P["model"]]})' if m in ('sdl', 'mdl') and len(names) > 1 else '') for m in models}
@@ -186,11 +187,13 @@ def prepare_leaderboard(models:Sequence[str],    # names of `LEADERBOARD_MODELS`
 def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
                 seed:int=0,                       # seed of the significance tests' bootstrap resamples
                 executor:Executor|None=None,      # where the jobs run (default: this process)
+                run:LeaderboardRun|None=None,     # a leaderboard already prepared (`prepare_leaderboard`) instead of its arguments
                 **kw) -> Leaderboard:             # `prepare_leaderboard`'s arguments (datasets, seeds, model, data, recipes, n_resamples, alpha, ...)
     """Run (or reuse from the benchmark's job store: jobs are the benchmark notebook's own) every system on every dataset, then
     write one table with significance, a self-contained HTML page and figures to `outputs/leaderboard/`. Bad input stops before
     any job; jobs that fail show as failed in the table, and the call then ends with `JobsFailed`."""
-    run = prepare_leaderboard(models, **kw)
+    if run is not None and kw: raise TypeError(f"leaderboard: give a prepared run or prepare_leaderboard's arguments, not both (got {sorted(kw)})")
+    run = run if run is not None else prepare_leaderboard(models, **kw)
     P, rows, more, names, run_kw, prep, own, absent = run.P, run.rows, run.more, run.names, run.run_kw, run.prep, run.own, run.absent
     a = run.args
     n_resamples, alpha, attacks, ratios, max_train = a['n_resamples'], a['alpha'], a['attacks'], a['ratios'], a['max_train']

@@ -19,7 +19,7 @@ from .core import set_seed, outputs_dir, write_json, write_csv, atomic_write, ru
 from .claims import RunLock
 from .records import RunRecord, write_predictions
 from .reference import reference
-from .train import TrainConfig, RunPlan, Preset, EncodedDataset, PadCollator, tokenize_pairs, fit, predict_logits
+from .train import TrainConfig, RunPlan, Preset, EncodedDataset, PadCollator, PackCollator, packed_encode, check_packing, tokenize_pairs, fit, predict_logits
 from .train import latest_checkpoint, make_accelerator, process_state, from_pretrained_quietly
 from .metrics import score
 from .data.benchmark import BENCHMARK
@@ -219,9 +219,10 @@ class MultiTaskModel(nn.Module):
         if dataset not in self.heads: raise KeyError(f"no head for dataset {dataset!r}; heads: {sorted(self.heads)}")
         if attention_mask is None: attention_mask = torch.ones_like(input_ids)
         enc_kw = {k: v for k, v in kwargs.items() if k in self._input_names and v is not None}
-        out = self.encoder(input_ids=input_ids, attention_mask=attention_mask, **enc_kw)
-        h = out.last_hidden_state
-        pooled = getattr(out, 'pooler_output', None)
+        if 'packed_input_ids' in kwargs: h, pooled = packed_encode(self.encoder, input_ids, attention_mask, kwargs)   # `PackCollator`'s rows
+        else:
+            out = self.encoder(input_ids=input_ids, attention_mask=attention_mask, **enc_kw)
+            h, pooled = out.last_hidden_state, getattr(out, 'pooler_output', None)
         if pooled is None: pooled = h[:, 0]
         seg = segment_b_mask(input_ids, attention_mask, self.sep_token_id)
         logits = self.heads[dataset](h, pooled, attention_mask, seg)
@@ -302,6 +303,7 @@ class MDLConfig(TrainConfig):
     pair_head:str='san'          # head of pair datasets: 'san' or 'linear' (single-input datasets always get 'linear')
     head_dropout:float=0.1       # the heads' dropout (`dropout` is the encoder's)
     group_by_length:bool=False   # the authors' (MT-DNN's) batches: random rows of one dataset; True: similar lengths together (less padding)
+    pack:bool=False              # True: each batch's rows packed into rows of `max_length` tokens, each attending to itself (same batches, less padding)
     san_steps:int=5              # SAN reasoning steps (MT-DNN `answer_num_turn`)
     san_step_drop:float=0.1      # SAN stochastic prediction dropout (MT-DNN `answer_mem_drop_p`)
     temperature:float=1.0        # dataset sampling temperature (1: proportional to size, MT-DNN's default)
@@ -456,7 +458,9 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     rec.params['batch'] = dict(processes=acc.num_processes, per_device_batch_size=-(-cfg.batch_size // acc.num_processes),
                                grad_accum=cfg.grad_accum, effective_batch_size=cfg.batch_size * cfg.grad_accum)
     sizes = {t.name: len(enc[t.name]['train']) for t in tasks}
-    collator = PadCollator(tok, pad_to_multiple_of=8 if torch.cuda.is_available() else None)
+    pad8 = 8 if torch.cuda.is_available() else None
+    if cfg.pack: check_packing(net.encoder, tok, str(model))   # before any step: an encoder that would let packed rows mix stops here
+    collator = PackCollator(tok, cfg.max_length, pad_to_multiple_of=pad8) if cfg.pack else PadCollator(tok, pad_to_multiple_of=pad8)
     lengths = {t.name: enc[t.name]['train'].lengths for t in tasks} if cfg.group_by_length else None
     loaders = lambda epoch: _PlanBatches(batch_plan(sizes, cfg.batch_size, seed, epoch, cfg.temperature, lengths), enc, collator,
                                          acc.process_index, acc.num_processes)
@@ -488,7 +492,7 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     with rec.phase('train'):
         res = fit(net, loaders, tcfg, eval_fn=eval_fn, metric='dev_mean_f1_macro', ckpt_dir=ckpt, resume=resume, accelerator=acc,
                   on_step=on_step, desc=name)
-    net = res.model
+    net, rec.params['optimizer_compiled'] = res.model, res.optimizer_compiled
     hist = pd.DataFrame([dict(epoch=h['epoch'], dataset=t.name, train_loss=h['train_loss'], dev=h[f'dev/{t.name}'],
                               dev_f1_macro=h[f'dev_f1_macro/{t.name}'], test=h.get(f'test/{t.name}', np.nan),
                               test_f1_macro=h.get(f'test_f1_macro/{t.name}', np.nan)) for h in res.history for t in tasks])

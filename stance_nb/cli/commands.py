@@ -342,14 +342,15 @@ def _leaderboard(args) -> dict:
               run_name=args.run_name, n_resamples=args.resamples, alpha=args.alpha, data_dir=args.data_dir, attacks=args.attacks,
               ratios=args.ratios, max_train=args.max_train, reuse_from=args.reuse, nli_model=args.nli_model,
               encoder_preset=args.encoder_preset, fasttext_preset=args.fasttext_preset, nli_preset=args.nli_preset, llm=llm)
-    try: leaderboard_parameters(args.models, **kw)   # every input checked before anything is read, trained or written
+    try: P = leaderboard_parameters(args.models, **kw)   # every input checked before anything is read, trained or written
     except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\""))
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
+    tp, ex = _throughput(args.throughput) if args.plan else None, _executor(args, {})   # both checked before the data is read
+    run = prepare_leaderboard(args.models, checked=P, **kw)
     if args.plan:
-        tp, ex = _throughput(args.throughput), _executor(args, {})   # both checked before the data is read
-        summary, rows = _priced(prepare_leaderboard(args.models, **kw).prep, tp, ex)
+        summary, rows = _priced(run.prep, tp, ex)
         return dict(command='leaderboard', plan=summary, rows=rows, executor=ex.kind)
-    lb = leaderboard(args.models, executor=_executor(args, {}), **kw)
+    lb = leaderboard(args.models, executor=ex, run=run)
     return dict(command='leaderboard', table=lb.table.to_dict('records'), tests=lb.tests.to_dict('records'), stats=lb.stats,
                 files=lb.files, conditions=lb.result.conditions, records=[str(Path(f)/'record.json') for f in lb.result.records])
 

@@ -31,7 +31,7 @@ def _benchmark_configure(p:dict, smoke:dict|None) -> dict:
     "The runner's arguments from `run_benchmark`'s parameters."
     models = {'BERT': p['model'], 'MT-DNN': p.get('mtdnn_checkpoint')}
     changes = {k: p.get(k) for k in ('epochs', 'lr', 'batch_size', 'max_length') if p.get(k) is not None}
-    if p.get('group_by_length'): changes['group_by_length'] = True   # only when asked: the jobs of runs without it keep their keys
+    changes.update({k: True for k in ('group_by_length', 'pack', 'compile_optimizer') if p.get(k)})   # only when asked: the jobs of runs without them keep their keys
     settings = dict(smoke=bool(p['smoke']), models=models, mtdnn_tokenizer=p.get('mtdnn_tokenizer') or 'bert-large-uncased',
                     mdl_changes=changes, n_jobs=p.get('n_jobs') or len(os.sched_getaffinity(0)),
                     preset=p.get('fasttext_preset', 'benchmark'), correctness=p.get('correctness') or {},

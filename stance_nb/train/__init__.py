@@ -2,6 +2,7 @@
 # Hand-written (not exported): the trainer's layers, each a module of its own, bottom up.
 from .config import *           # TrainConfig, RunPlan, the papers' presets
 from .batches import *          # tokenization once, length-grouped batches, dynamic padding
+from .packing import *          # several short examples per sequence, each attending to itself
 from .optim import *            # optimizer, schedule, precision, the Accelerator
 from .checkpoints import *      # checkpoints that resume exactly
 from .loop import *             # fit, predict_logits

@@ -21,7 +21,7 @@ _OPTIMIZERS = ('adamw', 'adamax')
 _PRECISIONS = ('auto', 'no', 'fp16', 'bf16')
 _TRUNCATIONS = ('longest_first', 'only_first', 'only_second')
 _SCHEDULE_FIELDS = ('checkpoint_every', 'keep_checkpoints', 'cleanup_checkpoints')   # when checkpoints are written and kept, not what is trained
-_LATER_FIELDS = ('target_key',)   # fields added after runs were made: left out of a run's identity while at their default, so those runs keep their ids
+_LATER_FIELDS = ('target_key', 'pack', 'compile_optimizer')   # fields added after runs were made (`pack`: `MDLConfig`'s): left out of a run's identity while at their default, so those runs keep their ids
 
 @dataclass
 class TrainConfig:
@@ -56,6 +56,7 @@ class TrainConfig:
     num_workers:int=0            # DataLoader worker processes
     trust_remote_code:bool=False # allow model code from the Hub (off: only code shipped with transformers runs)
     oom_retry:bool=False         # on GPU out-of-memory, retry with half the batch and twice the accumulation (same effective batch)
+    compile_optimizer:bool=False # Adamax, which has no fused kernel: its step compiled into one (`torch.compile`) in runs of at least `COMPILE_OPTIMIZER_MIN_STEPS` steps; other rounding than the plain step, so a flag
 
     def validate(self) -> 'TrainConfig':
         "Check types and ranges; raise `ValueError` naming the field and the valid values."

@@ -41,6 +41,7 @@ class FitResult:
     train_tokens:int        # non-padding tokens trained on in this call
     accelerator:Any=None
     resumed_from:int|None=None # the step a resumed run started from
+    optimizer_compiled:bool=False # the optimizer step ran compiled (`TrainConfig.compile_optimizer`)
 
 def _to_device(batches, device):
     nb = device.type == 'cuda'   # pinned or not, the copy overlaps with the previous step's kernels
@@ -112,7 +113,8 @@ def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `
     n_batches = len(first)
     if n_batches == 0: raise ValueError("the training loader of epoch 0 has no batches")
     steps_per_epoch = math.ceil(n_batches/cfg.grad_accum)
-    optimizer = optimizer or build_optimizer(model, cfg)
+    optimizer = optimizer or build_optimizer(model, cfg, total_steps=steps_per_epoch*cfg.epochs)
+    compiled = bool(getattr(optimizer, 'compiled', False))
     scheduler = build_scheduler(optimizer, steps_per_epoch*cfg.epochs, cfg.warmup_ratio)
     model, optimizer, scheduler = acc.prepare(model, optimizer, scheduler)
     ckpt_dir = Path(ckpt_dir) if ckpt_dir is not None else None
@@ -192,7 +194,7 @@ def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `
         else: _load_weights(final, ckpt_dir/state.best_file)
     return FitResult(model=final, history=state.history, best_epoch=state.best_epoch, best_score=state.best_score,
                      steps=state.step, train_seconds=t_train, train_examples=n_ex, train_tokens=int(n_tok),
-                     accelerator=acc, resumed_from=resumed_from)
+                     accelerator=acc, resumed_from=resumed_from, optimizer_compiled=compiled)
 
 # %% ../../nbs/05d_train.loop.ipynb #4cd912da
 def _device(device) -> torch.device:

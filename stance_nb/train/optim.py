@@ -4,7 +4,7 @@
 
 # %% ../../nbs/05b_train.optim.ipynb #53538b42
 from __future__ import annotations
-import os, json, math, time, shutil, random, hashlib, warnings, itertools, contextlib, dataclasses
+import os, json, math, types, time, shutil, random, hashlib, warnings, itertools, contextlib, dataclasses
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -15,8 +15,8 @@ from ..core import cpu_info
 from .config import TrainConfig
 
 # %% auto #0
-__all__ = ['cpu_supports_bf16', 'build_optimizer', 'build_scheduler', 'resolve_precision', 'process_state', 'make_accelerator',
-           'BatchSplit', 'split_batch']
+__all__ = ['COMPILE_OPTIMIZER_MIN_STEPS', 'cpu_supports_bf16', 'compile_step', 'build_optimizer', 'build_scheduler',
+           'resolve_precision', 'process_state', 'make_accelerator', 'BatchSplit', 'split_batch']
 
 # %% ../../nbs/05b_train.optim.ipynb #daf65bc2
 _BF16_CPU_FLAGS = ('avx512_bf16', 'amx_bf16')   # x86 instructions that compute in bf16 natively (Cooper Lake, Sapphire Rapids, Zen 4 on)
@@ -29,14 +29,34 @@ def cpu_supports_bf16(cpuinfo:str|Path='/proc/cpuinfo', # where the CPU flags ar
     return any(f in flags for f in _BF16_CPU_FLAGS)
 
 # %% ../../nbs/05b_train.optim.ipynb #6a9234c7
-def build_optimizer(model:torch.nn.Module, cfg:TrainConfig, params=None) -> torch.optim.Optimizer:
-    "AdamW or Adamax over `params` (default: the model's), decay on matrices only."
+COMPILE_OPTIMIZER_MIN_STEPS = 600   # building the compiled Adamax step takes about 30 s on two CPU cores (less from the compile cache); it saves about 45 ms a step on MiniLM
+
+def compile_step(opt:torch.optim.Optimizer) -> torch.optim.Optimizer:
+    "`opt` with its `step()` run as one compiled graph (`torch.compile`: one fused loop over all parameters); `opt.compiled` is True."
+    plain = opt.step
+    compiled = torch.compile(lambda: plain(), fullgraph=False)
+    def step(self, closure=None):
+        if closure is not None: raise ValueError("a compiled optimizer step takes no closure")
+        try: return compiled()
+        except Exception as e:
+            raise RuntimeError(f"compile_optimizer: torch.compile could not build {type(opt).__name__}'s step ({type(e).__name__}: {e}); "
+                               "on a CPU it needs a C++ compiler; or train without compile_optimizer") from e
+    opt.step, opt.compiled = types.MethodType(step, opt), True   # a bound method, as an LR scheduler expects to wrap
+    return opt
+
+def build_optimizer(model:torch.nn.Module, cfg:TrainConfig, params=None,
+                    total_steps:int|None=None, # optimizer steps of the run: `cfg.compile_optimizer` compiles Adamax from `COMPILE_OPTIMIZER_MIN_STEPS` on
+                   ) -> torch.optim.Optimizer:
+    "AdamW (fused where torch has the kernel) or Adamax (compiled in long runs with `cfg.compile_optimizer`) over `params` (default: the model's), decay on matrices only."
     params = [p for p in (params if params is not None else model.parameters()) if p.requires_grad]
     groups = [dict(params=[p for p in params if p.ndim >= 2], weight_decay=cfg.weight_decay),
               dict(params=[p for p in params if p.ndim < 2], weight_decay=0.0)]
     groups = [g for g in groups if g['params']]
     kw = dict(lr=cfg.lr, betas=tuple(cfg.betas), eps=cfg.eps)
-    if cfg.optimizer == 'adamax': return torch.optim.Adamax(groups, **kw)
+    if cfg.optimizer == 'adamax':
+        if getattr(cfg, 'compile_optimizer', False) and (total_steps or 0) >= COMPILE_OPTIMIZER_MIN_STEPS:   # a tensor lr: the schedule changes no graph
+            return compile_step(torch.optim.Adamax(groups, foreach=True, **{**kw, 'lr': torch.tensor(float(cfg.lr))}))
+        return torch.optim.Adamax(groups, **kw)
     try: return torch.optim.AdamW(groups, fused=True, **kw)   # one kernel per step: ~9x faster optimizer step on CPU
     except (RuntimeError, TypeError, ValueError): return torch.optim.AdamW(groups, **kw)
 

@@ -99,7 +99,8 @@ def _mdl(ctx):
     for key in ctx.data: preds.update(_unprobe(key, frames[key], r.predictions[key]))
     info = dict(epochs=r.scores.set_index('dataset').epoch.to_dict(), dev=r.scores.set_index('dataset').dev.to_dict(), phases=dict(r.record.phases),
                 model=model, config=asdict(cfg), train_seconds=r.record.metrics.get('train_seconds'),
-                train_examples_per_s=r.record.metrics.get('train_examples_per_s'), precision=r.record.params.get('precision'), record=str(r.out_dir))
+                train_examples_per_s=r.record.metrics.get('train_examples_per_s'), precision=r.record.params.get('precision'),
+                optimizer_compiled=r.record.params.get('optimizer_compiled'), record=str(r.out_dir))
     return preds, info
 
 register_system('sdl', budget=_mdl_budget, settings=_encoder_settings)(_mdl)   # the same model path, one job per dataset
