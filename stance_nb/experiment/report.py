@@ -4,6 +4,7 @@
 
 # %% ../../nbs/10l_experiment.report.ipynb #a4b04cfe
 from __future__ import annotations
+import json
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 import numpy as np
@@ -16,8 +17,8 @@ from .runner import COLLAPSE_SHARE
 from .tables import correctness_ratios
 
 # %% auto #0
-__all__ = ['CSV_COLUMNS', 'paper_over', 'compare_table', 'significance_notes', 'add_notes', 'conditions_text', 'collapse_notes',
-           'failed_cells', 'render', 'show', 'plot_comparison']
+__all__ = ['CSV_COLUMNS', 'RECIPE_SETTINGS', 'paper_over', 'compare_table', 'significance_notes', 'add_notes', 'conditions_text',
+           'collapse_notes', 'failed_cells', 'render', 'show', 'plot_comparison']
 
 # %% ../../nbs/10l_experiment.report.ipynb #a5fc24a9
 CSV_COLUMNS = ['row', 'column', 'metric', 'paper', 'ours_mean', 'ours_std', 'n', 'delta', 'unit', 'status', 'note']
@@ -123,6 +124,8 @@ def add_notes(ours:pd.DataFrame, notes:Mapping) -> pd.DataFrame:
     return ours.assign(note=['; '.join(str(x) for x in (o, n) if isinstance(x, str) and x) or None for o, n in zip(old, new)])
 
 # %% ../../nbs/10l_experiment.report.ipynb #15c98bd5
+RECIPE_SETTINGS = ('mdl_preset', 'mdl_changes', 'train_changes', 'overrides')   # the run settings that change a paper's recipe
+
 def conditions_text(cond:dict) -> str:
     "The conditions of a run as a few Markdown lines: what ran, on which data, seeds, hardware, wall time."
     hw = cond.get('hardware', {})
@@ -135,6 +138,8 @@ def conditions_text(cond:dict) -> str:
              f"- models: {', '.join(f'{k} = {v}' for k, v in models.items() if v) or 'none'}; "
              f"smoke run: {bool((cond.get('settings') or {}).get('smoke'))}",
              f"- data: {data}", f"- seeds {cond['seeds']}; attack seed {cond['attack_seed']}",
+             "- recipe: " + ('; '.join(f"{k} {json.dumps(v, sort_keys=True)}" for k, v in (cond.get('settings') or {}).items()
+                                       if k in RECIPE_SETTINGS and v) or "the papers' own"),
              f"- hardware: {hw.get('platform', '?')}; {machine_label(hw)}; {hw.get('cpus', '?')} CPUs ({hw.get('torch_threads', '?')} torch threads); "
              f"git {str(cond.get('git'))[:10]}{' (uncommitted changes)' if str(cond.get('git')).endswith('+dirty') else ''}",
              f"- wall time {cond['wall_seconds']:.0f} s ({cond['jobs']} jobs, {cond['reused']} reused from an earlier identical run; "
