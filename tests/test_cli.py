@@ -167,3 +167,19 @@ def test_epoch_line_and_quiet_loading(tmp_path, recwarn):
     save_file({k: v for k, v in w.items() if 'layer.0.output.dense' not in k}, tmp_path/'tiny'/'model.safetensors', metadata={'format': 'pt'})
     with pytest.warns(UserWarning, match=r"2 weight\(s\) not in the checkpoint .* start from random values: .*layer\.0\.output\.dense"):
         from_pretrained_quietly(AutoModel, str(tmp_path/'tiny'))
+
+
+def test_keep_records_then_from(own, tmp_path, capfd):
+    "`reproduce --keep-records DIR` keeps the run's job records and predictions; another machine's run `--from DIR` takes every job in."
+    d, _ = own
+    data = json.dumps({'mine': {'dataset': 'csv', 'path': {'train': str(d/'train.csv'), 'test': str(d/'test.csv')}, 'label_map': LABELS,
+                                'columns': {'text': 'Sentence', 'target': 'Topic', 'label': 'Stance'}, 'dev_fraction': 0.2}})
+    argv = ['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline,Random baseline', '-p', 'seeds=1', '-p', f'data={data}']
+    first = _run(argv + ['--output-dir', str(tmp_path/'a'), '--keep-records', str(tmp_path/'kept')], capfd)
+    assert len(first['kept']) == len(first['records']) == 2
+    for f in first['kept']:
+        names = sorted(p.name for p in Path(f).iterdir())
+        assert names == ['info.json', 'predictions_mine_test.jsonl', 'record.json'], names
+    second = _run(argv + ['--output-dir', str(tmp_path/'b'), '--from', str(tmp_path/'kept')], capfd)
+    assert second['conditions']['reused'] == second['conditions']['jobs'] == 2 and second['kept'] == []
+    assert second['tables']['4'] == first['tables']['4']

@@ -312,13 +312,22 @@ def _reproduce(args) -> dict:
     if args.plan: return _plan(exp, P, ex, args.throughput)
     result, tables = reproduce(exp, P, executor=ex, reuse=args.reuse)
     if result is None: return dict(command='reproduce', experiment=exp.name, parameters=P, submitted=True, executor=ex.kind)
+    records = [str(Path(f)/'record.json') for f in result.records]
     return dict(command='reproduce', experiment=exp.name, parameters=P, tables_dir=str(result.out),
                 tables={t: cmp.to_dict('records') for t, cmp in tables.items()}, skipped=result.skipped,
-                conditions=result.conditions, records=[str(Path(f)/'record.json') for f in result.records])
+                conditions=result.conditions, records=records, kept=_keep_records(args, records))
+
+def _keep_records(args, records:list) -> list:
+    "`--keep-records DIR`: the run's job records and predictions copied into DIR (`export_jobs`); the folders written."
+    from stance_nb.experiment import export_jobs
+    if not getattr(args, 'keep_records', None): return []
+    kept = [str(p) for p in export_jobs(records, Path(args.keep_records).expanduser())]
+    print(f"kept the records of {len(kept)} job(s) in {args.keep_records}", file=sys.stderr)
+    return kept
 
 _RUN_ONLY = (('--datasets', 'datasets'), ('--model', 'model'), ('--data', 'data'), ('--epochs', 'epochs'), ('--lr', 'lr'), ('--seeds', 'seeds'),
              ('--attacks', 'attacks'), ('--ratios', 'ratios'), ('--max-train', 'max_train'), ('--from', 'reuse'), ('--nli-model', 'nli_model'),
-             ('--preset', 'encoder_preset'), ('--fasttext-preset', 'fasttext_preset'), ('--nli-preset', 'nli_preset'), ('--llm-model', 'llm'), ('--plan', 'plan'), ('--throughput', 'throughput'))   # leaderboard options of a run, not of --import-tables
+             ('--preset', 'encoder_preset'), ('--fasttext-preset', 'fasttext_preset'), ('--nli-preset', 'nli_preset'), ('--llm-model', 'llm'), ('--plan', 'plan'), ('--throughput', 'throughput'), ('--keep-records', 'keep_records'))   # leaderboard options of a run, not of --import-tables
 
 def _leaderboard(args) -> dict:
     "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`); or import committed tables."
@@ -351,8 +360,9 @@ def _leaderboard(args) -> dict:
         summary, rows = _priced(run.prep, tp, ex)
         return dict(command='leaderboard', plan=summary, rows=rows, executor=ex.kind)
     lb = leaderboard(args.models, executor=ex, run=run)
+    records = [str(Path(f)/'record.json') for f in lb.result.records]
     return dict(command='leaderboard', table=lb.table.to_dict('records'), tests=lb.tests.to_dict('records'), stats=lb.stats,
-                files=lb.files, conditions=lb.result.conditions, records=[str(Path(f)/'record.json') for f in lb.result.records])
+                files=lb.files, conditions=lb.result.conditions, records=records, kept=_keep_records(args, records))
 
 def _executor(args, P:dict):
     "The executor the options (or else the parameters `executor`, `workers`, `slurm`) ask for; `--workers N` alone means submitit-local."

@@ -106,6 +106,8 @@ def _reproduce_options(r):
     x.add_argument('--wait', action='store_true', help='submit nothing: wait for the workers submitted earlier, then write the tables')
     x.add_argument('--from', dest='reuse', action='append', default=[], metavar='JOB_STORE',
                    help='another job store (e.g. results/benchmark/runs, committed): its finished jobs with the same parameters are copied in, not run again')
+    x.add_argument('--keep-records', metavar='DIR', help="after the run: copy its jobs' records and predicted labels (no weights) into DIR, "
+                   'a job store to commit with the tables (--from DIR takes them in)')
     x.add_argument('--detach', action='store_true', help='submit the workers and return; --wait (or the same command) writes the tables later')
     x.add_argument('--plan', action='store_true', help='print the jobs still to run with their estimated cost, device-hours and wall time '
                    'on 1, 4 and 16 workers; run nothing')
@@ -144,6 +146,7 @@ def _leaderboard_options(b):
     b.add_argument('--attacks', type=_names, default=[], help='attacked test sets reported for sdl/mdl: spelling, negation, paraphrase')
     b.add_argument('--from', dest='reuse', action='append', default=[], metavar='JOB_STORE',
                    help='another job store (e.g. results/benchmark/runs, committed): its finished jobs with the same parameters are taken in, not run again')
+    b.add_argument('--keep-records', metavar='DIR', help="after the run: copy its jobs' records and predicted labels (no weights) into DIR (see reproduce --help)")
     b.add_argument('--max-train', type=_POSITIVE, help='train every system on a seeded sample of at most this many rows per dataset (a quick look; no published numbers beside)')
     b.add_argument('--ratios', type=_shares, default=[], help='training shares reported for sdl/mdl: 0.1, 0.3, 0.7 (the benchmark\'s), e.g. 0.1,0.3')
     b.add_argument('--executor', choices=['local', 'submitit', 'submitit-local'], help='where the jobs run (see reproduce --help)')

@@ -19,7 +19,7 @@ from .spec import Job, SYSTEMS
 # %% auto #0
 __all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'job_key', 'content_key', 'row_model', 'job_params', 'job_dir',
            'finished_record', 'import_finished', 'why_not_taken', 'older_jobs', 'save_job', 'save_failure',
-           'job_failure']
+           'job_failure', 'export_jobs']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
 KEY_VERSION = 3   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in;
@@ -194,3 +194,23 @@ def job_failure(folder:Path, since:float|None=None) -> dict|None:
     try: err = json.loads((Path(folder)/'error.json').read_text(encoding='utf-8'))
     except (OSError, ValueError): return None
     return err if isinstance(err, dict) and (since is None or err.get('time', 0) >= since) else None
+
+# %% ../../nbs/10h_experiment.store.ipynb #2431ab49
+def export_jobs(records:Iterable[str|Path], # the finished jobs' `record.json` files (a run's `records`)
+                dest:str|Path,              # a job store to keep, e.g. `results/<run>/runs`
+               ) -> list[Path]:
+    "Copy each finished job's record and the files it lists into `dest/<job folder>` (each folder whole, or not at all); the folders written."
+    out = []
+    for r in map(Path, records):
+        folder = r.parent
+        try: rec = RunRecord.load(r)
+        except (OSError, json.JSONDecodeError, TypeError, ValueError) as e: raise ValueError(f"{r}: not a readable job record ({e})") from None
+        if finished_record(folder, rec.params) is None:
+            raise ValueError(f"{folder}: its files do not match its record (see the warning above); nothing copied from it")
+        target = Path(dest)/folder.name
+        tmp = target.parent/f'.{target.name}.export-{os.getpid()}'
+        shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir(parents=True)
+        for f in dict.fromkeys(['record.json', *(Path(v).name for v in rec.files.values())]): shutil.copy2(folder/f, tmp/f)
+        shutil.rmtree(target, ignore_errors=True); os.rename(tmp, target)
+        out.append(target)
+    return out
