@@ -175,7 +175,7 @@ def save_job(folder:Path, rec:RunRecord, preds:dict, tests:Iterable, info:dict, 
             f = write_predictions(folder/f'predictions_{k}_{t}.jsonl', preds[k, t])
             rec.files[f'predictions/{k}/{t}'] = f.name
             meta[f'predictions/{k}/{t}'] = dict(lines=_lines(f), sha256=sha256_file(f))
-        rec.files['info'] = write_json(folder/'info.json', info).name
+        rec.files['info'] = write_json(folder/'info.json', portable(info)).name   # paths as the record names them
     rec.finish(scores=scores, info=info, files=meta)
     rec.save(folder/'record.json')
     with contextlib.suppress(FileNotFoundError): (folder/'error.json').unlink()   # an earlier attempt's failure
@@ -211,6 +211,8 @@ def export_jobs(records:Iterable[str|Path], # the finished jobs' `record.json` f
         tmp = target.parent/f'.{target.name}.export-{os.getpid()}'
         shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir(parents=True)
         for f in dict.fromkeys(['record.json', *(Path(v).name for v in rec.files.values())]): shutil.copy2(folder/f, tmp/f)
+        if (tmp/'info.json').exists():   # a job saved before info.json was written portably: this machine's paths made relative
+            write_json(tmp/'info.json', portable(json.loads((tmp/'info.json').read_text(encoding='utf-8'))))
         shutil.rmtree(target, ignore_errors=True); os.rename(tmp, target)
         out.append(target)
     return out
