@@ -218,9 +218,9 @@ class MultiTaskModel(nn.Module):
             dataset = dataset[0]
         if dataset not in self.heads: raise KeyError(f"no head for dataset {dataset!r}; heads: {sorted(self.heads)}")
         if attention_mask is None: attention_mask = torch.ones_like(input_ids)
-        enc_kw = {k: v for k, v in kwargs.items() if k in self._input_names and v is not None}
         if 'packed_input_ids' in kwargs: h, pooled = packed_encode(self.encoder, input_ids, attention_mask, kwargs)   # `PackCollator`'s rows
         else:
+            enc_kw = {k: v for k, v in kwargs.items() if k in self._input_names and v is not None}
             out = self.encoder(input_ids=input_ids, attention_mask=attention_mask, **enc_kw)
             h, pooled = out.last_hidden_state, getattr(out, 'pooler_output', None)
         if pooled is None: pooled = h[:, 0]

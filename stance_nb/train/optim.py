@@ -33,14 +33,18 @@ COMPILE_OPTIMIZER_MIN_STEPS = 600   # building the compiled Adamax step takes ab
 
 def compile_step(opt:torch.optim.Optimizer) -> torch.optim.Optimizer:
     "`opt` with its `step()` run as one compiled graph (`torch.compile`: one fused loop over all parameters); `opt.compiled` is True."
-    plain = opt.step
+    plain, built = opt.step, False
     compiled = torch.compile(lambda: plain(), fullgraph=False)
     def step(self, closure=None):
+        nonlocal built
         if closure is not None: raise ValueError("a compiled optimizer step takes no closure")
-        try: return compiled()
+        if built: return compiled()   # later steps' errors (a GPU out of memory) pass unchanged to the loop that handles them
+        try: out = compiled()
         except Exception as e:
             raise RuntimeError(f"compile_optimizer: torch.compile could not build {type(opt).__name__}'s step ({type(e).__name__}: {e}); "
                                "on a CPU it needs a C++ compiler; or train without compile_optimizer") from e
+        built = True
+        return out
     opt.step, opt.compiled = types.MethodType(step, opt), True   # a bound method, as an LR scheduler expects to wrap
     return opt
 
@@ -54,7 +58,7 @@ def build_optimizer(model:torch.nn.Module, cfg:TrainConfig, params=None,
     groups = [g for g in groups if g['params']]
     kw = dict(lr=cfg.lr, betas=tuple(cfg.betas), eps=cfg.eps)
     if cfg.optimizer == 'adamax':
-        if getattr(cfg, 'compile_optimizer', False) and (total_steps or 0) >= COMPILE_OPTIMIZER_MIN_STEPS:   # a tensor lr: the schedule changes no graph
+        if cfg.compile_optimizer and (total_steps or 0) >= COMPILE_OPTIMIZER_MIN_STEPS:   # a tensor lr: the schedule changes no graph
             return compile_step(torch.optim.Adamax(groups, foreach=True, **{**kw, 'lr': torch.tensor(float(cfg.lr))}))
         return torch.optim.Adamax(groups, **kw)
     try: return torch.optim.AdamW(groups, fused=True, **kw)   # one kernel per step: ~9x faster optimizer step on CPU
