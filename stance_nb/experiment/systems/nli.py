@@ -56,10 +56,10 @@ def _nli_recipe(ctx) -> dict:
     name = o.get('model', ctx.row.name); m = ezstance_model(name)
     return dict(model=str(model_of(ctx, name)), preset=m['preset'], encoder_only=m['encoder_only'], prompt=o.get('prompt', m['prompt']))
 
-def _nli_config(ctx):
-    "The trainer settings of an NLI row: its preset (the smoke preset in a smoke run) with the run's changes."
+def _nli_config(ctx, r:dict|None=None):
+    "The trainer settings of an NLI row (its recipe `r`, default `_nli_recipe`): its preset (the smoke preset in a smoke run) with the run's changes."
     from stance_nb.train import TrainConfig
-    smoke, r = bool(ctx.settings.get('smoke')), _nli_recipe(ctx)
+    smoke, r = bool(ctx.settings.get('smoke')), r or _nli_recipe(ctx)
     changes = {**dict(model=r['model'], seed=ctx.seed, checkpoint=not smoke), **(ctx.settings.get('train_changes') or {})}
     return ctx.with_schedule(TrainConfig.preset('smoke' if smoke else r['preset'], **{k: v for k, v in changes.items() if v is not None}))
 
@@ -70,7 +70,7 @@ def _nli_budget(ctx):
 def _nli_finetune(ctx):
     "An MNLI checkpoint fine-tuned on each data key's training set (its prompt: the row's `prompt` option, else the paper's row's)."
     from stance_nb.nli import finetune_nli
-    m, cfg = _nli_recipe(ctx), _nli_config(ctx)
+    m = _nli_recipe(ctx); cfg = _nli_config(ctx, m)
     prompt = m['prompt']
     head = {'head': ctx.settings['head']} if ctx.settings.get('head') else {}
     preds, info = {}, {}
