@@ -50,6 +50,11 @@ def read_predictions(path:str|Path) -> list:
     return [r['label'] for r in read_jsonl(path, required=['label'])]
 
 # %% ../nbs/00a_records.ipynb #38d4be33
+def _load1() -> float|None:
+    "The machine's 1-minute load average (`None` where the system has none)."
+    try: return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError): return None
+
 @dataclass
 class RunRecord:
     "What one run did and measured; `save` writes it atomically as JSON."
@@ -64,6 +69,10 @@ class RunRecord:
     hardware:dict=field(default_factory=hardware)
     files:dict=field(default_factory=dict)    # role -> path of what the run wrote (predictions, model)
     phases:dict=field(default_factory=dict)   # phase name -> wall seconds (tokenize, train, evaluate, attack, write)
+    cpu_time:float|None=None  # CPU seconds of this process (all its threads) from start to `finish`: far below wall time x threads, the run waited (a shared or paused machine)
+    load_average:list|None=None # the machine's 1-minute load average at the start and at `finish`
+
+    def __post_init__(self): self._cpu0, self._load0 = time.process_time(), _load1()
 
     def phase(self, name:str # e.g. 'tokenize', 'train', 'evaluate', 'attack', 'write'
              ):
@@ -74,6 +83,7 @@ class RunRecord:
     def finish(self, **metrics) -> 'RunRecord':
         "Add `metrics` and stop the clock."
         self.metrics.update(metrics); self.wall_time = time.time()-self.started
+        self.cpu_time, self.load_average = round(time.process_time() - self._cpu0, 3), [self._load0, _load1()]
         return self
 
     def save(self, path:str|Path) -> Path:

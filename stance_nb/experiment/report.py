@@ -144,6 +144,11 @@ def conditions_text(cond:dict) -> str:
              f"git {str(cond.get('git'))[:10]}{' (uncommitted changes)' if str(cond.get('git')).endswith('+dirty') else ''}",
              f"- wall time {cond['wall_seconds']:.0f} s ({cond['jobs']} jobs, {cond['reused']} reused from an earlier identical run; "
              f"{cond['job_seconds']:.0f} s of job time in the records)"]
+    if cond.get('job_cpu_seconds'):   # CPU against wall time: jobs that shared the machine or were paused wall-time more than they computed
+        c = cond['job_cpu_seconds']
+        lines.append(f"- CPU time {c['cpu']:.1f} s over {c['wall']:.1f} s of wall time in the {c['jobs']} job(s) that measured it"
+                     + (f" ({c['cpu'] / c['wall']:.2f} CPU seconds a second with {hw.get('torch_threads', '?')} torch threads)" if c['wall'] >= 1 else '')
+                     + (f"; the machine's load average reached {cond['job_load_max']:g}" if cond.get('job_load_max') is not None else ''))
     machines = cond.get('job_machines') or {}
     if set(machines) - {machine_label(hw)}:   # reused jobs that ran elsewhere: another CPU may train in another precision ('auto') or with other kernels
         lines.append("- the jobs ran on: " + '; '.join(f"{m} ({n} job{'s' * (n != 1)})" for m, n in machines.items()))

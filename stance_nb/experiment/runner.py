@@ -308,6 +308,11 @@ def _where(hw:dict) -> str:
     "Where a job ran: its host, worker (a cluster task) and GPUs."
     return (hw.get('host') or '?') + (f" ({hw['worker']})" if hw.get('worker') else '') + (f" GPU {hw['devices']}" if hw.get('devices') else '')
 
+def _cpu_seconds(recs:dict) -> dict|None:
+    "The CPU seconds of the jobs whose records measured them (older records did not), beside their wall seconds."
+    r = [x for x in recs.values() if x.cpu_time is not None]
+    return dict(jobs=len(r), cpu=round(sum(x.cpu_time for x in r), 1), wall=round(sum(x.wall_time or 0 for x in r), 1)) if r else None
+
 def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, settings:dict, inp:_Inputs, n_jobs:int, reused:int,
                 unfinished:list, recs:dict, git, t_start:float, estimate:dict, labels:pd.DataFrame) -> dict:
     "The conditions of a run: what ran on which data, seeds, settings, hardware, wall time by phase, precisions, collapsed predictions."
@@ -326,6 +331,7 @@ def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, set
                 phases={p: round(sum((r.phases or {}).get(p, 0.0) for r in recs.values()), 1)
                         for p in sorted({p for r in recs.values() for p in (r.phases or {})})},
                 job_seconds=round(sum((r.wall_time or 0) for r in recs.values()), 1),
+                job_cpu_seconds=_cpu_seconds(recs), job_load_max=max((l for r in recs.values() for l in (r.load_average or ()) if l is not None), default=None),
                 job_machines=dict(collections.Counter(machine_label(r.hardware or {}) for r in recs.values()).most_common()),
                 job_workers=dict(collections.Counter(_where(r.hardware or {}) for r in recs.values()).most_common()))
     speed, precision = {}, {}   # row -> training examples/s of its jobs, and the precisions they trained in (systems that report them)
