@@ -516,7 +516,7 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     metrics = {f'{r.dataset}/{r.metric}': r.test for r in scores.itertuples()}
     metrics.update({f'{r.dataset}/f1_macro': r.test_f1_macro for r in scores.itertuples()})
     rec.finish(average_f1_macro=float(scores.test_f1_macro.mean()), steps=res.steps, train_seconds=res.train_seconds,
-               train_examples_per_s=res.train_examples / max(res.train_seconds, 1e-9), **metrics)
+               train_examples_per_s=res.train_examples / max(res.train_seconds, 1e-9), resumed_from_step=res.resumed_from, **metrics)
     if out is not None and acc.is_main_process:
         with rec.phase('write'):
             for t in tasks: rec.files[f'predictions/{t.name}'] = str(write_predictions(out/f'predictions_{t.name}.jsonl', best[t.name]))

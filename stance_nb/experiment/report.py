@@ -157,6 +157,9 @@ def conditions_text(cond:dict) -> str:
         lines.append("- workers: " + '; '.join(f"{w} ({n} job{'s' * (n != 1)})" for w, n in workers.items()))
     if cond.get('failed'): lines.append(f"- failed (shown as failed in the tables; each job folder keeps its error.json): {'; '.join(cond['failed'])}")
     if cond.get('phases'): lines.append("- job time by phase: " + ', '.join(f"{p} {v:.0f} s" for p, v in cond['phases'].items()))
+    if cond.get('resumed'):
+        lines.append("- resumed from a checkpoint after an interruption (their job time and phases count the last process only; "
+                     "their training throughput is that process's): " + '; '.join(cond['resumed']))
     if cond.get('train_examples_per_s'):
         lines.append("- training throughput (examples/s, mean over jobs): " + ', '.join(f"{k} {v:g}" for k, v in cond['train_examples_per_s'].items()))
     if cond.get('train_precision'):   # two precisions in one row: its jobs are not comparable to the last digit

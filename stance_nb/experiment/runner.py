@@ -334,12 +334,14 @@ def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, set
                 job_cpu_seconds=_cpu_seconds(recs), job_load_max=max((l for r in recs.values() for l in (r.load_average or ()) if l is not None), default=None),
                 job_machines=dict(collections.Counter(machine_label(r.hardware or {}) for r in recs.values()).most_common()),
                 job_workers=dict(collections.Counter(_where(r.hardware or {}) for r in recs.values()).most_common()))
-    speed, precision = {}, {}   # row -> training examples/s of its jobs, and the precisions they trained in (systems that report them)
+    speed, precision, resumed = {}, {}, []   # row -> training examples/s of its jobs, and the precisions they trained in (systems that report them)
     for folder, r in recs.items():
         info, row = (r.metrics or {}).get('info') or {}, r.name.split('/', 1)[-1]
         if info.get('train_examples_per_s'): speed.setdefault(row, []).append(float(info['train_examples_per_s']))
         if info.get('precision'): precision.setdefault(row, set()).add(info['precision'])
+        if info.get('resumed_from_step') is not None: resumed.append(f"{Path(folder).name} (from step {info['resumed_from_step']})")
     cond['train_examples_per_s'] = {k: round(float(np.mean(v)), 2) for k, v in speed.items()}
+    cond['resumed'] = resumed   # jobs that went on from a checkpoint: their wall time and phases cover the last process only
     cond['train_precision'] = {k: sorted(v) for k, v in precision.items()}   # 'auto' is bf16 on CPUs with native bf16, fp32 elsewhere
     if estimate:   # what the jobs run now were expected to cost, beside `phases`
         cond['cpu_estimate'] = {job: {**e, 'model': portable_path(e['model'])} for job, e in estimate.items()}

@@ -100,7 +100,8 @@ def _mdl(ctx):
     info = dict(epochs=r.scores.set_index('dataset').epoch.to_dict(), dev=r.scores.set_index('dataset').dev.to_dict(), phases=dict(r.record.phases),
                 model=model, config=asdict(cfg), train_seconds=r.record.metrics.get('train_seconds'),
                 train_examples_per_s=r.record.metrics.get('train_examples_per_s'), precision=r.record.params.get('precision'),
-                optimizer_compiled=r.record.params.get('optimizer_compiled'), record=str(r.out_dir))
+                optimizer_compiled=r.record.params.get('optimizer_compiled'), resumed_from_step=r.record.metrics.get('resumed_from_step'),
+                record=str(r.out_dir))
     return preds, info
 
 register_system('sdl', budget=_mdl_budget, settings=_encoder_settings)(_mdl)   # the same model path, one job per dataset
