@@ -15,7 +15,8 @@ import numpy as np
 __all__ = ['PAPERS_GROUP', 'repo_root', 'cache_dir', 'portable_path', 'paper_modules', 'portable', 'sha256_file', 'check_name',
            'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device', 'atomic_write', 'write_text',
            'write_json', 'write_csv', 'is_quiet', 'progress', 'library_versions', 'git_sha', 'cpu_info', 'cpu_name',
-           'hardware', 'machine_label', 'available_cpus', 'PhaseTimer', 'run_id', 'check_parameters', 'as_list']
+           'hardware', 'machine_label', 'available_cpus', 'load_average', 'PhaseTimer', 'run_id', 'check_parameters',
+           'as_list']
 
 # %% ../nbs/00_core.ipynb #9743fa7c
 def repo_root() -> Path|None:
@@ -235,6 +236,11 @@ def available_cpus() -> int:
     "CPU cores this process may run on (its affinity mask, e.g. under `taskset` or a container limit), else all cores."
     try: return len(os.sched_getaffinity(0))
     except AttributeError: return os.cpu_count() or 1   # macOS and Windows have no affinity call
+
+def load_average() -> float|None:
+    "The machine's 1-minute load average, to two decimals (`None` where the system has none, as on Windows)."
+    try: return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError): return None
 
 # %% ../nbs/00_core.ipynb #474bc03f
 class PhaseTimer:

@@ -11,7 +11,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 from .core import atomic_write, write_json, _json_default, StanceDataError, PhaseTimer, repo_root, cache_dir, portable
-from .core import git_sha, library_versions, hardware
+from .core import git_sha, library_versions, hardware, load_average as machine_load
 
 # %% auto #0
 __all__ = ['write_jsonl', 'read_jsonl', 'write_predictions', 'read_predictions', 'RunRecord', 'record_run', 'read_runs']
@@ -50,11 +50,6 @@ def read_predictions(path:str|Path) -> list:
     return [r['label'] for r in read_jsonl(path, required=['label'])]
 
 # %% ../nbs/00a_records.ipynb #38d4be33
-def _load1() -> float|None:
-    "The machine's 1-minute load average (`None` where the system has none)."
-    try: return round(os.getloadavg()[0], 2)
-    except (OSError, AttributeError): return None
-
 @dataclass
 class RunRecord:
     "What one run did and measured; `save` writes it atomically as JSON."
@@ -72,7 +67,7 @@ class RunRecord:
     cpu_time:float|None=None  # CPU seconds of this process (all its threads) from start to `finish`: far below wall time x threads, the run waited (a shared or paused machine)
     load_average:list|None=None # the machine's 1-minute load average at the start and at `finish`
 
-    def __post_init__(self): self._cpu0, self._load0 = time.process_time(), _load1()
+    def __post_init__(self): self._cpu0, self._load0 = time.process_time(), machine_load()
 
     def phase(self, name:str # e.g. 'tokenize', 'train', 'evaluate', 'attack', 'write'
              ):
@@ -83,7 +78,7 @@ class RunRecord:
     def finish(self, **metrics) -> 'RunRecord':
         "Add `metrics` and stop the clock."
         self.metrics.update(metrics); self.wall_time = time.time()-self.started
-        self.cpu_time, self.load_average = round(time.process_time() - self._cpu0, 3), [self._load0, _load1()]
+        self.cpu_time, self.load_average = round(time.process_time() - self._cpu0, 3), [self._load0, machine_load()]
         return self
 
     def save(self, path:str|Path) -> Path:

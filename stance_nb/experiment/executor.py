@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 import pandas as pd
 import submitit, yaml
-from ..core import progress, available_cpus, write_text, portable_path
+from ..core import progress, available_cpus, load_average, write_text, portable_path
 from ..claims import _pid_alive, worker_id
 from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped
 from .cost import mean_pair_length, cpu_cost, _full_cpu_run
@@ -263,7 +263,7 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
     todo = [(job, Context(job.row, job.seed, job.ratio, {k: prep.inp.frames[k, job.ratio] for k in job.keys}, ts, folder, prep.settings))
             for job, ts, params, folder in prep.plan if job.row.name not in prep.inp.skipped and _finished(prep.exp, folder, params, ts) is None]
     cpu = cpu_cost(todo, prep.settings) if here and _full_cpu_run(prep.settings) else {}
-    load = os.getloadavg()[0] if cpu else None   # other processes on the cores slow the timing: said beside it
+    load = load_average() if cpu else None   # other processes on the cores slow the timing: said beside it
     for job, ctx in todo:
         sysm, secs, basis = SYSTEMS[job.row.system], None, ''
         try: budget = sysm.budget(ctx) if sysm.budget is not None else None
@@ -284,7 +284,7 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
                 basis = f"declared throughput of {m}: {throughput[m]['train']:g} / {throughput[m]['predict']:g} examples/s"
             elif (c := cpu.get(job.label)) and c['train_seconds'] is not None:
                 secs = c['train_seconds'] + c['predict_seconds']
-                basis = f"{m} timed on this CPU (no GPU): {c['tokens']:.0f} tokens, {c['train_examples']:,} examples trained, {c['predict_examples']:,} predicted, load average {load:.1f} when timed"
+                basis = f"{m} timed on this CPU (no GPU): {c['tokens']:.0f} tokens, {c['train_examples']:,} examples trained, {c['predict_examples']:,} predicted, load average {'not known' if load is None else f'{load:.1f}'} when timed"
             else:
                 if m not in sizes: sizes[m] = _params_m(m, lfo)
                 pm, src = sizes[m]
