@@ -10,8 +10,8 @@ runs it: `Task.from_registry`, `encode_task` (max_length 100), the first `--warm
 datasets) and `build_optimizer` with the recipe's Adamax, compiled in both (`compile_optimizer`), so that only the
 layout differs. Two models with the same seeded initial weights take the same batches, one through `PadCollator`, the
 other through `PackCollator`; the order of the two alternates from batch to batch. A step is forward + backward +
-gradient clipping + optimizer step under the precision `mixed_precision='auto'` gives (bf16 autocast on a CPU with
-bf16 instructions), timed with the wall clock (and a CUDA synchronize on a GPU). Reported: median step time over the
+gradient clipping + optimizer step under the precision `mixed_precision='auto'` gives (`resolve_precision`: bf16 autocast on a
+CPU with bf16 instructions and on GPUs that have it), timed with the wall clock (and a CUDA synchronize on a GPU). Reported: median step time over the
 `--steps` measured batches of each layout, their ratio, and the tokens a batch carries (real, padded, packed).
 
 **Optimizer** (`compile_optimizer=True` against the plain step): two copies of the model's parameters with the same
@@ -52,7 +52,7 @@ def bench_step(a, model_path: str) -> dict:
     tok = AutoTokenizer.from_pretrained(model_path, local_files_only=True)
     enc = encode_task(task, tok, recipe.max_length)['train']
     plan = batch_plan({task.name: len(enc)}, recipe.batch_size, a.seed)[:a.warmup + a.steps]
-    precision = resolve_precision('auto') if a.device == 'cpu' else 'bf16'
+    precision = resolve_precision('auto')   # the trainer's rule: bf16 (fp16 on GPUs without bf16), fp32 ('no') on CPUs without bf16
     cfg = replace(recipe, model=model_path, lr=5e-4, compile_optimizer=True)
     layouts = {'padded': PadCollator(tok), 'packed': PackCollator(tok, recipe.max_length)}
     runs = {}
@@ -63,7 +63,7 @@ def bench_step(a, model_path: str) -> dict:
     def step(name, batch):
         net, opt = runs[name]
         batch = {k: (v.to(a.device) if torch.is_tensor(v) else v) for k, v in batch.items()}
-        with torch.autocast(a.device, dtype=torch.bfloat16, enabled=precision == 'bf16'):
+        with torch.autocast(a.device, dtype=torch.float16 if precision == 'fp16' else torch.bfloat16, enabled=precision != 'no'):
             loss = net(**batch).loss
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), recipe.max_grad_norm)
