@@ -253,20 +253,20 @@ def test_own_data_under_a_registered_name_with_other_labels(tmp_path, capfd, mon
     assert "data['semeval2016t6'] (csv) has labels ['con', 'pro'], but 'semeval2016t6' is a registered dataset with labels ['AGAINST', 'FAVOR', 'NONE']" in err, err
     assert _files_under(out) == []   # no job ran, no table written
 
-MINILM = Path(__file__).resolve().parents[1]/'results'/'benchmark-minilm'
+EARLIER = Path(__file__).resolve().parents[1]/'results'/'benchmark-minilm-earlier'   # the stand-in's partial runs, before its one run
 
 def test_imported_leaderboard_of_the_stand_in(tmp_path, capfd):
-    """The committed stand-in tables as one leaderboard, marked imported: BERT_SDL and BERT_MDL on all seven datasets, each cell the
+    """The committed tables of the stand-in's earlier partial runs as one leaderboard, marked imported: BERT_SDL and BERT_MDL on all seven datasets, each cell the
     number of the run `sources.json` puts first, other precisions and other MDL training sets left out and named; the committed
     leaderboard is what the command writes."""
-    folder = tmp_path/'benchmark-minilm'; shutil.copytree(MINILM, folder)
+    folder = tmp_path/EARLIER.name; shutil.copytree(EARLIER, folder)
     for f in folder.glob('*_leaderboard*'): f.unlink()
     lb = _json(['leaderboard', '--import-tables', str(folder)], capfd)
     table = pd.DataFrame(lb['table']).set_index('system')
     seven = ['arc', 'argmin', 'fnc1', 'ibmcs', 'perspectrum', 'semeval2016t6', 'semeval2019t7']
     assert list(table.index) == ['majority', 'random', 'fasttext', 'sdl', 'mdl'] and lb['stats']['common'] == seven
     def cell(run, row, col):
-        t = pd.read_csv(MINILM/f'{run}_table4.csv')
+        t = pd.read_csv(EARLIER/f'{run}_table4.csv')
         return t[(t.row == row) & (t.column == col) & (t.metric == 'f1_macro')].ours_mean.iloc[0]
     for d in seven:
         assert table.loc['mdl', d] == pytest.approx(cell('benchmark-minilm-mdl7', 'BERT_MDL', d), abs=1e-12), d
@@ -277,10 +277,10 @@ def test_imported_leaderboard_of_the_stand_in(tmp_path, capfd):
     assert any(n.startswith('sdl on arc, seed 1 from benchmark-minilm-sdl-arc (bf16') and 'other precision' in n for n in left)
     assert any(n.startswith('mdl on argmin, seed 1 from benchmark-minilm (fp32') and 'training datasets' in n for n in left)
     assert table.loc['sdl', 'arc published'] == pytest.approx(0.648) and 'friedman' in lb['stats']
-    page = (folder/'benchmark-minilm_leaderboard.html').read_text()
+    page = (folder/f'{EARLIER.name}_leaderboard.html').read_text()
     assert '(imported results)' in page and page.count('data:image/png;base64') == 3
     for suffix in ('.md', '.csv'):
-        assert (folder/f'benchmark-minilm_leaderboard{suffix}').read_text() == (MINILM/f'benchmark-minilm_leaderboard{suffix}').read_text()
+        assert (folder/f'{EARLIER.name}_leaderboard{suffix}').read_text() == (EARLIER/f'{EARLIER.name}_leaderboard{suffix}').read_text()
 
 @needs_mirror
 def test_leaderboard_attacks_and_ratios(tmp_path, capfd, monkeypatch):

@@ -1,6 +1,6 @@
 """Re-render a committed benchmark run's tables under the current table rules, from the run's own committed cells.
 
-For runs whose job records were not kept: `python tools/rerender_tables.py results/benchmark-minilm benchmark-minilm-all7 ...`.
+For runs whose job records were not kept: `python tools/rerender_tables.py results/benchmark-minilm-earlier benchmark-minilm-all7 ...`.
 Tables 4 and 11 hold every per-dataset score of the run (one seed each); from them Tables 4, 6, 11, 5 and 7 are built
 again with the experiment's own builders. Tables 8 and Fig. 2b hold averages only (the low-resource per-dataset scores
 are not in any table), so their cells keep our values, name the datasets each averaged, and are compared with the
