@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Sequence
 import numpy as np
 import pandas as pd
-from .core import outputs_dir, write_csv, write_json, write_text, portable_path
+from .core import outputs_dir, write_csv, write_json, write_text, portable, portable_path
 from .records import read_predictions
 from .reference import reference
 from .robustness import relative_drop, resilience_rel
@@ -206,8 +206,8 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
         extra, stats['robust'] = robust_and_low_resource(res.scores, rows, attacks, ratios)
         table = table.join(extra, on='system')
         for (k, r), why in prep.inp.no_subset.items():   # a dataset without a training subset at that share: named, not silently missing
-            if f'{round(100 * r)}%' in stats['robust']: stats['robust'][f'{round(100 * r)}%'].setdefault('not_run', {})[k] = str(why)
-    stats['skipped'] = {**absent, **prep.inp.missing, **res.skipped}
+            if f'{round(100 * r)}%' in stats['robust']: stats['robust'][f'{round(100 * r)}%'].setdefault('not_run', {})[k] = portable(str(why))
+    stats['skipped'] = portable({**absent, **prep.inp.missing, **res.skipped})   # a message names data paths as committed files do
     if own: stats['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in own}
     if max_train is not None: stats['max_train'] = max_train
     if prep.not_taken: stats['not_taken'] = prep.not_taken
@@ -443,7 +443,7 @@ def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str, sections:Sequen
     for name, fig in figures(lb).items():
         files[name] = save_figure(fig, f'{stem}_{name}.png')   # embedded in the page as written: one rendering
         imgs.append(f'<figure><img alt="{name}" src="data:image/png;base64,{base64.b64encode(files[name].read_bytes()).decode()}"><figcaption>{name}</figcaption></figure>')
-    cond = dict(lb.result.conditions, leaderboard={k: v for k, v in lb.stats.items()})
+    cond = portable(dict(lb.result.conditions, leaderboard={k: v for k, v in lb.stats.items()}))   # paths relative, as in every committed output
     files['conditions'] = write_json(f'{stem}_conditions.json', cond)
     body = (html.escape(md)).replace('\n', '<br>\n')
     tbl = lb.table.to_html(index=False, float_format=lambda v: f'{v:.3f}', na_rep='–', border=0)
