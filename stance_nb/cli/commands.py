@@ -309,7 +309,7 @@ def _reproduce(args) -> dict:
     if P.get('smoke'):   # fixtures and tiny models come from the test utilities, which the package itself never imports
         raise UsageError(f"smoke runs are the result notebook's: papermill -k python3 nbs/run_{exp.name}.ipynb out.ipynb -p smoke True")
     ex = _executor(args, P)
-    if args.plan: return _plan(exp, P, ex, args.throughput)
+    if args.plan: return _plan(exp, P, ex, args.throughput, args.reuse)
     result, tables = reproduce(exp, P, executor=ex, reuse=args.reuse)
     if result is None: return dict(command='reproduce', experiment=exp.name, parameters=P, submitted=True, executor=ex.kind)
     records = [str(Path(f)/'record.json') for f in result.records]
@@ -390,12 +390,12 @@ def _priced(prep, throughput:dict|None, ex) -> tuple[dict, dict]:
     print(plan_text(df, summary))
     return summary, {r: dict(jobs=len(g), device_hours=round(g.seconds.dropna().sum() / 3600, 2)) for r, g in df.groupby('row', sort=False)}
 
-def _plan(exp, P:dict, ex, throughput:str|None) -> dict:
+def _plan(exp, P:dict, ex, throughput:str|None, reuse:list=()) -> dict:
     "`--plan`: the jobs still to run, their estimated device time, device-hours and wall time on 1, 4 and 16 workers; nothing runs."
     from stance_nb.experiment import run_arguments, prepare
     tp = _throughput(throughput)   # checked before the data is read
     run_kw, folder, stem = run_arguments(exp, P)
-    summary, rows = _priced(prepare(**run_kw), tp, ex)
+    summary, rows = _priced(prepare(**run_kw, reuse=[str(r) for r in reuse]), tp, ex)   # --from: jobs another store has are taken in, not priced
     return dict(command='reproduce', experiment=exp.name, plan=summary, rows=rows, executor=ex.kind)
 
 # %% ../../nbs/12a_cli.commands.ipynb #8354625c
