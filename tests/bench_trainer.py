@@ -19,7 +19,8 @@ Throughput counts training examples per second of wall time around the whole cal
 setup included), and per second of this process's CPU time (steadier when other processes compete for the cores).
 Peak memory: on CUDA `torch.cuda.max_memory_allocated`; on CPU the peak resident set size sampled every 5 ms, minus
 the resident size just before the run. `/proc/loadavg` is recorded before and after. Results go to
-`outputs/bench/trainer-<device>.json`.
+`outputs/bench/trainer-<device>.json`. With `--profile`, one more run of ours after the repeats goes under `torch.profiler`:
+each operator's share of its self CPU time (`profile_ours`; the whole call, setup included), where a step's time goes.
 
 FLOPs (`model_flops`, shared with `tests/bench_predict.py`): the work the model needs, counted on real (non-padding)
 tokens only. Per real token, 2 FLOPs per weight of the encoder's layers (the embedding tables are lookups and do no
@@ -288,6 +289,7 @@ def bench_one(a, model_path, tok, tmp) -> dict:
             print(f"{a.model or 'MiniLM'} b{a.batch_size} L{a.max_length} repeat {i+1} {name:10s}: {r['examples_per_s']:7.1f} ex/s  "
                   f"{r['examples_per_cpu_s']:7.1f} ex/CPU-s  {r['gflop_per_s']:7.1f} GFLOP/s  {r['seconds']:6.1f} s  "
                   f"peak +{r['peak_bytes']/2**20:7.1f} MiB  steps {r['steps']}  loss {r['final_loss']:.4f}  {r['precision']}", flush=True)
+    profiled = op_shares(runners['ours']) if a.profile else None
     summary = {}
     for name, rs in res.items():
         med = lambda k: statistics.median(r[k] for r in rs)
@@ -302,7 +304,20 @@ def bench_one(a, model_path, tok, tmp) -> dict:
                 ratio_ours_over_hf_default=ratio('examples_per_s', 'hf_default'), ratio_ours_over_hf_best=ratio('examples_per_s', 'hf_best'),
                 cpu_time_ratio_ours_over_hf_default=ratio('examples_per_cpu_s', 'hf_default'),
                 cpu_time_ratio_ours_over_hf_best=ratio('examples_per_cpu_s', 'hf_best'),
-                hf_best_settings=dict(bf16=True, torch_compile=best_compile), hf_best_probe=probe, runs=res)
+                hf_best_settings=dict(bf16=True, torch_compile=best_compile), hf_best_probe=probe, runs=res,
+                **({'profile_ours': profiled} if profiled else {}))
+
+
+def op_shares(run, top:int=12) -> dict:
+    """Where one more run of `run` spends its time: `torch.profiler`'s self CPU time per operator (the whole call, setup
+    included), the `top` operators' shares of the total, and the matrix products' share (`mm`, `addmm`, `bmm`) summed."""
+    from torch.profiler import profile, ProfilerActivity
+    with profile(activities=[ProfilerActivity.CPU]) as prof: run()
+    ops = {e.key: e.self_cpu_time_total for e in prof.key_averages()}
+    total = sum(ops.values())
+    shares = {k: round(v/total, 4) for k, v in sorted(ops.items(), key=lambda kv: -kv[1])[:top]}
+    return dict(self_cpu_seconds=round(total/1e6, 2), shares=shares,
+                matrix_products=round(sum(ops.get(k, 0) for k in ('aten::mm', 'aten::addmm', 'aten::bmm'))/total, 4))
 
 
 def process_setup(a, p):
@@ -330,6 +345,7 @@ def main(argv=None):
     p.add_argument('--no-compile-probe', dest='compile_probe', action='store_false', help='hf_best without trying torch.compile')
     p.add_argument('--device', choices=('cpu', 'cuda'), default='cpu', help='cuda: needs a GPU; cpu hides any GPU')
     p.add_argument('--sweep', action='store_true', help='cuda: bert-base and bert-large x batch 16/32 x length 100/512 (fixed length)')
+    p.add_argument('--profile', action='store_true', help="after the repeats, one more run of ours under torch.profiler: each operator's share of the time")
     p.add_argument('--out', default=None, help='output JSON (default outputs/bench/trainer-<device>.json)')
     a = p.parse_args(argv)
     process_setup(a, p)
