@@ -345,9 +345,10 @@ def main(argv=None):
     p.add_argument('--no-compile-probe', dest='compile_probe', action='store_false', help='hf_best without trying torch.compile')
     p.add_argument('--device', choices=('cpu', 'cuda'), default='cpu', help='cuda: needs a GPU; cpu hides any GPU')
     p.add_argument('--sweep', action='store_true', help='cuda: bert-base and bert-large x batch 16/32 x length 100/512 (fixed length)')
-    p.add_argument('--profile', action='store_true', help="after the repeats, one more run of ours under torch.profiler: each operator's share of the time")
+    p.add_argument('--profile', action='store_true', help="CPU: after the repeats, one more run of ours under torch.profiler: each operator's share of the time")
     p.add_argument('--out', default=None, help='output JSON (default outputs/bench/trainer-<device>.json)')
     a = p.parse_args(argv)
+    if a.profile and a.device == 'cuda': p.error("--profile: CPU only (on a GPU a kernel's time is not its operator's self CPU time)")
     process_setup(a, p)
     import torch
     from transformers import AutoTokenizer
