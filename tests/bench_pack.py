@@ -24,7 +24,8 @@ copies' parameters after all steps.
 with `torch.compile` (dynamic shapes, so that the varying number and length of packed rows build one graph), the lever the
 field uses for long runs. Its dropout draws other random numbers (the compiler's generator), so its losses differ from
 the eager model's like another seed's. Reported beside the others: its median step after the warm-up and its first step
-(compilation included).
+(compilation included; `first_step_s` keeps every layout's first step, and the first layout to run also builds the
+compiled Adamax step there).
 
 `/proc/loadavg` is recorded before and after. Results go to `outputs/bench/pack-<device>.json`.
 """
