@@ -62,9 +62,9 @@ def bench_step(a, model_path: str) -> dict:
     precision = resolve_precision('auto')   # the trainer's rule: bf16 (fp16 on GPUs without bf16), fp32 ('no') on CPUs without bf16
     cfg = replace(recipe, model=model_path, lr=5e-4, compile_optimizer=True)
     layouts = {'padded': PadCollator(tok), 'packed': PackCollator(tok, recipe.max_length)}
-    if a.compile_encoder: layouts['packed_compiled'] = layouts['packed']
+    names = [*layouts, *(['packed_compiled'] if a.compile_encoder else [])]
     runs = {}
-    for name in layouts:
+    for name in names:
         torch.manual_seed(a.seed)
         net = MultiTaskModel.from_encoder(model_path, [task], pair_head=recipe.pair_head, tokenizer=tok, local_files_only=True).to(a.device).train()
         if name == 'packed_compiled': net.encoder.compile(dynamic=True)
@@ -77,10 +77,11 @@ def bench_step(a, model_path: str) -> dict:
         loss.backward()
         torch.nn.utils.clip_grad_norm_(net.parameters(), recipe.max_grad_norm)
         opt.step(); opt.zero_grad(set_to_none=True)
-    times, first, tokens = {n: [] for n in layouts}, {}, {'real': [], 'padded': [], 'packed': []}
+    times, first, tokens = {n: [] for n in names}, {}, {'real': [], 'padded': [], 'packed': []}
     for i, (_, idx) in enumerate(plan):
         batches = {n: collate(enc, idx, c, task.name) for n, c in layouts.items()}
-        for n in (list(layouts) if i % 2 == 0 else list(layouts)[::-1]):
+        if a.compile_encoder: batches['packed_compiled'] = batches['packed']   # the very same packed rows, collated once
+        for n in (names if i % 2 == 0 else names[::-1]):
             t = timed(lambda: step(n, batches[n]), a.device)
             if i >= a.warmup: times[n].append(t)
             elif i == 0: first[n] = round(t, 2)
