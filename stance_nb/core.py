@@ -12,11 +12,15 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 # %% auto #0
-__all__ = ['PAPERS_GROUP', 'repo_root', 'cache_dir', 'portable_path', 'paper_modules', 'portable', 'sha256_file', 'check_name',
-           'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device', 'atomic_write', 'write_text',
-           'write_json', 'write_csv', 'is_quiet', 'progress', 'library_versions', 'git_sha', 'cpu_info', 'cpu_name',
-           'hardware', 'machine_label', 'available_cpus', 'load_average', 'PhaseTimer', 'run_id', 'check_parameters',
-           'as_list']
+__all__ = ['HUB_MODE', 'PAPERS_GROUP', 'repo_root', 'cache_dir', 'portable_path', 'paper_modules', 'portable', 'sha256_file',
+           'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device', 'atomic_write',
+           'write_text', 'write_json', 'write_csv', 'is_quiet', 'progress', 'library_versions', 'git_sha', 'cpu_info',
+           'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'load_average', 'PhaseTimer', 'run_id',
+           'check_parameters', 'as_list']
+
+# %% ../nbs/00_core.ipynb #3517f874
+from .hub import hub_mode
+HUB_MODE = hub_mode()   # 'online' or 'offline', decided once per process tree
 
 # %% ../nbs/00_core.ipynb #9743fa7c
 def repo_root() -> Path|None:
