@@ -85,6 +85,23 @@ def test_precision_is_in_the_key(mine, tmp_path, capfd, monkeypatch):
     assert again['reused'] == 0 and again['folders'] != first['folders']
     assert json.loads((tmp_path/'a'/'benchmark'/'runs'/again['folders'][0]/'record.json').read_text())['params']['precision'] == other
 
+def test_device_is_in_the_key_where_precision_is_auto(mine, tmp_path, capfd, monkeypatch):
+    """An encoder whose recipe resolves its precision by device ('auto') is keyed by the device type too: a job written on a GPU
+    machine is not taken for this CPU's (the reason names the device with both values), and each record says where it ran."""
+    import stance_nb.experiment.runner as runner
+    opts = dict(rows='BERT_SDL', model=str(mine/'tiny'), epochs=1, batch_size=8, max_length=32)
+    here = runner.job_device
+    monkeypatch.setattr(runner, 'job_device', lambda job, settings: 'cuda')   # as on a machine with a GPU
+    gpu = _reproduce(mine, tmp_path/'gpu', capfd, monkeypatch, **opts)
+    rec = json.loads((tmp_path/'gpu'/'benchmark'/'runs'/gpu['folders'][0]/'record.json').read_text())
+    assert rec['params']['device'] == rec['hardware']['device'] == 'cuda'
+    monkeypatch.setattr(runner, 'job_device', here)
+    cpu = _reproduce(mine, tmp_path/'cpu', capfd, monkeypatch, extra=['--from', str(tmp_path/'gpu'/'benchmark'/'runs')], **opts)
+    assert cpu['reused'] == 0 and cpu['folders'] != gpu['folders']
+    assert re.search(r'not taken \(runs here\): BERT_SDL on mine, seed 1: .*BERT_SDL-mine-r1-s1-\w+ differs in device \("cpu" here, "cuda" there\)', cpu['err'])
+    rec = json.loads((tmp_path/'cpu'/'benchmark'/'runs'/cpu['folders'][0]/'record.json').read_text())
+    assert rec['params']['device'] == rec['hardware']['device'] == 'cpu'
+
 def test_baselines_keyed_by_their_own_settings(mine, tmp_path, capfd, monkeypatch):
     """A baseline's job is keyed by the settings it reads: another encoder or other encoder epochs for the same run re-run
     only the encoder's jobs (a leaderboard of a new encoder reuses the baselines), while a fastText setting re-runs fastText."""
