@@ -18,8 +18,8 @@ from ..metrics import score
 from ..records import RunRecord, read_predictions
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS)
 from .data import load_data, _split, full_data_loads
-from .store import (job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished,
-                                        why_not_taken, migrate_store)
+from .store import job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished, why_not_taken
+from .store import migrate_store
 from .cost import CPU_CHECKPOINT_EVERY, full_cpu_run, announce_cpu_cost
 
 # %% auto #0
