@@ -245,9 +245,14 @@ def _rekeyed(folder:Path, rec:dict) -> Path:
         shutil.rmtree(folder); return target
     tmp = folder.parent/f'.{target.name}.migrate-{os.getpid()}'
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(folder, tmp, ignore=shutil.ignore_patterns('.lock.*', '.*'))
-    write_json(tmp/'record.json', rec)
-    os.rename(tmp, target); shutil.rmtree(folder)
+    try:
+        shutil.copytree(folder, tmp, ignore=shutil.ignore_patterns('.lock.*', '.*'))
+        write_json(tmp/'record.json', rec)
+        os.rename(tmp, target)
+    except OSError:   # another process re-keyed it first, or the store is read-only: no half copy left behind
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not target.exists(): raise
+    shutil.rmtree(folder, ignore_errors=True)
     return target
 
 def migrate_store(root:str|Path) -> list[Path]:
