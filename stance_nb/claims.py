@@ -8,7 +8,7 @@ import contextlib, json, os, re, socket, threading, time, uuid
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['heartbeat_seconds', 'stale_seconds', 'claim_owner', 'worker_id', 'ClaimBusy', 'RunLock', 'holder']
+__all__ = ['heartbeat_seconds', 'stale_seconds', 'pid_alive', 'claim_owner', 'worker_id', 'ClaimBusy', 'RunLock', 'holder']
 
 # %% ../nbs/00b_claims.ipynb #371d900f
 def heartbeat_seconds() -> float:
@@ -32,7 +32,8 @@ def _start_ticks(pid:int) -> str|None:
     try: return Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[19]
     except (OSError, IndexError): return None
 
-def _pid_alive(pid, start=None) -> bool:
+def pid_alive(pid, start=None) -> bool:
+    "Whether process `pid` of this machine is alive (and, with `start`, is the process that started then, not a later one with its id)."
     try: os.kill(int(pid), 0)
     except ProcessLookupError: return False
     except (PermissionError, ValueError, TypeError): return True   # someone else's process, or not a pid: do not judge
@@ -57,7 +58,7 @@ def _live(path:Path, now:float|None) -> bool:
     o = claim_owner(path)
     try: mtime = path.stat().st_mtime
     except FileNotFoundError: return False   # released meanwhile
-    if o.get('host') == socket.gethostname() and 'pid' in o: return _pid_alive(o['pid'], o.get('start'))
+    if o.get('host') == socket.gethostname() and 'pid' in o: return pid_alive(o['pid'], o.get('start'))
     return (now if now is not None else time.time()) - mtime < stale_seconds()
 
 def _who(o:dict) -> str:

@@ -220,13 +220,15 @@ def cpu_name(cpuinfo:str|Path='/proc/cpuinfo') -> str|None:
     return name
 
 def hardware() -> dict:
-    "The machine a run used: host, platform, CPU model and the CPU kernels torch picked, CPU count, and GPU names when CUDA is present."
+    "The machine a run used: host, platform, CPU model and the CPU kernels torch picked, CPU count, and GPU names and CUDA version when CUDA is present."
     hw = dict(host=socket.gethostname(), platform=platform.platform(), python=platform.python_version(), cpu=cpu_name(), cpus=os.cpu_count())
     try:
         import torch
         hw['torch_threads'] = torch.get_num_threads()
         if hasattr(torch.backends, 'cpu'): hw['cpu_kernels'] = torch.backends.cpu.get_cpu_capability()   # e.g. AVX2 or AVX512
-        if torch.cuda.is_available(): hw['gpus'] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+        if torch.cuda.is_available():
+            hw['gpus'] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+            hw['cuda'] = torch.version.cuda   # the CUDA torch was built with
     except ImportError: pass
     return hw
 

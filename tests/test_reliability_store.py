@@ -70,7 +70,7 @@ def test_model_folder_keyed_by_content(mine, tmp_path, capfd, monkeypatch):
     assert again['reused'] == 0 and again['folders'] != first['folders']
     assert again['scores'] == fresh['scores']
     rec = json.loads((tmp_path/'a'/'benchmark'/'runs'/again['folders'][0]/'record.json').read_text())
-    assert re.fullmatch(r'.*model#sha256:[0-9a-f]{16}', rec['params']['settings']['models']['BERT'])
+    assert re.fullmatch(r'sha256:[0-9a-f]{16}', rec['params']['settings']['models']['BERT'])   # its content, never its path
 
 def test_precision_is_in_the_key(mine, tmp_path, capfd, monkeypatch):
     "A job trained in one precision is not reused where `mixed_precision='auto'` resolves to another (bf16 on one CPU, fp32 on the next)."
@@ -84,6 +84,23 @@ def test_precision_is_in_the_key(mine, tmp_path, capfd, monkeypatch):
     again = _reproduce(mine, tmp_path/'a', capfd, monkeypatch, **opts)
     assert again['reused'] == 0 and again['folders'] != first['folders']
     assert json.loads((tmp_path/'a'/'benchmark'/'runs'/again['folders'][0]/'record.json').read_text())['params']['precision'] == other
+
+def test_device_is_in_the_key_where_precision_is_auto(mine, tmp_path, capfd, monkeypatch):
+    """An encoder whose recipe resolves its precision by device ('auto') is keyed by the device type too: a job written on a GPU
+    machine is not taken for this CPU's (the reason names the device with both values), and each record says where it ran."""
+    import stance_nb.experiment.runner as runner
+    opts = dict(rows='BERT_SDL', model=str(mine/'tiny'), epochs=1, batch_size=8, max_length=32)
+    here = runner.job_device
+    monkeypatch.setattr(runner, 'job_device', lambda job, settings: 'cuda')   # as on a machine with a GPU
+    gpu = _reproduce(mine, tmp_path/'gpu', capfd, monkeypatch, **opts)
+    rec = json.loads((tmp_path/'gpu'/'benchmark'/'runs'/gpu['folders'][0]/'record.json').read_text())
+    assert rec['params']['device'] == rec['hardware']['device'] == 'cuda'
+    monkeypatch.setattr(runner, 'job_device', here)
+    cpu = _reproduce(mine, tmp_path/'cpu', capfd, monkeypatch, extra=['--from', str(tmp_path/'gpu'/'benchmark'/'runs')], **opts)
+    assert cpu['reused'] == 0 and cpu['folders'] != gpu['folders']
+    assert re.search(r'not taken \(runs here\): BERT_SDL on mine, seed 1: .*BERT_SDL-mine-r1-s1-\w+ differs in device \("cpu" here, "cuda" there\)', cpu['err'])
+    rec = json.loads((tmp_path/'cpu'/'benchmark'/'runs'/cpu['folders'][0]/'record.json').read_text())
+    assert rec['params']['device'] == rec['hardware']['device'] == 'cpu'
 
 def test_baselines_keyed_by_their_own_settings(mine, tmp_path, capfd, monkeypatch):
     """A baseline's job is keyed by the settings it reads: another encoder or other encoder epochs for the same run re-run
@@ -163,7 +180,8 @@ def test_finished_jobs_taken_from_another_store(mine, tmp_path, capfd, monkeypat
         fresh = _reproduce(mine, tmp_path/'c', capfd, monkeypatch, extra=['--from', str(committed)])
     assert fresh['reused'] == 1 and fresh['scores'] == first['scores']   # majority taken, fastText run again to its true score
     other = _reproduce(mine, tmp_path/'e', capfd, monkeypatch, extra=['--from', str(tmp_path/'a'/'benchmark'/'runs')], fasttext_preset='xstance')
-    assert other['reused'] == 1 and re.search(r"not taken \(runs here\): fastText on mine, seed 1: .*fastText-mine-r1-s1-\w+ differs in settings \(preset\)", other['err'])
+    assert other['reused'] == 1 and re.search(r"not taken \(runs here\): fastText on mine, seed 1: .*fastText-mine-r1-s1-\w+ differs in "
+                                              r"settings\.preset \(\"xstance\" here, \"benchmark\" there\)", other['err'])
     capfd.readouterr()
     assert main(['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline', '-p', f'data={_data(mine)}',
                  '--from', str(tmp_path/'nowhere'), '--output-dir', str(tmp_path/'d')]) == 1

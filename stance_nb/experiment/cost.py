@@ -13,7 +13,8 @@ import pandas as pd
 from .spec import SYSTEMS, RowSkipped
 
 # %% auto #0
-__all__ = ['CPU_CHECKPOINT_EVERY', 'estimate_encoder_seconds', 'mean_pair_length', 'cpu_cost']
+__all__ = ['CPU_CHECKPOINT_EVERY', 'estimate_encoder_seconds', 'mean_pair_length', 'cpu_cost', 'full_cpu_run',
+           'announce_cpu_cost']
 
 # %% ../../nbs/10i_experiment.cost.ipynb #27d8b6d8
 def estimate_encoder_seconds(model:str,        # a Hub id or folder `AutoModel` loads
@@ -94,14 +95,14 @@ def cpu_cost(todo:Sequence[tuple], settings:dict) -> dict:
 
 def _hours(s): return f"{s/3600:.1f} h" if s >= 360 else f"{s/60:.0f} min" if s >= 60 else f"{s:.0f} s"
 
-def _full_cpu_run(settings:dict) -> bool:
+def full_cpu_run(settings:dict) -> bool:
     "Whether this run trains on a machine without a GPU and is not a smoke run (then its cost is printed and it checkpoints within epochs)."
     import torch
     return not settings.get('smoke') and not torch.cuda.is_available()
 
-def _announce_cpu_cost(pending:Callable, settings:dict) -> dict:
+def announce_cpu_cost(pending:Callable, settings:dict) -> dict:
     "On a machine without a GPU, print what the jobs `pending()` lists (`(job, Context)`, about to run) will cost (`cpu_cost`), and return it."
-    if not _full_cpu_run(settings): return {}   # before `pending()`, which reads every job's record
+    if not full_cpu_run(settings): return {}   # before `pending()`, which reads every job's record
     plans = cpu_cost(pending(), settings)
     if not plans: return {}
     known = {k: p for k, p in plans.items() if p['train_seconds'] is not None}

@@ -11,10 +11,10 @@ from typing import Mapping, Sequence
 import pandas as pd
 import submitit, yaml
 from ..core import progress, available_cpus, load_average, write_text, portable_path
-from ..claims import _pid_alive, worker_id
+from ..claims import pid_alive, worker_id
 from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped
-from .cost import mean_pair_length, cpu_cost, _full_cpu_run
-from .runner import Prepared, prepare, execute, job_states, _finished
+from .cost import mean_pair_length, cpu_cost, full_cpu_run
+from .runner import Prepared, prepare, execute, job_states, finished_job
 
 # %% auto #0
 __all__ = ['SLURM_OPTIONS', 'DEVICE_TFLOPS', 'PARAMS_M', 'Executor', 'executor_from', 'WorkSpec', 'work', 'run_on', 'plan_cost',
@@ -136,7 +136,7 @@ def _record(folder:Path, ex:Executor, jobs:list, prep:Prepared):
 class _Earlier:
     "A worker submitted by an earlier call, found again by its job id: is it done?"
     def __init__(self, kind:str, folder:Path, job_id:str): self.kind, self.job_id, self._j = kind, job_id, (submitit.SlurmJob(folder, job_id) if kind == 'submitit' else None)
-    def done(self) -> bool: return self._j.done() if self._j is not None else not _pid_alive(self.job_id)
+    def done(self) -> bool: return self._j.done() if self._j is not None else not pid_alive(self.job_id)
     def exception(self): return self._j.exception() if self._j is not None else None
     @property
     def paths(self): return self._j.paths if self._j is not None else None
@@ -261,8 +261,8 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
     throughput, measured, toks, sizes, lines, not_run = dict(throughput or {}), _store_seconds(prep), {}, {}, [], {}
     lfo = prep.settings.get('local_files_only', False)
     todo = [(job, Context(job.row, job.seed, job.ratio, {k: prep.inp.frames[k, job.ratio] for k in job.keys}, ts, folder, prep.settings))
-            for job, ts, params, folder in prep.plan if job.row.name not in prep.inp.skipped and _finished(prep.exp, folder, params, ts) is None]
-    cpu = cpu_cost(todo, prep.settings) if here and _full_cpu_run(prep.settings) else {}
+            for job, ts, params, folder in prep.plan if job.row.name not in prep.inp.skipped and finished_job(prep.exp, folder, params, ts) is None]
+    cpu = cpu_cost(todo, prep.settings) if here and full_cpu_run(prep.settings) else {}
     load = load_average() if cpu else None   # other processes on the cores slow the timing: said beside it
     for job, ctx in todo:
         sysm, secs, basis = SYSTEMS[job.row.system], None, ''

@@ -13,12 +13,13 @@ from ..core import outputs_dir, write_csv, write_text, write_json, machine_label
 from ..metrics import paired_ttest, MACRO_F1_RULE
 from ..reference import compare, to_markdown, reference
 from .spec import Experiment, RunResult
-from .runner import COLLAPSE_SHARE
+from .runner import COLLAPSE_SHARE, ENV_FIELDS, environments
 from .tables import correctness_ratios
 
 # %% auto #0
-__all__ = ['CSV_COLUMNS', 'RECIPE_SETTINGS', 'paper_over', 'compare_table', 'significance_notes', 'add_notes', 'conditions_text',
-           'collapse_notes', 'failed_cells', 'render', 'show', 'plot_comparison']
+__all__ = ['CSV_COLUMNS', 'RECIPE_SETTINGS', 'paper_over', 'compare_table', 'significance_notes', 'add_notes', 'environment_text',
+           'environments_text', 'environment_differences', 'table_environments', 'conditions_text', 'collapse_notes',
+           'failed_cells', 'render', 'show', 'plot_comparison']
 
 # %% ../../nbs/10l_experiment.report.ipynb #a5fc24a9
 CSV_COLUMNS = ['row', 'column', 'metric', 'paper', 'ours_mean', 'ours_std', 'n', 'delta', 'unit', 'status', 'note']
@@ -123,6 +124,27 @@ def add_notes(ours:pd.DataFrame, notes:Mapping) -> pd.DataFrame:
     new = [notes.get((r, c)) for r, c in zip(ours.row, ours.column)]
     return ours.assign(note=['; '.join(str(x) for x in (o, n) if isinstance(x, str) and x) or None for o, n in zip(old, new)])
 
+# %% ../../nbs/10l_experiment.report.ipynb #239b7b94
+def environment_text(env:dict) -> str:
+    "One environment of `environments` in a few words: `cuda (NVIDIA H100), bf16, torch 2.13.0, transformers 5.24.0, CUDA 12.8`."
+    parts = [(env.get('device') or 'device not recorded') + (f" ({env['gpu']})" if env.get('gpu') else '')]
+    if env.get('precision'): parts.append('fp32' if env['precision'] == 'no' else env['precision'])
+    parts += [f"{k} {env[k]}" for k in ('torch', 'transformers') if env.get(k)] + ([f"CUDA {env['cuda']}"] if env.get('cuda') else [])
+    return ', '.join(parts)
+
+def environments_text(envs:Sequence[dict]) -> str:
+    "Every environment of `envs` with the rows whose jobs ran with it and their numbers of jobs."
+    return '; '.join(f"{environment_text(e)} ({', '.join(f'{r}: {n}' for r, n in e['jobs'].items())})" for e in envs) or 'no finished job'
+
+def environment_differences(envs:Sequence[dict]) -> list[str]:
+    "The fields (`ENV_FIELDS`) in which the jobs of `envs` differ; the precision among the jobs that train in one."
+    return [k for k in ENV_FIELDS if len({e.get(k) for e in envs if k != 'precision' or e.get(k) is not None}) > 1]
+
+def table_environments(result:RunResult, rows:Sequence[str]) -> list[dict]:
+    "The environments (`environments`) of the finished jobs of `result` behind the rows `rows`."
+    jobs = set(result.scores[result.scores.row.isin(list(rows))].job)
+    return environments({f: r for f, r in result.records.items() if Path(f).name in jobs})
+
 # %% ../../nbs/10l_experiment.report.ipynb #15c98bd5
 RECIPE_SETTINGS = ('mdl_preset', 'mdl_changes', 'train_changes', 'overrides')   # the run settings that change a paper's recipe
 
@@ -162,6 +184,7 @@ def conditions_text(cond:dict) -> str:
                      "their training throughput is that process's): " + '; '.join(cond['resumed']))
     if cond.get('train_examples_per_s'):
         lines.append("- training throughput (examples/s, mean over jobs): " + ', '.join(f"{k} {v:g}" for k, v in cond['train_examples_per_s'].items()))
+    if cond.get('job_environments'): lines.append(f"- the jobs ran with (device, precision, libraries): {environments_text(cond['job_environments'])}")
     if cond.get('train_precision'):   # two precisions in one row: its jobs are not comparable to the last digit
         lines.append("- training precision ('no' is fp32): " + '; '.join(f"{k} {' and '.join(v)}" for k, v in cond['train_precision'].items()))
     if cond.get('left_out'): lines.append(f"- left out (data not readable): {', '.join(cond['left_out'])}")
@@ -241,11 +264,17 @@ def render(exp:Experiment, result:RunResult,
             ours = collapse_notes(ours, result.labels)
             cmp = compare_table(exp, t, ours, keys=list(cond['data']) + list(cond.get('left_out') or {}))
         cmp = failed_cells(cmp, result.failed, t_rows, list(cond['data']))
+        envs = table_environments(result, t_rows)
+        env_md = f"- this table's jobs ran with: {environments_text(envs)}"
+        if diff := environment_differences(envs):   # said beside every number: they are not comparable to the last digit
+            env_md += f" (they differ in {', '.join(diff)})"
+            cmp = cmp.assign(note=['; '.join(x for x in (n, f"the table's jobs differ in {', '.join(diff)} (see its conditions)") if isinstance(x, str) and x)
+                                   for n in cmp.note])
         cmp = cmp.assign(note=[portable(n) for n in cmp.note])
         write_csv(out/f'{stem}_table{t}.csv', cmp)
         short = cmp.assign(note=[n if len(n) <= 90 else n[:87] + '...' for n in cmp.note.fillna('')])
         short.attrs.update(cmp.attrs)
-        write_text(out/f'{stem}_table{t}.md', f"# {stem}: {exp.paper} Table {t}\n\n{cond_md}\n\n{to_markdown(short, notes=True)}\n\n"
+        write_text(out/f'{stem}_table{t}.md', f"# {stem}: {exp.paper} Table {t}\n\n{cond_md}\n{env_md}\n\n{to_markdown(short, notes=True)}\n\n"
                                               "Full notes: the CSV file of the same name.\n")
         done[t] = cmp
     return done

@@ -10,20 +10,22 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
-from ..core import outputs_dir, StanceDataError, progress, is_quiet, hardware, machine_label, git_sha, portable_path
+from ..core import outputs_dir, StanceDataError, progress, is_quiet, hardware, machine_label, git_sha, portable_path, get_device
 from ..claims import RunLock, ClaimBusy, heartbeat_seconds, worker_id, holder
 from ..data import DATASETS
 from ..data.core import fingerprint
 from ..metrics import score
 from ..records import RunRecord, read_predictions
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS)
-from .data import load_data, _split, _full_data_loads
+from .data import load_data, _split, full_data_loads
 from .store import job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished, why_not_taken
-from .cost import CPU_CHECKPOINT_EVERY, _full_cpu_run, _announce_cpu_cost
+from .store import migrate_store
+from .cost import CPU_CHECKPOINT_EVERY, full_cpu_run, announce_cpu_cost
 
 # %% auto #0
-__all__ = ['COLLAPSE_SHARE', 'SCORE_COLUMNS', 'LABEL_COLUMNS', 'plan_jobs', 'score_predictions', 'label_shares', 'collapse_lines',
-           'Prepared', 'prepare', 'job_states', 'execute', 'run']
+__all__ = ['COLLAPSE_SHARE', 'SCORE_COLUMNS', 'LABEL_COLUMNS', 'ENV_FIELDS', 'plan_jobs', 'score_predictions', 'label_shares',
+           'collapse_lines', 'job_device', 'finished_job', 'job_environment', 'environments', 'Prepared', 'prepare',
+           'job_states', 'execute', 'run']
 
 # %% ../../nbs/10j_experiment.runner.ipynb #ebbc7737
 def plan_jobs(exp:Experiment, rows:Sequence[Row], keys:Sequence[str], seeds:Sequence[int], ratios:Sequence[float]|None=None,
@@ -115,7 +117,7 @@ def _read_data(exp:Experiment, rows:list, keys:list, ratios, data_dir, strict:bo
         if k in missing: continue
         try: frames[k, x] = load_data(exp.data[k], data_dir, x)
         except StanceDataError as e:
-            if x != 1.0 and ((k, 1.0) in frames or _full_data_loads(exp.data[k], data_dir)):
+            if x != 1.0 and ((k, 1.0) in frames or full_data_loads(exp.data[k], data_dir)):
                 no_subset[k, x] = str(e).splitlines()[0]; continue
             if strict: raise
             missing[k] = str(e)
@@ -160,14 +162,22 @@ def _job_inputs(job:Job, inp:_Inputs) -> tuple[dict, dict]:
            (('@' in n and float(n.split('@')[1]) == job.ratio) or n.split(':')[-1] in ('test', *job.row.attacks))}
     return ts, fps
 
-def _precision(job:Job, inp:_Inputs, ts:dict, settings:dict) -> str|None:
-    "What a job that trains an encoder trains in on this machine (`mixed_precision='auto'` resolved); `None` for the other systems."
+def job_device(job:Job, settings:dict) -> str:
+    """The device type `job` runs on here: an encoder's trainer takes the GPU when there is one; a system that declares the
+    settings it reads and reads no `device` (the baselines) runs on the CPU; the others on `settings['device']`, else the GPU."""
     sysm = SYSTEMS[job.row.system]
-    if sysm.budget is None: return None
+    if sysm.budget is None and isinstance(sysm.settings, tuple) and 'device' not in sysm.settings: return 'cpu'
+    return get_device(None if sysm.budget is not None else settings.get('device')).type
+
+def _precision(job:Job, inp:_Inputs, ts:dict, settings:dict) -> tuple[str|None, str|None]:
+    """What a job that trains an encoder trains in on this machine (`mixed_precision='auto'` resolved) and, where its recipe
+    resolves it by device ('auto'), the device type (a GPU job is not a CPU job's); `(None, None)` for the other systems."""
+    sysm = SYSTEMS[job.row.system]
+    if sysm.budget is None: return None, None
     from stance_nb.train import resolve_precision   # torch, imported only by runs that train an encoder
     try: cfg, _ = sysm.budget(Context(job.row, job.seed, job.ratio, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, Path('.'), settings))
-    except RowSkipped: return None   # no model: the job is reported as not run
-    return resolve_precision(cfg.mixed_precision)
+    except RowSkipped: return None, None   # no model: the job is reported as not run
+    return resolve_precision(cfg.mixed_precision), (job_device(job, settings) if cfg.mixed_precision == 'auto' else None)
 
 def _plan(exp:Experiment, rows:list, seeds, ratios, inp:_Inputs, settings:dict, root:Path) -> list[tuple]:
     "Every job with its test sets, its parameters (data fingerprints, declared labels, precision) and its folder in the job store."
@@ -175,7 +185,8 @@ def _plan(exp:Experiment, rows:list, seeds, ratios, inp:_Inputs, settings:dict, 
     for job in plan_jobs(exp, rows, inp.keys, seeds, ratios, available=set(inp.frames)):
         ts, fps = _job_inputs(job, inp)
         labels = {k: inp.frames[k, job.ratio].attrs.get('labels') for k in job.keys}
-        params = job_params(job, fps, settings, labels=labels, precision=_precision(job, inp, ts, settings))
+        precision, device = _precision(job, inp, ts, settings)
+        params = job_params(job, fps, settings, labels=labels, precision=precision, device=device)
         plan.append((job, ts, params, job_dir(root, job, params)))
     return plan
 
@@ -208,7 +219,7 @@ def _verified(exp:Experiment, folder:Path, rec:RunRecord, tests:dict) -> RunReco
                 return None
     return rec
 
-def _finished(exp:Experiment, folder:Path, params:dict, tests:dict, after:float|None=None) -> RunRecord|None:
+def finished_job(exp:Experiment, folder:Path, params:dict, tests:dict, after:float|None=None) -> RunRecord|None:
     "The job's finished record when its files check out (`finished_record`, `_verified`) and it finished after `after` (a forced run's start)."
     rec = finished_record(folder, params)
     if rec is not None and after is not None and rec.started + (rec.wall_time or 0) < after: return None
@@ -218,7 +229,7 @@ def _attempt(exp:Experiment, item:tuple, inp:_Inputs, settings:dict, force:bool,
     """One planned job: ('reused' or 'ran', its record), ('busy', who holds it) when another worker runs it, ('failed', its
     failure) when it raised (kept in its folder; a job that failed in this run is not tried again), ('skipped', why), ('unfinished', None)."""
     job, ts, params, folder = item
-    if (rec := _finished(exp, folder, params, ts, t_start if force else None)) is not None: return 'reused', rec
+    if (rec := finished_job(exp, folder, params, ts, t_start if force else None)) is not None: return 'reused', rec
     if (err := job_failure(folder, since=t_start)) is not None: return 'failed', err   # failed in this run (maybe in another worker): not tried twice
     if finished_only: return 'unfinished', None
     try: return _run_job(exp, job, params, folder, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, settings, inp.attack_seconds,
@@ -277,9 +288,10 @@ def _run_job(exp, job, params, folder, data, tests, settings, attack_seconds:dic
     and only while the claim holds."""
     attack_seconds = attack_seconds or {}
     with RunLock(folder) as lock:
-        if (rec := _finished(exp, folder, params, tests, after)) is not None: return 'reused', rec
+        if (rec := finished_job(exp, folder, params, tests, after)) is not None: return 'reused', rec
         rec = RunRecord(f'{exp.name}/{job.row.name}', params, job.seed)
-        rec.hardware.update(worker=worker_id(), pid=os.getpid(), devices=os.environ.get('CUDA_VISIBLE_DEVICES'))   # where the job ran
+        rec.hardware.update(worker=worker_id(), pid=os.getpid(), devices=os.environ.get('CUDA_VISIBLE_DEVICES'),   # where the job ran
+                            device=job_device(job, settings))
         data, tests = _transformed(job, data, tests)
         ctx = Context(job.row, job.seed, job.ratio, data, tests, folder, settings)
         t0 = time.perf_counter()
@@ -307,6 +319,25 @@ LABEL_COLUMNS = ['row', 'system', 'key', 'test', 'ratio', 'seed', 'job', 'n', 'n
 def _where(hw:dict) -> str:
     "Where a job ran: its host, worker (a cluster task) and GPUs."
     return (hw.get('host') or '?') + (f" ({hw['worker']})" if hw.get('worker') else '') + (f" GPU {hw['devices']}" if hw.get('devices') else '')
+
+ENV_FIELDS = ('device', 'gpu', 'precision', 'torch', 'transformers', 'cuda')   # what a job ran with, as the conditions name it
+
+def job_environment(rec:RunRecord) -> dict:
+    """What a finished job ran with: its device type (and GPU), the precision it trained in (encoders; `None` for the others), the
+    torch, transformers and CUDA versions. A record without its device (written before they kept it) ran on the CPU of a machine
+    without a GPU; on a GPU machine, an encoder's job on the GPU and the others' device is not known (`None`)."""
+    hw, v, p = rec.hardware or {}, rec.versions or {}, rec.params or {}
+    dev = p.get('device') or hw.get('device') or ('cpu' if not hw.get('gpus') else 'cuda' if p.get('precision') else None)
+    return dict(device=dev, gpu=', '.join(sorted(set(hw.get('gpus') or []))) or None if dev == 'cuda' else None, precision=p.get('precision'),
+                torch=v.get('torch'), transformers=v.get('transformers'), cuda=hw.get('cuda') if dev == 'cuda' else None)
+
+def environments(recs:Mapping) -> list[dict]:
+    "Each environment (`job_environment`) the jobs of `recs` ran with, with its rows and their numbers of jobs (`jobs`), most jobs first."
+    out = {}
+    for r in recs.values():
+        env = job_environment(r); e = out.setdefault(tuple(env.values()), {**env, 'jobs': {}})
+        row = r.name.split('/', 1)[-1]; e['jobs'][row] = e['jobs'].get(row, 0) + 1
+    return sorted(out.values(), key=lambda e: -sum(e['jobs'].values()))
 
 def _cpu_seconds(recs:dict) -> dict|None:
     "The CPU seconds of the jobs whose records measured them (older records did not), beside their wall seconds."
@@ -343,6 +374,7 @@ def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, set
     cond['train_examples_per_s'] = {k: round(float(np.mean(v)), 2) for k, v in speed.items()}
     cond['resumed'] = resumed   # jobs that went on from a checkpoint: their wall time and phases cover the last process only
     cond['train_precision'] = {k: sorted(v) for k, v in precision.items()}   # 'auto' is bf16 on CPUs with native bf16, fp32 elsewhere
+    cond['job_environments'] = environments(recs)   # device, precision and library versions per group of jobs (tables say where they differ)
     if estimate:   # what the jobs run now were expected to cost, beside `phases`
         cond['cpu_estimate'] = {job: {**e, 'model': portable_path(e['model'])} for job, e in estimate.items()}
     cond['collapsed'] = collapse_lines(labels)
@@ -373,7 +405,7 @@ def prepare(exp:Experiment,
     "Read what the run needs (data, test sets, fingerprints) and plan its jobs, each with its key and folder in the job store."
     t_start, git, settings = time.time(), git_sha(), dict(settings or {})   # the commit when the run starts: the code it runs, not a later one
     if gone := [str(r) for r in reuse if not Path(r).is_dir()]: raise FileNotFoundError(f"reuse: no job store at {gone[0]} (expected a folder of job folders)")
-    if settings.get('checkpoint_every') is None and _full_cpu_run(settings):
+    if settings.get('checkpoint_every') is None and full_cpu_run(settings):
         settings['checkpoint_every'] = CPU_CHECKPOINT_EVERY   # an epoch of full data takes hours on a CPU: an interrupted job loses minutes, not its epoch
     if specs: exp = replace(exp, data={**exp.data, **specs})
     if is_quiet():
@@ -382,9 +414,10 @@ def prepare(exp:Experiment,
     unknown = sorted(set(keys) - set(exp.data))
     if unknown: raise KeyError(f"experiment {exp.name!r} has no data {unknown}; valid: {list(exp.data)}")
     root = Path(out) if out is not None else outputs_dir(None, exp.name, 'runs')
+    for store in (root, *reuse): migrate_store(store)   # a store of an earlier version re-keyed once (one line says so)
     if old := older_jobs(root):
         print(f"{root}: {len(old)} job(s) keyed by an earlier version of the job store are not reused (see KEY_VERSION: "
-              f"version 3 keys the baselines by their own settings only): delete those folders ({old[0].name}, ...) to free the space")
+              f"what a key holds changed): delete those folders ({old[0].name}, ...) to free the space")
     inp = _read_inputs(exp, rows, keys, ratios, data_dir, strict, attack_seed, settings)
     plan = _plan(exp, rows, seeds, ratios, inp, settings, root)
     not_taken, stores = {}, [Path(r) for r in reuse]
@@ -424,8 +457,8 @@ def execute(prep:Prepared,
     "Run the planned jobs (or reuse finished ones); score every prediction; the run's conditions."
     exp, inp, plan, settings, since = prep.exp, prep.inp, prep.plan, prep.settings, since or prep.t_start
     pending = lambda: [(job, Context(job.row, job.seed, job.ratio, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, folder, settings))
-                       for job, ts, params, folder in plan if not finished_only and _finished(exp, folder, params, ts, since if force else None) is None]
-    estimate = _announce_cpu_cost(pending, settings)
+                       for job, ts, params, folder in plan if not finished_only and finished_job(exp, folder, params, ts, since if force else None) is None]
+    estimate = announce_cpu_cost(pending, settings)
     recs, lines, shares, unfinished, failed = _execute(exp, plan, inp, settings, force, finished_only, since, wait)
     reused = sum(1 for r in recs.values() if r.started + (r.wall_time or 0) < since)   # finished before this run began
     scores = pd.DataFrame(lines, columns=SCORE_COLUMNS).astype({'seed': 'Int64'})

@@ -11,24 +11,26 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 import hashlib
-from ..core import write_json, sha256_file, portable, cache_dir
+from ..core import write_json, sha256_file, portable, portable_path, cache_dir
 from ..records import RunRecord, write_predictions
 from ..claims import worker_id
 from .spec import Job, SYSTEMS
 
 # %% auto #0
-__all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'job_key', 'content_key', 'row_model', 'job_params', 'job_dir',
-           'finished_record', 'import_finished', 'why_not_taken', 'older_jobs', 'save_job', 'save_failure',
-           'job_failure', 'export_jobs']
+__all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'UPGRADES', 'job_key', 'content_key', 'row_model', 'job_params',
+           'job_dir', 'finished_record', 'import_finished', 'param_diff', 'why_not_taken', 'older_jobs', 'save_job',
+           'save_failure', 'job_failure', 'migrate_store', 'export_jobs']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
-KEY_VERSION = 3   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in;
+KEY_VERSION = 4   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in;
                   # 3: a system that declares the settings it reads is keyed by those alone (a baseline by its own, not the encoders'),
-                  #    and of the run's `models` a job is keyed by the one its row names (`row_model`), not by the other rows' models
+                  #    and of the run's `models` a job is keyed by the one its row names (`row_model`), not by the other rows' models;
+                  # 4: a local model is keyed by its content alone, never by its path (every path in a key is repository-relative),
+                  #    and a job whose recipe resolves its precision by device ('auto') by the device type too (`migrate_store`: 3 -> 4)
 
 def job_key(params:dict) -> str:
-    "The short hash of a job's parameters that ends its folder's name."
-    return hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    "The short hash of a job's parameters, as records store them (paths relative to the repository), that ends its folder's name."
+    return hashlib.sha256(json.dumps(portable(params), sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 NOT_IN_KEY = ('n_jobs', 'device', 'quiet', 'checkpoint_every')   # settings that change how a job runs, not its numbers
 MODEL_SETTINGS = ('models', 'mtdnn_tokenizer', 'word_vectors')   # settings naming models (or vectors): a local one is keyed by its content
@@ -39,8 +41,9 @@ def _files(p:Path) -> list[Path]:
     return [p] if p.is_file() else sorted(f for f in p.rglob('*') if f.is_file() and not any(x.startswith('.') for x in f.relative_to(p).parts))
 
 def content_key(path:str|Path) -> str:
-    """A local model file's or folder's content as a short hash: a folder's files by name, size and SHA-256. Cached by the files'
-    sizes and modification times, in this process and in the user's cache folder, so a large model is read once."""
+    """A local model file's or folder's content as a short hash: a folder's files (weights, tokenizer files, config) by name
+    within the folder, size and SHA-256. Cached by the files' sizes and modification times, in this process and in the user's
+    cache folder, so a large model is read once."""
     p = Path(path).expanduser().resolve()
     stamp = [(str(f.relative_to(p)) if f != p else f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in _files(p)]
     key = json.dumps([str(p), stamp])
@@ -56,21 +59,18 @@ def content_key(path:str|Path) -> str:
     return h
 
 def _keyed_model(v):
-    "A setting naming a model: its content too when it is a local file or folder (a Hub id stays as it is)."
+    "A setting naming a model: a local file or folder by its content alone (`sha256:<content_key>`, no path); a Hub id stays as it is."
     if isinstance(v, dict): return {k: _keyed_model(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)): return [_keyed_model(x) for x in v]
-    if isinstance(v, str) and v and Path(v).expanduser().exists(): return f'{v}#sha256:{content_key(v)}'
+    if isinstance(v, str) and v and Path(v).expanduser().exists(): return f'sha256:{content_key(v)}'
     return v
 
 def row_model(row) -> str:
     "The entry of the run's `models` a row reads (`model_of`, the encoders' `encoder` option): its `encoder` option, else its `model` option, else its name."
     return row.options.get('encoder') or row.options.get('model') or row.name
 
-def job_params(job:Job, fps:dict, settings:dict,
-               labels:Mapping|None=None,  # data key -> its declared label list (`None`: the labels of its rows)
-               precision:str|None=None,   # what the job trains in ('bf16', 'no', ...; not 'auto'), for systems that train an encoder
-              ) -> dict:
-    "Everything that determines a job's result: row, system and its version, options, seed, ratio, data and test-set fingerprints, declared labels, settings (local models by content), precision."
+def _read_settings(job:Job, settings:dict) -> dict:
+    "The run settings `job`'s system reads (all but `NOT_IN_KEY` when it declares none), local models by content."
     reads = SYSTEMS[job.row.system].settings
     if callable(reads): reads = tuple(reads(job.row, settings))   # what this row of the system reads (an encoder's MT-DNN tokenizer only for MT-DNN)
     keep = {k: (_keyed_model(v) if k in MODEL_SETTINGS else v) for k, v in settings.items()
@@ -79,11 +79,22 @@ def job_params(job:Job, fps:dict, settings:dict,
     if reads is not None and 'overrides' in keep: keep['overrides'] = {s: o for s, o in (keep['overrides'] or {}).items() if s == job.row.system}
     if keep.get('attack_options'):   # the paraphrase attack's translation models likewise
         keep['attack_options'] = {a: {k: (_keyed_model(v) if k == 'models' else v) for k, v in o.items()} for a, o in keep['attack_options'].items()}
+    return keep
+
+def job_params(job:Job, fps:dict, settings:dict,
+               labels:Mapping|None=None,  # data key -> its declared label list (`None`: the labels of its rows)
+               precision:str|None=None,   # what the job trains in ('bf16', 'no', ...; not 'auto'), for systems that train an encoder
+               device:str|None=None,      # the device type it trains on ('cpu', 'cuda'), given where its recipe resolves the precision by device
+              ) -> dict:
+    """Everything that determines a job's result: row, system and its version, options, seed, ratio, data and test-set fingerprints,
+    declared labels, settings (local models by content), precision (and device); as records store them (no path of this machine)."""
     p = dict(key_version=KEY_VERSION, row=job.row.name, system=job.row.system, system_version=SYSTEMS[job.row.system].version,
-             options={k: (_keyed_model(v) if k == 'checkpoint' else v) for k, v in job.row.options.items()}, seed=job.seed, ratio=job.ratio, attacks=list(job.row.attacks), data={k: fps[k] for k in sorted(fps)},
-             labels={k: (list(v) if v is not None else None) for k, v in sorted((labels or {}).items())}, settings=keep)
+             options={k: (_keyed_model(v) if k == 'checkpoint' else v) for k, v in job.row.options.items()}, seed=job.seed, ratio=job.ratio,
+             attacks=list(job.row.attacks), data={k: fps[k] for k in sorted(fps)},
+             labels={k: (list(v) if v is not None else None) for k, v in sorted((labels or {}).items())}, settings=_read_settings(job, settings))
     if precision is not None: p['precision'] = precision
-    return p
+    if device is not None: p['device'] = device
+    return portable(p)
 
 # %% ../../nbs/10h_experiment.store.ipynb #5e1df804
 def job_dir(root:Path, job:Job, params:dict) -> Path:
@@ -137,29 +148,41 @@ def import_finished(folder:Path,          # the job's folder in this job store
         return Path(src)
     return None
 
+_ABSENT = object()   # a field one of two jobs' parameters lack
+
+def _shown(v) -> str:
+    "A parameter value in a message: JSON as records store it, cut at 80 characters; `absent` where there is none."
+    if v is _ABSENT: return 'absent'
+    s = json.dumps(portable(v), sort_keys=True, default=str)
+    return s if len(s) <= 80 else s[:77] + '...'
+
+def param_diff(here, there, name:str='') -> list[str]:
+    "Each field in which two jobs' parameters differ, named down to the leaf (`settings.models.BERT`), with its value here and there."
+    if isinstance(here, dict) and isinstance(there, dict):
+        return [d for k in sorted(set(here) | set(there), key=str)
+                for d in param_diff(here.get(k, _ABSENT), there.get(k, _ABSENT), f'{name}.{k}' if name else str(k))]
+    return [] if _same(here, there) else [f"{name or 'parameters'} ({_shown(here)} here, {_shown(there)} there)"]
+
 def why_not_taken(folder:Path,          # the job's folder in this job store
                   params:dict,           # its parameters (`job_params`)
                   sources:Sequence[Path], # the other job stores
                  ) -> str|None:
-    """Why another store's job for the same row, data, ratio and seed was not taken: the parameters in which it differs (another
-    data fingerprint, setting, precision or key version), named down to the field; `None` when no store has such a job."""
+    """Why another store's job for the same row, data, ratio and seed was not taken: each field of its parameters that differs
+    (another data fingerprint, setting, precision, device or key version) with both values, or its folder's key when only
+    that differs; `None` when no store has such a job."""
     stem = folder.name.rsplit('-', 1)[0]
     for src in sources:
         for cand in sorted(Path(src).glob(f'{glob.escape(stem)}-*')):
             if cand.name == folder.name: continue   # the same key: damaged files (`finished_record` warned about them)
             try: other = json.loads((cand/'record.json').read_text(encoding='utf-8'))['params']
             except (OSError, ValueError, KeyError, TypeError): continue
-            diff = []
-            for k in sorted(set(params) | set(other)):
-                a, b = params.get(k), other.get(k)
-                if _same(a, b): continue
-                sub = sorted(x for x in set(a) | set(b) if not _same(a.get(x), b.get(x))) if isinstance(a, dict) and isinstance(b, dict) else []
-                diff.append(f"{k} ({', '.join(map(str, sub))})" if sub else k)
+            diff = param_diff(params, other) or [f"key ({folder.name.rsplit('-', 1)[1]!r} here, {cand.name.rsplit('-', 1)[1]!r} in its folder's "
+                                                 f"name, which its record's parameters do not give: a folder keyed another way)"]
             return f"{cand} differs in {'; '.join(diff)}"
     return None
 
 def older_jobs(root:Path) -> list[Path]:
-    "The job folders of `root` whose records were keyed by an earlier `KEY_VERSION` (never reused)."
+    "The job folders of `root` whose records were keyed by an earlier `KEY_VERSION` that `migrate_store` cannot re-key (never reused)."
     out = []
     for p in sorted(Path(root).glob('*/record.json')) if Path(root).is_dir() else []:
         try: v = json.loads(p.read_text(encoding='utf-8')).get('params', {}).get('key_version', 1)
@@ -194,6 +217,60 @@ def job_failure(folder:Path, since:float|None=None) -> dict|None:
     try: err = json.loads((Path(folder)/'error.json').read_text(encoding='utf-8'))
     except (OSError, ValueError): return None
     return err if isinstance(err, dict) and (since is None or err.get('time', 0) >= since) else None
+
+# %% ../../nbs/10h_experiment.store.ipynb #fe3bc143
+_PATHED = re.compile(r'^.+#(sha256:[0-9a-f]{16})$')   # version 3's local model: '<path>#sha256:<content>'
+
+def _unpathed(v):
+    "`v` with each version-3 local model ('<path>#sha256:<content>') as version 4 keys it: its content alone."
+    if isinstance(v, dict): return {k: _unpathed(x) for k, x in v.items()}
+    if isinstance(v, list): return [_unpathed(x) for x in v]
+    return m.group(1) if isinstance(v, str) and (m := _PATHED.match(v)) else v
+
+def _v3_to_v4(params:dict, rec:dict) -> dict:
+    "Version 3's parameters as version 4 keys them: local models by content alone; the device type beside a precision its recipe resolved by device ('auto')."
+    p = _unpathed(params)
+    info = (rec.get('metrics') or {}).get('info') or {}
+    if p.get('precision') is not None and (info.get('config') or {}).get('mixed_precision', 'auto') == 'auto':
+        hw = rec.get('hardware') or {}
+        p['device'] = hw.get('device') or ('cuda' if hw.get('gpus') else 'cpu')   # a record of version 3 ran on its machine's GPU, if any
+    return {**p, 'key_version': 4}
+
+UPGRADES = {3: _v3_to_v4}   # key version -> how its parameters become the next version's (from the parameters and the record)
+
+def _rekeyed(folder:Path, rec:dict) -> Path:
+    "`folder` with `rec` as its record, under the name its key gives: copied whole to a temporary sibling, renamed into place, the old one removed."
+    target = folder.parent/f"{folder.name.rsplit('-', 1)[0]}-{job_key(rec['params'])}"
+    if target.exists():   # an earlier migration stopped after its copy was in place: that copy stands
+        shutil.rmtree(folder); return target
+    tmp = folder.parent/f'.{target.name}.migrate-{os.getpid()}'
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        shutil.copytree(folder, tmp, ignore=shutil.ignore_patterns('.lock.*', '.*'))
+        write_json(tmp/'record.json', rec)
+        os.rename(tmp, target)
+    except OSError:   # another process re-keyed it first, or the store is read-only: no half copy left behind
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not target.exists(): raise
+    shutil.rmtree(folder, ignore_errors=True)
+    return target
+
+def migrate_store(root:str|Path) -> list[Path]:
+    """Re-key, once, the jobs of the job store `root` that an earlier version keyed and `UPGRADES` covers: each record's parameters
+    upgraded and its folder renamed to the new key (its predictions, checked against their SHA-256 first, and its scores
+    untouched); a job whose files do not match its record stays as it is (not reused). One line says what changed; the new folders."""
+    root, done = Path(root), []
+    for rp in sorted(root.glob('*/record.json')) if root.is_dir() else []:
+        try: rec = json.loads(rp.read_text(encoding='utf-8')); params = rec['params']; v = params.get('key_version', 1)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError): continue
+        if v not in UPGRADES or finished_record(rp.parent, params) is None: continue   # a damaged job stays an older one (warned)
+        while (v := params.get('key_version', 1)) in UPGRADES: params = UPGRADES[v](params, rec)
+        try: done.append(_rekeyed(rp.parent, {**rec, 'params': params}))
+        except OSError as e:
+            print(f"{portable_path(root)}: cannot re-key its jobs to version {KEY_VERSION} ({e}); they are not reused"); return done
+    if done: print(f"{portable_path(root)}: {len(done)} job(s) re-keyed to job-store version {KEY_VERSION} (local models by their content, "
+                   f"not their path; the device type beside an 'auto' precision); their predictions and scores are unchanged")
+    return done
 
 # %% ../../nbs/10h_experiment.store.ipynb #2431ab49
 def export_jobs(records:Iterable[str|Path], # the finished jobs' `record.json` files (a run's `records`)
