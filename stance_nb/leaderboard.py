@@ -14,12 +14,12 @@ from .core import outputs_dir, write_csv, write_json, write_text, portable, port
 from .records import read_predictions
 from .reference import reference
 from .robustness import relative_drop, resilience_rel
-from .llm import PROMPTS
+from .systems.llm import PROMPTS
 from .experiment import (Row, get_experiment, run_arguments, prepare, execute, run_on,
                                   executor_from, correctness_ratios, common_keys, Executor, RunResult, JobsFailed)
 from matplotlib.figure import Figure
 from .data.explore import save_figure
-from .experiment.systems.llm import parse_failures
+from .systems.llm import parse_failures
 from .experiment.significance import best_and_ties, mean_ranks, friedman, nemenyi_cd, cd_diagram, seed_test
 from .leaderboard_spec import (LEADERBOARD_MODELS, NLI_MODEL, NLI_PRESET, LLM_MODEL, OTHER_DATA, encoder_names,
                                         leaderboard_datasets, leaderboard_parameters, extra_rows, check_nli_labels, check_own_data)

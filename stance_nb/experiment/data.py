@@ -15,7 +15,7 @@ from ..data import load, DATASETS
 from .spec import DataSpec, SAFE_NAME
 
 # %% auto #0
-__all__ = ['PREPARE_OPTIONS', 'prepare_data', 'load_data', 'data_specs']
+__all__ = ['PREPARE_OPTIONS', 'prepare_data', 'load_data', 'split_of', 'full_data_loads', 'data_specs']
 
 # %% ../../nbs/10b_experiment.data.ipynb #36745f82
 PREPARE_OPTIONS = ('label_map', 'dev_fraction', 'max_train', 'split_seed')   # `DataSpec` options `load_data` applies itself
@@ -99,10 +99,13 @@ def load_data(spec:DataSpec,            # what to load
                                     path=data_dir, field='split', expected='train and test rows')
     return df
 
-# %% ../../nbs/10b_experiment.data.ipynb #6b2f1bbb
-def _split(df, s): return df[df.split == s].reset_index(drop=True)
+# %% ../../nbs/10b_experiment.data.ipynb #792df4fa
+def split_of(df:pd.DataFrame, s:str) -> pd.DataFrame:
+    "The rows of `df` in split `s` ('train', 'dev', 'test'), numbered from 0."
+    return df[df.split == s].reset_index(drop=True)
 
-def _full_data_loads(spec:DataSpec, data_dir) -> bool:
+# %% ../../nbs/10b_experiment.data.ipynb #6b2f1bbb
+def full_data_loads(spec:DataSpec, data_dir) -> bool:
     "Whether the full data of `spec` reads: a subset that fails then is a missing subset, not missing data."
     try: load_data(spec, data_dir, 1.0); return True
     except StanceDataError: return False

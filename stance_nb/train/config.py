@@ -88,7 +88,7 @@ class TrainConfig:
 
     @classmethod
     def presets(cls) -> dict:
-        "The named presets of this config class (`PRESETS`; `stance_nb.mdl.MDLConfig` has its own)."
+        "The named presets of this config class (`PRESETS`; `stance_nb.systems.mdl.MDLConfig` has its own)."
         return PRESETS
 
     @classmethod
@@ -171,6 +171,6 @@ PRESETS:dict[str, Preset] = dict(
 )
 MOVED_PRESETS = {  # retired preset names -> where their runs live now
     'benchmark_bert_sdl': "BERT_SDL is the benchmark's MDL model trained on one dataset (SAN head for pair datasets, linear for "
-                          "scd and semeval2019t7): stance_nb.mdl.train_mdl([dataset], config=MDLConfig.preset('paper')) or "
+                          "scd and semeval2019t7): stance_nb.systems.mdl.train_mdl([dataset], config=MDLConfig.preset('paper')) or "
                           "`stance_nb mdl --datasets <name> --preset paper`",
 }
