@@ -20,7 +20,7 @@ from .experiment import (Row, get_experiment, run_arguments, prepare, execute, r
 from matplotlib.figure import Figure
 from .data.explore import save_figure
 from .systems.llm import parse_failures
-from .experiment.significance import best_and_ties, mean_ranks, friedman, nemenyi_cd, cd_diagram, seed_test
+from .stats import best_and_ties, mean_ranks, friedman, nemenyi_cd, cd_diagram, seed_test
 from .leaderboard_spec import (LEADERBOARD_MODELS, NLI_MODEL, NLI_PRESET, LLM_MODEL, OTHER_DATA, encoder_names,
                                         leaderboard_datasets, leaderboard_parameters, extra_rows, check_nli_labels, check_own_data)
 

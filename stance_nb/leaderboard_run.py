@@ -8,7 +8,7 @@ import contextlib, os, tempfile
 from pathlib import Path
 from .core import repo_root
 from .experiment import parameters, notebook_parameters, data_specs, executor_from
-from .experiment.significance import NEMENYI_Q
+from .stats import NEMENYI_Q
 from .papers.benchmark import BENCHMARK_ATTACKS
 from .systems.mdl import MDL_PRESETS
 from .train import PRESETS

@@ -14,7 +14,7 @@ from .systems.nli import stance_nli_map
 from .systems.mdl import MDL_PRESETS
 from .experiment import Row, notebook_parameters, parameters, data_specs
 from .systems.llm import check_llm
-from .experiment.significance import NEMENYI_Q
+from .stats import NEMENYI_Q
 
 # %% auto #0
 __all__ = ['LEADERBOARD_MODELS', 'EXTRA_MODELS', 'NLI_MODEL', 'NLI_PRESET', 'LLM_MODEL', 'OTHER_DATA', 'LEADERBOARD_DATASETS',

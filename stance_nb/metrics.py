@@ -18,7 +18,7 @@ from .records import read_jsonl, read_predictions
 __all__ = ['MACRO_F1_RULE', 'FNC1_RELATED', 'FNC1_LABELS', 'XSTANCE_LABELS', 'XSTANCE_TEST_SETS', 'XSTANCE_LANGUAGES', 'METRICS',
            'check_labels', 'f1_per_class', 'f1_macro', 'f1_micro', 'accuracy', 'fnc1_raw_score', 'fnc1_score',
            'semeval2016_f1', 'xstance_f1', 'evaluate_xstance', 'harmonic_mean', 'xstance_paper_cells', 'cheese_metric',
-           'cheese_scores', 'summarize', 'format_summary', 'score', 'paired_ttest', 'significance_marks']
+           'cheese_scores', 'summarize', 'format_summary', 'score']
 
 # %% ../nbs/02_metrics.ipynb #9b4d5c99
 def _labels_of(x, name:str='labels') -> list:
@@ -230,40 +230,3 @@ def score(dataset_name:str|None, # a key of `DATASETS` (its `.metric` and `.labe
         if bad: raise StanceDataError(f"gold label {bad[0]!r} is not a label of dataset {dataset_name!r}", field='label', expected=f"one of {info.labels}")
     if labels is not None and metric in _LABELLED: return float(METRICS[metric](gold, pred, labels=list(labels)))
     return float(METRICS[metric](gold, pred))
-
-# %% ../nbs/02_metrics.ipynb #3217a4f5
-def _paired(a, b, names=('a', 'b')) -> tuple[np.ndarray, np.ndarray]:
-    "Two score vectors paired by seed (`{seed: value}` mappings) or by position (sequences), at least 2 pairs."
-    if isinstance(a, dict) or isinstance(b, dict):
-        if not (isinstance(a, dict) and isinstance(b, dict)):
-            raise TypeError(f'{names}: pair two {{seed: value}} mappings or two sequences, not one of each')
-        if set(a) != set(b): raise ValueError(f'{names[0]} and {names[1]} have different seeds: {sorted(a, key=str)} vs {sorted(b, key=str)}')
-        keys = sorted(a, key=str); a, b = [a[k] for k in keys], [b[k] for k in keys]
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape or a.ndim != 1:
-        raise ValueError(f'{names[0]} and {names[1]} must be paired 1-d score lists, got shapes {a.shape} and {b.shape}')
-    if len(a) < 2: raise ValueError(f'a paired t-test needs at least 2 seeds, got {len(a)}')
-    if np.isnan(a).any() or np.isnan(b).any(): raise ValueError(f'{names}: missing (NaN) scores')
-    return a, b
-
-def paired_ttest(a, b) -> tuple[float, float]:
-    "Two-sided paired t-test of scores `a` against `b` over the same seeds: `(t, p)`; t > 0 when `a` is higher."
-    from scipy.stats import ttest_rel
-    a, b = _paired(a, b)
-    r = ttest_rel(a, b)
-    return float(r.statistic), float(r.pvalue)
-
-# %% ../nbs/02_metrics.ipynb #eb8fbf33
-def significance_marks(scores:dict,        # row name -> its scores over seeds (a sequence, or `{seed: value}`)
-                       baseline:str,       # the row every other row is tested against
-                       alpha:float=0.05,   # significance level
-                       mark:str='*',       # the mark of a significant improvement
-                      ) -> dict[str, str]:
-    "Row name -> `mark` where the row's mean beats `baseline`'s with a paired t-test p < `alpha`, else ''."
-    if baseline not in scores: raise KeyError(f'baseline row {baseline!r} is not among the rows {list(scores)}')
-    out = {}
-    for name, s in scores.items():
-        if name == baseline: out[name] = ''; continue
-        t, p = paired_ttest(s, scores[baseline])
-        out[name] = mark if t > 0 and p < alpha else ''
-    return out

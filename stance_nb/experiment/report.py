@@ -10,7 +10,8 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from ..core import outputs_dir, write_csv, write_text, write_json, machine_label, portable
-from ..metrics import paired_ttest, MACRO_F1_RULE
+from ..metrics import MACRO_F1_RULE
+from ..stats import paired_ttest
 from ..reference import compare, to_markdown, reference
 from .spec import Experiment, RunResult
 from .runner import COLLAPSE_SHARE
