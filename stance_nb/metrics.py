@@ -13,12 +13,13 @@ from sklearn.metrics import f1_score
 from .core import StanceDataError
 from .data.core import DATASETS
 from .records import read_jsonl, read_predictions
+from .registry import Registry
 
 # %% auto #0
-__all__ = ['MACRO_F1_RULE', 'FNC1_RELATED', 'FNC1_LABELS', 'XSTANCE_LABELS', 'XSTANCE_TEST_SETS', 'XSTANCE_LANGUAGES', 'METRICS',
-           'check_labels', 'f1_per_class', 'f1_macro', 'f1_micro', 'accuracy', 'fnc1_raw_score', 'fnc1_score',
-           'semeval2016_f1', 'xstance_f1', 'evaluate_xstance', 'harmonic_mean', 'xstance_paper_cells', 'cheese_metric',
-           'cheese_scores', 'summarize', 'format_summary', 'score']
+__all__ = ['MACRO_F1_RULE', 'FNC1_RELATED', 'FNC1_LABELS', 'XSTANCE_LABELS', 'XSTANCE_PAPER_TEST_SETS', 'XSTANCE_LANGUAGES',
+           'METRICS', 'check_labels', 'f1_per_class', 'f1_macro', 'f1_micro', 'accuracy', 'fnc1_raw_score',
+           'fnc1_score', 'semeval2016_f1', 'xstance_f1', 'evaluate_xstance', 'harmonic_mean', 'xstance_paper_cells',
+           'cheese_metric', 'cheese_scores', 'summarize', 'format_summary', 'score']
 
 # %% ../nbs/02_metrics.ipynb #9b4d5c99
 def _labels_of(x, name:str='labels') -> list:
@@ -114,7 +115,7 @@ def semeval2016_f1(gold, pred) -> float:
 
 # %% ../nbs/02_metrics.ipynb #2f765d94
 XSTANCE_LABELS = ('AGAINST', 'FAVOR')
-XSTANCE_TEST_SETS = ('new_comments_defr', 'new_questions_defr', 'new_topics_defr', 'new_comments_it', 'new_questions_it', 'new_topics_it')
+XSTANCE_PAPER_TEST_SETS = ('new_comments_defr', 'new_questions_defr', 'new_topics_defr', 'new_comments_it', 'new_questions_it', 'new_topics_it')
 XSTANCE_LANGUAGES = ('de', 'fr', 'it')
 
 def xstance_f1(gold, pred) -> float:
@@ -143,7 +144,7 @@ def evaluate_xstance(gold,        # `load('xstance')` (its test split is used) o
     pred = read_predictions(predictions) if path is not None else _labels_of(predictions, 'predictions')
     _, pred = check_labels(g['label'], pred, labels=set(XSTANCE_LABELS) | set(g['label']), path=path)
     g = g.assign(pred=pred)
-    order = {t: i for i, t in enumerate(XSTANCE_TEST_SETS)}
+    order = {t: i for i, t in enumerate(XSTANCE_PAPER_TEST_SETS)}
     rows = []
     for (ts, lang), grp in sorted(g.groupby(['test_set', 'language'], sort=False), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][0], kv[0][1])):
         rows.append(dict(test_set=ts, language=lang, n=len(grp), f1=100*float(f1_score(grp['label'].tolist(), grp['pred'].tolist(), average='macro', zero_division=0))))
@@ -207,8 +208,8 @@ def format_summary(s:dict, digits:int=4) -> str:
     return f"{s['mean']:.{digits}f}{std} (n={s['n']})"
 
 # %% ../nbs/02_metrics.ipynb #83c2158e
-METRICS:dict[str, Callable] = dict(f1_macro=f1_macro, f1_micro=f1_micro, accuracy=accuracy, fnc1_score=fnc1_score,
-                                   semeval2016_f1=semeval2016_f1, xstance_f1=xstance_f1)
+METRICS = Registry.of('metric', dict(f1_macro=f1_macro, f1_micro=f1_micro, accuracy=accuracy, fnc1_score=fnc1_score,
+                                      semeval2016_f1=semeval2016_f1, xstance_f1=xstance_f1))
 
 _LABELLED = ('f1_macro', 'accuracy')   # averaged / checked over a given label list
 
@@ -223,7 +224,7 @@ def score(dataset_name:str|None, # a key of `DATASETS` (its `.metric` and `.labe
         if info is None: raise KeyError(f"unknown dataset {dataset_name!r} and no metric given; registered: {sorted(DATASETS)}")
         metric = info.metric
     if callable(metric): return float(metric(_labels_of(gold, 'gold'), _labels_of(pred, 'predictions'), list(labels) if labels is not None else None))
-    if metric not in METRICS: raise KeyError(f"unknown metric {metric!r}; known: {sorted(METRICS)} (stance_nb.metrics.METRICS)")
+    METRICS.check(metric)
     if info is not None and info.labels is not None:   # datasets with labels=None (csv, jsonl): the labels of gold and pred
         gold, pred = check_labels(gold, pred, labels=set(info.labels) | set(_labels_of(gold, 'gold')))
         bad = sorted(set(gold) - set(info.labels), key=str)

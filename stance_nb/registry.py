@@ -64,6 +64,15 @@ def _register(self:Registry, name:str, entry=None, replace:bool=False):
     return add if entry is None else add(entry)
 Registry.register = _register
 
+# %% ../nbs/00c_registry.ipynb #a6c1da11
+@classmethod
+def _of(cls, kind:str, entries:dict, **kwargs) -> Registry:
+    "A registry of `kind` holding `entries`, a literal table name -> entry (`kwargs`: `group`, `describe`)."
+    r = cls(kind, **kwargs)
+    for name, entry in entries.items(): r.register(name, entry)
+    return r
+Registry.of = _of
+
 # %% ../nbs/00c_registry.ipynb #aa9401c1
 def _check(self:Registry, names:Iterable) -> list:
     "`names` as a list when every one is registered; else `UnknownName` naming all the unknown ones at once."

@@ -13,6 +13,7 @@ import pandas as pd
 from ..core import data_dir as _data_dir, StanceDataError
 from ..data import load, DATASETS
 from .spec import DataSpec, SAFE_NAME
+from ..registry import UnknownName, unknown_message
 
 # %% auto #0
 __all__ = ['PREPARE_OPTIONS', 'prepare_data', 'load_data', 'split_of', 'full_data_loads', 'data_specs']
@@ -63,7 +64,7 @@ def load_data(spec:DataSpec,            # what to load
               train_ratio:float=1.0,     # the fraction of the training split (the loader's fixed subset, else a seeded stratified sample)
              ) -> pd.DataFrame:
     "The tidy table of `spec`; missing or unreadable data raises one `StanceDataError` that says how to get it."
-    if spec.dataset not in DATASETS: raise KeyError(f"unknown dataset {spec.dataset!r}; registered: {sorted(DATASETS)}")
+    DATASETS.check(spec.dataset)
     info, opts = DATASETS[spec.dataset], dict(spec.options)
     test_from = opts.pop('test_from', None)
     prep = {k: opts.pop(k) for k in PREPARE_OPTIONS if k in opts and k not in info.options}   # a loader's own option wins
@@ -133,7 +134,7 @@ def data_specs(data:Mapping|str|None, # {key: {"dataset": name, loader or prepar
         if not isinstance(d, Mapping) or 'dataset' not in d:
             raise ValueError(f"data[{key!r}]: expected an object with 'dataset' (e.g. 'csv') and its options")
         opts = {k: v for k, v in d.items() if k != 'dataset'}
-        if d['dataset'] not in DATASETS: raise KeyError(f"data[{key!r}]: unknown dataset {d['dataset']!r}; registered: {sorted(DATASETS)}")
+        if d['dataset'] not in DATASETS: raise UnknownName(f"data[{key!r}]: {unknown_message('dataset', d['dataset'], DATASETS)}")
         bad = sorted(set(opts) - set(DATASETS[d['dataset']].options) - set(PREPARE_OPTIONS))
         if bad: raise TypeError(f"data[{key!r}]: unknown option(s) {bad} for dataset {d['dataset']!r}; "
                                 f"valid: {sorted(set(DATASETS[d['dataset']].options) | set(PREPARE_OPTIONS))}")

@@ -13,13 +13,14 @@ from ..core import set_seed, get_device, progress
 from ..records import RunRecord, write_jsonl, write_predictions
 from ..metrics import f1_macro, f1_per_class
 from ..experiment.spec import Context, register_system, model_of
+from ..registry import Registry
 
 # %% auto #0
-__all__ = ['PROMPTS', 'ANSWER_WORDS', 'format_prompt', 'parse_answer', 'answer_words', 'label_choices', 'HFGenerator',
+__all__ = ['LLM_PROMPTS', 'ANSWER_WORDS', 'format_prompt', 'parse_answer', 'answer_words', 'label_choices', 'HFGenerator',
            'OpenAIClient', 'LLMResult', 'run_llm_baseline', 'check_llm', 'llm_generator', 'parse_failures']
 
 # %% ../../nbs/06b_systems.llm.ipynb #48eaf536
-PROMPTS = {
+LLM_PROMPTS = Registry.of('LLM prompt', {
     'chatgpt': "Q: What is the stance of the text '{text}' towards the target '{target}'? "
                "The answer should be selected from 'Favor', 'Against', or 'None'. A:",
     'llama2': "Classify the stance that the author of the text takes towards the target into favor, against, or neutral. "
@@ -27,16 +28,16 @@ PROMPTS = {
               "Don't give further explanation other than one of these three words. Text: \"{text}\". Target: \"{target}\".",
     # the `chatgpt` prompt for any label set: {labels} lists the data's labels (for FAVOR/AGAINST/NONE it is `chatgpt` word for word)
     'choices': "Q: What is the stance of the text '{text}' towards the target '{target}'? The answer should be selected from {labels}. A:",
-}
+}, describe=str)
 _SLOT = re.compile(r'\{(text|target|labels)\}')
 
 def format_prompt(prompt:str, text:str, target:str,
                   choices:str|None=None, # what `{labels}` becomes (`label_choices`), for a template that lists the labels
                  ) -> str:
-    "The prompt named `prompt` (a key of `PROMPTS`) or the template `prompt` itself, filled with `text`, `target` (and `choices`) in one pass."
-    template = PROMPTS.get(prompt, prompt)
+    "The prompt named `prompt` (a key of `LLM_PROMPTS`) or the template `prompt` itself, filled with `text`, `target` (and `choices`) in one pass."
+    template = LLM_PROMPTS.get(prompt, prompt)
     if '{text}' not in template or '{target}' not in template:
-        raise ValueError(f'unknown prompt {prompt!r}: not one of {list(PROMPTS)} and no template with {{text}} and {{target}}')
+        raise ValueError(f'unknown prompt {prompt!r}: not one of {list(LLM_PROMPTS)} and no template with {{text}} and {{target}}')
     if '{labels}' in template and choices is None: raise ValueError(f'prompt {prompt!r} lists the labels ({{labels}}): pass choices')
     vals = dict(text=str(text), target=str(target), labels=choices)
     return _SLOT.sub(lambda m: vals[m.group(1)], template)
@@ -164,7 +165,7 @@ class LLMResult:
 
 def run_llm_baseline(df:pd.DataFrame,         # tidy pairs
                      generator,                # an `HFGenerator`, `OpenAIClient` or anything with `generate(prompts)`
-                     prompt:str='chatgpt',     # a key of `PROMPTS` or a template with {text} and {target}
+                     prompt:str='chatgpt',     # a key of `LLM_PROMPTS` or a template with {text} and {target}
                      split:str='test',
                      label_words:dict|None=None, # label -> answer words; default `answer_words` of the data's labels
                      fallback:str='NONE',      # the label predicted for an unparseable answer
@@ -179,7 +180,7 @@ def run_llm_baseline(df:pd.DataFrame,         # tidy pairs
     if not len(part): raise ValueError(f'no {split!r} rows; the splits are {sorted(df.split.unique())}')
     set_seed(seed)
     choices = label_choices(labels)
-    rec = RunRecord(name=f'llm/{name}', seed=seed, params=dict(prompt=prompt, template=PROMPTS.get(prompt, prompt), split=split, labels=labels,
+    rec = RunRecord(name=f'llm/{name}', seed=seed, params=dict(prompt=prompt, template=LLM_PROMPTS.get(prompt, prompt), split=split, labels=labels,
                     fallback=fallback, label_words=words, dataset=df.attrs.get('dataset'), n=len(part), generator=generator.describe()
                     if hasattr(generator, 'describe') else type(generator).__name__))
     answers = generator.generate([format_prompt(prompt, t, g, choices) for t, g in zip(part.text, part.target)])

@@ -17,6 +17,7 @@ from ..core import StanceDataError, set_seed, get_device, progress, write_json, 
 from ..records import RunRecord, write_predictions
 from ..metrics import f1_macro, f1_per_class
 from ..experiment.spec import register_system, RowSkipped, model_of
+from ..registry import Registry
 
 # %% auto #0
 __all__ = ['ZEROSHOT_MODELS', 'WordVectors', 'read_word_vectors', 'word_tokenize', 'build_vocab', 'BiCE', 'CrossNet', 'TGANet',
@@ -262,21 +263,21 @@ class ZeroShotModel:
     config:ZeroShotConfig
     source:str=''
 
-ZEROSHOT_MODELS:dict[str, ZeroShotModel] = {
+ZEROSHOT_MODELS = Registry.of('zero-shot model', {
     'BiCE': ZeroShotModel(BiCE, 'words', ZeroShotConfig(hidden=78, dropout=0.485),
                           'Augenstein et al. (2016); sizes: Allaway & McKeown config-bicond.txt; training: Zhao & Caragea (2024) App. F'),
     'CrossNet': ZeroShotModel(CrossNet, 'words', ZeroShotConfig(hidden=68, dropout=0.37, att_dim=100, lin_size=48),
                               'Xu et al. (2018); sizes: Allaway & McKeown config-crossnet.txt; training: Zhao & Caragea (2024) App. F'),
     'TGA-Net': ZeroShotModel(TGANet, 'encoder', ZeroShotConfig(epochs=50, batch_size=64, hidden=401, dropout=0.35, n_clusters=197),
                              'Allaway & McKeown (2020), config-tganet.txt'),
-}
+}, describe=lambda m: m.source)
 
 def zeroshot_config(model:str, **overrides) -> ZeroShotConfig:
     "The paper settings of `model` (a key of `ZEROSHOT_MODELS`), with `overrides`."
-    if model not in ZEROSHOT_MODELS: raise KeyError(f'unknown zero-shot model {model!r}; one of {list(ZEROSHOT_MODELS)}')
+    spec = ZEROSHOT_MODELS[model]   # an unknown name fails listing the valid ones
     bad = sorted(set(overrides) - set(ZeroShotConfig.__dataclass_fields__))
     if bad: raise TypeError(f'unknown ZeroShotConfig field(s) {bad}; valid: {sorted(ZeroShotConfig.__dataclass_fields__)}')
-    return replace(ZEROSHOT_MODELS[model].config, **overrides)
+    return replace(spec.config, **overrides)
 
 # %% ../../nbs/06a_systems.zeroshot.ipynb #d85cce80
 def _ids(texts, stoi:dict, max_len:int) -> tuple[torch.Tensor, torch.Tensor]:

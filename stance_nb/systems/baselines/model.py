@@ -18,6 +18,7 @@ from ...records import RunRecord, write_predictions
 from ...metrics import METRICS, accuracy, f1_macro, score
 from ...core import sha256_file
 from ...data.core import check_rows
+from ...registry import Registry
 
 # %% auto #0
 __all__ = ['FASTTEXT_PRESETS', 'BASELINES', 'NotFittedError', 'Baseline', 'Majority', 'TargetMajority', 'RandomBaseline',
@@ -432,7 +433,7 @@ def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
     return best, table
 
 # %% ../../../nbs/04_systems.baselines.model.ipynb #716e384e
-FASTTEXT_PRESETS = {
+FASTTEXT_PRESETS = Registry.of('fastText preset', {
     # Vamvas & Sennrich (2020), Sec. 4.2: question in the comment's language + comment, Europarl tokenizer,
     # 'against' upsampled to balance, dim 300, standard settings otherwise; lr x epochs chosen on validation accuracy.
     'xstance': dict(model=dict(dim=300, word_ngrams=1, pair=True, tokenize=True, upsample=True),
@@ -447,11 +448,10 @@ FASTTEXT_PRESETS = {
     # each dataset's dev split; English text.
     'benchmark': dict(model=dict(dim=300, word_ngrams=1, pair=True, tokenize=True, lang='en', upsample=True),
                       grid=dict(lrs=(0.1, 0.2, 1.0), epochs=(5, 50), select='accuracy')),
-}
+}, describe=lambda p: ', '.join(f'{k}={v}' for k, v in p['model'].items()))
 
-BASELINES = {'majority': Majority, 'target_majority': TargetMajority, 'random': RandomBaseline, 'fasttext': FastTextClassifier}
+BASELINES = Registry.of('baseline', {'majority': Majority, 'target_majority': TargetMajority, 'random': RandomBaseline, 'fasttext': FastTextClassifier})
 
 def get_baseline(name:str, **kwargs) -> Baseline:
     "A new, unfitted baseline from the registry: `get_baseline('random', seed=3)`."
-    if name not in BASELINES: raise KeyError(f"unknown baseline {name!r}; registered: {sorted(BASELINES)}")
     return BASELINES[name](**kwargs)

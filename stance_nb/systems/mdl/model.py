@@ -19,6 +19,7 @@ from ...core import write_json, atomic_write
 from ...train import (TrainConfig, RunPlan, Preset, EncodedDataset, PadCollator, PackCollator, packed_encode, tokenize_pairs,
                              predict_logits, from_pretrained_quietly)
 from ...data.benchmark import BENCHMARK
+from ...registry import Registry
 
 # %% auto #0
 __all__ = ['HEADS', 'BENCHMARK_DATASETS', 'SEEDS', 'MDL_PRESETS', 'LinearHead', 'SANHead', 'make_head', 'segment_b_mask', 'Task',
@@ -86,12 +87,12 @@ class SANHead(nn.Module):
         return probs.mean(1).clamp_min(1e-12).log()
 
 # %% ../../../nbs/07_systems.mdl.model.ipynb #d105c9ec
-HEADS = {'linear': LinearHead, 'san': SANHead}
+HEADS = Registry.of('head', {'linear': LinearHead, 'san': SANHead})
 
 def make_head(kind:str,        # a key of `HEADS`
               hidden_size:int, num_labels:int, **kwargs) -> nn.Module:
     "Build a head from the `HEADS` registry."
-    if kind not in HEADS: raise KeyError(f"unknown head {kind!r}; registered: {sorted(HEADS)}")
+    HEADS.check(kind)
     return HEADS[kind](hidden_size, num_labels, **kwargs)
 
 # %% ../../../nbs/07_systems.mdl.model.ipynb #97057482
@@ -131,7 +132,7 @@ class Task:
     def from_registry(cls, name:str, data_dir=None, train_ratio:float=1.0, seed:int=0, **options) -> 'Task':
         "A registered dataset, with its training split reduced to `train_ratio` (the loader's fixed low-resource split when it has one)."
         from stance_nb.data import load, DATASETS
-        if name not in DATASETS: raise KeyError(f"unknown dataset {name!r}; registered: {sorted(DATASETS)}")
+        DATASETS.check(name)
         info = DATASETS[name]
         if train_ratio != 1.0 and 'train_ratio' in info.options: options['train_ratio'] = train_ratio
         df = load(name, data_dir=data_dir, **options)
@@ -168,7 +169,7 @@ def collate(ds:EncodedDataset, idx:Iterable[int], collator:PadCollator, dataset:
 
 # %% ../../../nbs/07_systems.mdl.model.ipynb #67e98074
 def _head_kind(pair:bool, pair_head:str) -> str:
-    if pair_head not in HEADS: raise KeyError(f"unknown head {pair_head!r}; registered: {sorted(HEADS)}")
+    HEADS.check(pair_head)
     return pair_head if pair else 'linear'
 
 class MultiTaskModel(nn.Module):
@@ -321,7 +322,7 @@ class MDLConfig(TrainConfig):
 _BENCHMARK = MDLConfig(model='bert-large-uncased', batch_size=16, epochs=5, max_length=100, lr=5e-5, optimizer='adamax',
                        weight_decay=0.0, warmup_ratio=0.1, max_grad_norm=1.0, dropout=0.1, head_dropout=0.1,
                        eval_batch_size=64, selection='overall')
-MDL_PRESETS:dict[str, Preset] = {
+MDL_PRESETS = Registry.of('preset', {
     'paper': Preset(_BENCHMARK, RunPlan(seeds=SEEDS), 'Schiller et al. 2021 §3.2, Table 9, App. 1 (BERT_SDL: one dataset; BERT_MDL: all)',
                     head='san for pair datasets, linear for single-input ones'),
     'small': Preset(replace(_BENCHMARK, model='sentence-transformers/all-MiniLM-L6-v2', lr=5e-4, epochs=2), RunPlan(seeds=(1,)),
@@ -329,7 +330,7 @@ MDL_PRESETS:dict[str, Preset] = {
                     head='san for pair datasets, linear for single-input ones'),
     'smoke': Preset(replace(_BENCHMARK, model='', epochs=1, max_length=64, max_train_rows=64, max_eval_rows=64), RunPlan(seeds=(1,)),
                     'no paper: seconds on a CPU with a tiny local model', head='san for pair datasets, linear for single-input ones'),
-}
+}, describe=lambda p: p.source)
 
 # %% ../../../nbs/07_systems.mdl.model.ipynb #af8bc432
 _BERT_CONFIG_KEYS = ('vocab_size', 'hidden_size', 'num_hidden_layers', 'num_attention_heads', 'intermediate_size', 'hidden_act',

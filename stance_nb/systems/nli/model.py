@@ -4,16 +4,17 @@
 
 # %% ../../../nbs/06_systems.nli.model.ipynb #b7d0c9e5
 from __future__ import annotations
-import json, math, re, hashlib
+import importlib.resources, json, math, re, hashlib
 from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Sequence, Iterable
 import numpy as np
 import pandas as pd
 from ...core import get_device, progress, set_seed
+from ...registry import Registry, UnknownName, unknown_message
 
 # %% auto #0
-__all__ = ['PROMPTS', 'PROMPT_SETS', 'PAPER_PROMPTS', 'NOUN_PHRASE', 'CLAIM', 'TARGET_TYPES', 'NLI_LABELS', 'STANCE_NLI_MAPS',
+__all__ = ['NLI_PROMPTS', 'PROMPT_SETS', 'PAPER_PROMPTS', 'NOUN_PHRASE', 'CLAIM', 'TARGET_TYPES', 'NLI_LABELS', 'STANCE_NLI_MAPS',
            'EZSTANCE_MODELS', 'register_prompt', 'load_prompts', 'packaged_prompt_files', 'fill_prompt', 'table10_row',
            'assign_prompt', 'normalize_target_type', 'prompt_set', 'make_hypotheses', 'to_nli', 'nli_label_ids',
            'StanceNLIMap', 'stance_nli_map', 'load_nli_model', 'nli_logits', 'logits_to_stance', 'zero_shot_nli',
@@ -21,7 +22,7 @@ __all__ = ['PROMPTS', 'PROMPT_SETS', 'PAPER_PROMPTS', 'NOUN_PHRASE', 'CLAIM', 'T
            'finetune_nli', 'ezstance_model']
 
 # %% ../../../nbs/06_systems.nli.model.ipynb #c66dacf9
-PROMPTS:dict[str, str] = {
+NLI_PROMPTS = Registry.of('prompt', {
     'none': '{target}',
     'above_text_entails': 'The above text entails {target}!',
     'premise_has_entailment_relation': 'The premise has entailment relation with {target}!',
@@ -30,22 +31,22 @@ PROMPTS:dict[str, str] = {
     'premise_entails_hypothesis': 'The premise entails the hypothesis {target}!',
     'premise_has_an_entailment_relation': 'The premise has an entailment relation with {target}!',   # §4.2 and Table 6 wording
     'implies_an_entailment_relation': 'This implies an entailment relation with {target}!',
-}
-PROMPT_SETS:dict[str, tuple] = {   # the paper prints the five templates twice, with two wordings
+}, describe=str)
+PROMPT_SETS = Registry.of('template set', {   # the paper prints the five templates twice, with two wordings
     'section4.2': ('above_text_entails', 'premise_has_an_entailment_relation', 'implies_an_entailment_relation',
                    'premise_has_relation_with_hypothesis', 'premise_entails_hypothesis'),   # §4.2 text and Table 6: "an entailment relation"
     'table10': ('above_text_entails', 'premise_has_entailment_relation', 'implies_entailment_relation',
                 'premise_has_relation_with_hypothesis', 'premise_entails_hypothesis'),   # Table 10, top to bottom
-}
+}, describe=', '.join)
 PAPER_PROMPTS = PROMPT_SETS['section4.2']   # what `prompt='random'` draws from; 'random:table10' draws from Table 10's wording
 
 def register_prompt(name:str,      # the template's name, used in parameters and run records
                     template:str,  # text with exactly one `{target}` slot
                     overwrite:bool=False, # replace an existing template of that name
-                    registry:dict|None=None, # default: `PROMPTS`
+                    registry:dict|None=None, # default: `NLI_PROMPTS`
                    ) -> str:
     "Add a prompt template to the registry; returns its name."
-    registry = PROMPTS if registry is None else registry
+    registry = NLI_PROMPTS if registry is None else registry
     if not isinstance(template, str) or template.count('{target}') != 1:
         raise ValueError(f"prompt {name!r} must contain the slot {{target}} exactly once, got {template!r}")
     if name in registry and registry[name] != template and not overwrite:
@@ -64,7 +65,7 @@ def load_prompts(path:str|Path, # a JSON file `{"prompts": {name: template}}` (o
 
 def packaged_prompt_files() -> list[Path]:
     "The prompt files shipped with the package (`stance_nb/systems/nli/prompts/*.json`)."
-    return sorted((Path(__file__).parent/'prompts').glob('*.json'))
+    return sorted(Path(str(importlib.resources.files('stance_nb.systems.nli')/'prompts')).glob('*.json'))
 
 def fill_prompt(template:str, target:str) -> str:
     "The hypothesis: `template` with `{target}` replaced (braces inside the target are left alone)."
@@ -76,7 +77,7 @@ def table10_row(prompt:str) -> str:
     if prompt == 'random' or prompt.startswith('random:'): return 'Ours'
     prompt = dict(zip(PROMPT_SETS['section4.2'], PROMPT_SETS['table10'])).get(prompt, prompt)   # the same template's Table 10 row
     if prompt == 'none': return 'no prompt'
-    return PROMPTS[prompt].replace('{target}', '[target]')
+    return NLI_PROMPTS[prompt].replace('{target}', '[target]')
 
 # %% ../../../nbs/06_systems.nli.model.ipynb #da888d32
 def assign_prompt(target:str,  # a noun-phrase target
@@ -111,8 +112,8 @@ def prompt_set(prompt:str|Sequence[str]) -> str|None:
 def _prompt_choices(prompt) -> tuple[str, ...]:
     if isinstance(prompt, str): prompt = PROMPT_SETS[prompt_set(prompt)] if prompt.startswith('random') else (prompt,)
     prompt = tuple(prompt)
-    unknown = [p for p in prompt if p not in PROMPTS]
-    if unknown or not prompt: raise ValueError(f"unknown prompt(s) {unknown}; registered: {['random'] + list(PROMPTS)}")
+    unknown = [p for p in prompt if p not in NLI_PROMPTS]
+    if unknown or not prompt: raise UnknownName(unknown_message('prompt', unknown or [''], ['random', *NLI_PROMPTS]))
     return prompt
 
 def make_hypotheses(targets:Iterable[str],      # one target per row
@@ -129,7 +130,7 @@ def make_hypotheses(targets:Iterable[str],      # one target per row
     for t, ty in zip(targets, types):
         if normalize_target_type(ty) == CLAIM: hyps.append(t); used.append(None); continue
         name = choices[0] if len(choices) == 1 else assign_prompt(t, seed, choices)
-        hyps.append(fill_prompt(PROMPTS[name], t)); used.append(name)
+        hyps.append(fill_prompt(NLI_PROMPTS[name], t)); used.append(name)
     return hyps, used
 
 def to_nli(df:pd.DataFrame,                # a tidy stance table (`target`, `text`, …)
@@ -181,7 +182,7 @@ _NLI_KEYWORDS = {
 }
 _NEUTRAL_ORDER = ('neutral', 'none', 'neither', 'nostance', 'no_stance', 'other', 'discuss', 'diskutierend', 'comment', 'observing',
                   'noargument', 'no_argument', 'unknown', 'unklar', 'unrelated', 'kein_bezug', 'query')
-STANCE_NLI_MAPS:dict[str, dict] = {}   # dataset name -> {stance label: NLI label}, where the keywords do not fit
+STANCE_NLI_MAPS = Registry('stance-NLI map')   # dataset name -> {stance label: NLI label}, where the keywords do not fit
 
 @dataclass
 class StanceNLIMap:
@@ -212,7 +213,7 @@ def stance_nli_map(labels:str|Sequence[str], # a registered dataset name, or its
     name = labels if isinstance(labels, str) else None
     if name is not None:
         from stance_nb.data import DATASETS
-        if name not in DATASETS: raise KeyError(f"unknown dataset {name!r}; registered: {sorted(DATASETS)}")
+        DATASETS.check(name)
         labels = DATASETS[name].labels
         if labels is None: raise ValueError(f"dataset {name!r} has no fixed label list; pass its label names")
     labels = list(labels)
@@ -513,7 +514,7 @@ def _cfg_dict(cfg) -> dict:
     return {k: list(v) if isinstance(v, tuple) else v for k, v in cfg.identity().items()}
 
 # %% ../../../nbs/06_systems.nli.model.ipynb #028c2000
-EZSTANCE_MODELS:dict[str, dict] = {
+EZSTANCE_MODELS = Registry.of('model row', {
     'BERT-MNLI':      dict(checkpoint='textattack/bert-base-uncased-MNLI', preset='ezstance_bert', prompt='none'),
     'BERT-MNLI_p':    dict(checkpoint='textattack/bert-base-uncased-MNLI', preset='ezstance_bert', prompt='random'),
     'RoBERTa-MNLI':   dict(checkpoint='textattack/roberta-base-MNLI', preset='ezstance_roberta', prompt='none'),
@@ -523,9 +524,8 @@ EZSTANCE_MODELS:dict[str, dict] = {
     'BART-MNLI':      dict(checkpoint='facebook/bart-large-mnli', zero_shot=True, prompt='none'),
     'BART-MNLI-e':    dict(checkpoint='facebook/bart-large-mnli', preset='ezstance_roberta', encoder_only=True, prompt='none'),
     'BART-MNLI-e_p':  dict(checkpoint='facebook/bart-large-mnli', preset='ezstance_roberta', encoder_only=True, prompt='random'),
-}
+}, describe=lambda m: m['checkpoint'])
 
 def ezstance_model(row:str) -> dict:
     "The settings of a paper row (`EZSTANCE_MODELS`), with defaults filled in."
-    if row not in EZSTANCE_MODELS: raise KeyError(f"unknown model row {row!r}; known: {list(EZSTANCE_MODELS)}")
     return dict(dict(preset=None, encoder_only=False, zero_shot=False), **EZSTANCE_MODELS[row])
