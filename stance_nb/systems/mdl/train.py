@@ -15,7 +15,7 @@ import torch
 from ...core import set_seed, outputs_dir, write_json, write_csv, run_id
 from ...claims import RunLock
 from ...records import RunRecord, write_predictions
-from ...train import (EncodedDataset, PadCollator, PackCollator, check_packing, fit, predict_logits, latest_checkpoint,
+from ...train import (FitResult, EncodedDataset, PadCollator, PackCollator, check_packing, fit, predict_logits, latest_checkpoint,
                              make_accelerator, process_state)
 from ...metrics import score
 from ...data.core import fingerprint
@@ -95,7 +95,7 @@ def _as_tasks(datasets, cfg:MDLConfig, seed:int, data_dir=None) -> list[Task]:
         if miss: raise ValueError(f"dataset {t.name!r} has no {miss} rows")
     return tasks
 
-# %% ../../../nbs/07a_systems.mdl.train.ipynb #1637bf47
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #392813a9
 def train_mdl(datasets,                  # names of registered datasets, `Task`s, or a dict name -> tidy DataFrame
               model:str|Path|None=None,  # initial encoder: Hub id or local folder (BERT, MT-DNN, or an NLI checkpoint); default `config.model`
               config:MDLConfig|None=None, # hyperparameters (default: `MDLConfig.preset('paper')`)
@@ -126,16 +126,20 @@ def train_mdl(datasets,                  # names of registered datasets, `Task`s
     with (RunLock(out) if lock else contextlib.nullcontext()):   # one writer per run folder (main process); a dead run's lock is taken over
         return _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume, local_files_only, keep_model, on_step, output_dir)
 
-def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume, local_files_only, keep_model, on_step, output_dir):
-    "The body of `train_mdl`, run while the run folder is locked."
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #a45b1f78
+def _mdl_encode(tasks:list, model:str, cfg:MDLConfig, tcfg:MDLConfig, rec:RunRecord, local_files_only:bool, output_dir) -> tuple:
+    "The encoder's tokenizer, every task's splits encoded, and the gold labels of dev and test."
     from transformers import AutoTokenizer
-    from accelerate import Accelerator
-    from accelerate.utils import DistributedDataParallelKwargs
-    ckpt = out/'checkpoints' if out is not None and cfg.checkpoint else None
     with rec.phase('load'): tok = AutoTokenizer.from_pretrained(str(model), local_files_only=local_files_only)
     cache = outputs_dir(output_dir, 'cache', 'tokenized') if cfg.disk_cache else None
     with rec.phase('tokenize'): enc = {t.name: encode_task(t, tok, cfg.max_length, tcfg.truncation, cache) for t in tasks}
     gold = {t.name: {s: [t.labels[i] for i in enc[t.name][s].labels] for s in ('dev', 'test')} for t in tasks}
+    return tok, enc, gold
+
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #3a7d773f
+def _mdl_model(tasks:list, model:str, cfg:MDLConfig, tcfg:MDLConfig, seed:int, rec:RunRecord, tok, local_files_only:bool) -> tuple:
+    "The seeded multi-task model (one head per task) and the accelerator it trains under; their precision and batch go in the record."
+    from accelerate.utils import DistributedDataParallelKwargs
     set_seed(seed)
     with rec.phase('load'): net = MultiTaskModel.from_encoder(model, tasks, pair_head=cfg.pair_head, dropout=cfg.head_dropout,
                                                                 encoder_dropout=cfg.dropout, tokenizer=tok, local_files_only=local_files_only,
@@ -145,6 +149,11 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     rec.params['precision'] = acc.mixed_precision   # what 'auto' became here: bf16 on a CPU with native bf16 instructions, else fp32 ('no')
     rec.params['batch'] = dict(processes=acc.num_processes, per_device_batch_size=-(-cfg.batch_size // acc.num_processes),
                                grad_accum=cfg.grad_accum, effective_batch_size=cfg.batch_size * cfg.grad_accum)
+    return net, acc
+
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #05dc6ce1
+def _mdl_loaders(tasks:list, model:str, cfg:MDLConfig, seed:int, enc:dict, tok, net:MultiTaskModel, acc) -> tuple:
+    "Each epoch's batches of all tasks in the order of `batch_plan` (padded, or packed), and the tasks' training-set sizes."
     sizes = {t.name: len(enc[t.name]['train']) for t in tasks}
     pad8 = 8 if torch.cuda.is_available() else None
     if cfg.pack: check_packing(net.encoder, tok, str(model))   # before any step: an encoder that would let packed rows mix stops here
@@ -152,67 +161,106 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     lengths = {t.name: enc[t.name]['train'].lengths for t in tasks} if cfg.group_by_length else None
     loaders = lambda epoch: _PlanBatches(batch_plan(sizes, cfg.batch_size, seed, epoch, cfg.temperature, lengths), enc, collator,
                                          acc.process_index, acc.num_processes)
-    found = latest_checkpoint(ckpt) if ckpt is not None and resume else None
-    epoch_no, preds = [found[1].epoch if found else 0], {}
-    def eval_fn(m, a):
-        with rec.phase('evaluate'): return _eval(m, a)   # inside 'train', which then keeps only the optimizer steps
-    every_epoch = cfg.selection == 'dataset'   # per-dataset epochs need each epoch's test predictions; otherwise the kept model's only
-    # test rows to score: the clean ones; copies marked by a `probe` column other than 'test' (attacked test sets) are predicted only
-    clean = {t.name: (t.frame.loc[t.frame.split == 'test', 'probe'] == 'test').to_numpy() if 'probe' in t.frame else None for t in tasks}
-    def _scores(split, base, a, row, p_ep):
-        for t in tasks:
-            p = predict(base, t.name, enc[t.name][split], tok, cfg.eval_batch_size or 2*cfg.batch_size, a)
-            y, m = gold[t.name][split], clean[t.name] if split == 'test' else None
+    return loaders, sizes
+
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #24444b59
+class _MDLEval:
+    "`fit`'s `eval_fn`: every task's dev scores after each epoch (and its test predictions too where epochs are chosen per dataset)."
+    def __init__(self, tasks:list, cfg:MDLConfig, enc:dict, gold:dict, tok, rec:RunRecord, ckpt:Path|None, epoch:int):
+        self.tasks, self.cfg, self.enc, self.gold, self.tok, self.rec, self.ckpt = tasks, cfg, enc, gold, tok, rec, ckpt
+        self.epoch, self.preds = epoch, {}       # epochs done so far (a resumed run's too); epoch -> test predictions
+        self.every_epoch = cfg.selection == 'dataset'   # per-dataset epochs need each epoch's test predictions; otherwise the kept model's only
+        # test rows to score: the clean ones; copies marked by a `probe` column other than 'test' (attacked test sets) are predicted only
+        self.clean = {t.name: (t.frame.loc[t.frame.split == 'test', 'probe'] == 'test').to_numpy() if 'probe' in t.frame else None for t in tasks}
+
+    def scores(self, split:str, base, a, row:dict, p_ep:dict) -> dict:
+        "Score every task's `split` in its own metric and in macro-F1 into `row`; keep test predictions in `p_ep`."
+        cfg = self.cfg
+        for t in self.tasks:
+            p = predict(base, t.name, self.enc[t.name][split], self.tok, cfg.eval_batch_size or 2*cfg.batch_size, a)
+            y, m = self.gold[t.name][split], self.clean[t.name] if split == 'test' else None
             ys, ps = (y, p) if m is None else ([v for v, k in zip(y, m) if k], [v for v, k in zip(p, m) if k])
             row[f'{split}/{t.name}'] = score(None, ys, ps, metric=t.metric, labels=t.labels)
             row[f'{split}_f1_macro/{t.name}'] = score(None, ys, ps, metric='f1_macro', labels=t.labels)
             if split == 'test': p_ep[t.name] = p
         return row
-    def _eval(m, a):
-        epoch_no[0] += 1; base, row, p_ep = a.unwrap_model(m), {}, {}
-        _scores('dev', base, a, row, p_ep)
-        row['dev_mean_f1_macro'] = float(np.mean([row[f'dev_f1_macro/{t.name}'] for t in tasks]))
-        if every_epoch:
-            _scores('test', base, a, row, p_ep)
-            preds[epoch_no[0]] = p_ep
-            if ckpt is not None and a.is_main_process: write_json(ckpt/f'predictions-epoch-{epoch_no[0]}.json', p_ep)
-        return row
-    with rec.phase('train'):
-        res = fit(net, loaders, tcfg, eval_fn=eval_fn, metric='dev_mean_f1_macro', ckpt_dir=ckpt, resume=resume, accelerator=acc,
-                  on_step=on_step, desc=name)
-    net, rec.params['optimizer_compiled'] = res.model, res.optimizer_compiled
-    hist = pd.DataFrame([dict(epoch=h['epoch'], dataset=t.name, train_loss=h['train_loss'], dev=h[f'dev/{t.name}'],
+
+    def __call__(self, m, a) -> dict:
+        with self.rec.phase('evaluate'):   # inside 'train', which then keeps only the optimizer steps
+            self.epoch += 1; base, row, p_ep = a.unwrap_model(m), {}, {}
+            self.scores('dev', base, a, row, p_ep)
+            row['dev_mean_f1_macro'] = float(np.mean([row[f'dev_f1_macro/{t.name}'] for t in self.tasks]))
+            if self.every_epoch:
+                self.scores('test', base, a, row, p_ep)
+                self.preds[self.epoch] = p_ep
+                if self.ckpt is not None and a.is_main_process: write_json(self.ckpt/f'predictions-epoch-{self.epoch}.json', p_ep)
+            return row
+
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #7081aa4a
+def _mdl_history(res:FitResult, tasks:list) -> pd.DataFrame:
+    "One row per epoch and task: the training loss (of all tasks), dev and test in the task's metric and in macro-F1."
+    return pd.DataFrame([dict(epoch=h['epoch'], dataset=t.name, train_loss=h['train_loss'], dev=h[f'dev/{t.name}'],
                               dev_f1_macro=h[f'dev_f1_macro/{t.name}'], test=h.get(f'test/{t.name}', np.nan),
                               test_f1_macro=h.get(f'test_f1_macro/{t.name}', np.nan)) for h in res.history for t in tasks])
-    sel = _select(hist, cfg.selection)
-    if not every_epoch:   # the returned model is the selected epoch's ('overall') or the last one: score the test sets once
-        kept, row, p_kept = next(iter(sel.values())), {}, {}
-        with rec.phase('evaluate'): _scores('test', net, acc, row, p_kept)
-        preds[kept] = p_kept
-        for t in tasks:
-            at = (hist.dataset == t.name) & (hist.epoch == kept)
-            hist.loc[at, 'test'], hist.loc[at, 'test_f1_macro'] = row[f'test/{t.name}'], row[f'test_f1_macro/{t.name}']
-    def epoch_preds(e): return preds[e] if e in preds else json.loads((ckpt/f'predictions-epoch-{e}.json').read_text(encoding='utf-8'))
+
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #e598dcee
+def _score_kept(ev:_MDLEval, hist:pd.DataFrame, sel:dict, net:MultiTaskModel, acc):
+    "Score the test sets once with the returned model (the selected epoch's, or the last) and fill that epoch's test columns of `hist`."
+    kept, row, p_kept = next(iter(sel.values())), {}, {}
+    with ev.rec.phase('evaluate'): ev.scores('test', net, acc, row, p_kept)
+    ev.preds[kept] = p_kept
+    for t in ev.tasks:
+        at = (hist.dataset == t.name) & (hist.epoch == kept)
+        hist.loc[at, 'test'], hist.loc[at, 'test_f1_macro'] = row[f'test/{t.name}'], row[f'test_f1_macro/{t.name}']
+
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #799a4839
+def _mdl_scores(ev:_MDLEval, hist:pd.DataFrame, sel:dict, sizes:dict, ckpt:Path|None) -> tuple[pd.DataFrame, dict]:
+    "One row per task at its selected epoch (metric, dev, test, sizes), and that epoch's test predictions of each task."
+    def epoch_preds(e): return ev.preds[e] if e in ev.preds else json.loads((ckpt/f'predictions-epoch-{e}.json').read_text(encoding='utf-8'))
     rows, best = [], {}
-    for t in tasks:
+    for t in ev.tasks:
         h = hist[(hist.dataset == t.name) & (hist.epoch == sel[t.name])].iloc[0]
         best[t.name] = epoch_preds(sel[t.name])[t.name]
         rows.append(dict(dataset=t.name, metric=t.metric, dev=h.dev, test=h.test, test_f1_macro=h.test_f1_macro, epoch=sel[t.name],
-                         n_train=sizes[t.name], n_dev=len(enc[t.name]['dev']),
-                         n_test=len(enc[t.name]['test']) if clean[t.name] is None else int(clean[t.name].sum())))
-    scores = pd.DataFrame(rows)
+                         n_train=sizes[t.name], n_dev=len(ev.enc[t.name]['dev']),
+                         n_test=len(ev.enc[t.name]['test']) if ev.clean[t.name] is None else int(ev.clean[t.name].sum())))
+    return pd.DataFrame(rows), best
+
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #844bea0b
+def _finish_mdl(rec:RunRecord, res:FitResult, scores:pd.DataFrame, hist:pd.DataFrame, best:dict, out:Path|None, acc,
+                save_model:bool, net:MultiTaskModel, tok, ckpt:Path|None):
+    "Close the record with the scores; write predictions, scores, history (and the model) to the run folder; then drop the checkpoints."
     metrics = {f'{r.dataset}/{r.metric}': r.test for r in scores.itertuples()}
     metrics.update({f'{r.dataset}/f1_macro': r.test_f1_macro for r in scores.itertuples()})
     rec.finish(average_f1_macro=float(scores.test_f1_macro.mean()), steps=res.steps, train_seconds=res.train_seconds,
                train_examples_per_s=res.train_examples / max(res.train_seconds, 1e-9), resumed_from_step=res.resumed_from, **metrics)
-    if out is not None and acc.is_main_process:
-        with rec.phase('write'):
-            for t in tasks: rec.files[f'predictions/{t.name}'] = str(write_predictions(out/f'predictions_{t.name}.jsonl', best[t.name]))
-            rec.files['scores'] = str(write_csv(out/'scores.csv', scores))
-            rec.files['history'] = str(write_csv(out/'history.csv', hist))
-            if save_model: rec.files['model'] = str(net.save_pretrained(out/'model', tokenizer=tok))
-        rec.files['record'] = str(out/'record.json')
-        rec.save(out/'record.json')
-        if ckpt is not None: shutil.rmtree(ckpt, ignore_errors=True)
+    if out is None or not acc.is_main_process: return
+    with rec.phase('write'):
+        for t, p in best.items(): rec.files[f'predictions/{t}'] = str(write_predictions(out/f'predictions_{t}.jsonl', p))
+        rec.files['scores'] = str(write_csv(out/'scores.csv', scores))
+        rec.files['history'] = str(write_csv(out/'history.csv', hist))
+        if save_model: rec.files['model'] = str(net.save_pretrained(out/'model', tokenizer=tok))
+    rec.files['record'] = str(out/'record.json')
+    rec.save(out/'record.json')
+    if ckpt is not None: shutil.rmtree(ckpt, ignore_errors=True)
+
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #6f5c9208
+def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume, local_files_only, keep_model, on_step, output_dir):
+    "The body of `train_mdl`, run while the run folder is locked: encode, build, train with the epoch chosen on dev, score, write."
+    ckpt = out/'checkpoints' if out is not None and cfg.checkpoint else None
+    tok, enc, gold = _mdl_encode(tasks, model, cfg, tcfg, rec, local_files_only, output_dir)
+    net, acc = _mdl_model(tasks, model, cfg, tcfg, seed, rec, tok, local_files_only)
+    loaders, sizes = _mdl_loaders(tasks, model, cfg, seed, enc, tok, net, acc)
+    found = latest_checkpoint(ckpt) if ckpt is not None and resume else None
+    ev = _MDLEval(tasks, cfg, enc, gold, tok, rec, ckpt, found[1].epoch if found else 0)
+    with rec.phase('train'):
+        res = fit(net, loaders, tcfg, eval_fn=ev, metric='dev_mean_f1_macro', ckpt_dir=ckpt, resume=resume, accelerator=acc,
+                  on_step=on_step, desc=name)
+    net, rec.params['optimizer_compiled'] = res.model, res.optimizer_compiled
+    hist = _mdl_history(res, tasks)
+    sel = _select(hist, cfg.selection)
+    if not ev.every_epoch: _score_kept(ev, hist, sel, net, acc)
+    scores, best = _mdl_scores(ev, hist, sel, sizes, ckpt)
+    _finish_mdl(rec, res, scores, hist, best, out, acc, save_model, net, tok, ckpt)
     acc.wait_for_everyone()
     return MDLResult(scores, hist, best, rec, net if keep_model else None, out)
