@@ -4,14 +4,18 @@
 
 # %% ../../../nbs/06_systems.nli.model.ipynb #b7d0c9e5
 from __future__ import annotations
-import importlib.resources, json, math, re, hashlib
+import importlib.resources, json, math, re, hashlib, shutil
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Sequence, Iterable
+from typing import Callable, Sequence, Iterable
 import numpy as np
 import pandas as pd
 from ...core import get_device, progress, set_seed
 from ...registry import Registry, UnknownName, unknown_message
+from ...core import run_id, outputs_dir
+from ...records import RunRecord, write_predictions
+from ...data.core import fingerprint
+from ...train import tokenize_pairs, EncodedDataset, make_loader, fit, predict_logits
 
 # %% auto #0
 __all__ = ['NLI_PROMPTS', 'PROMPT_SETS', 'PAPER_PROMPTS', 'NOUN_PHRASE', 'CLAIM', 'TARGET_TYPES', 'NLI_LABELS', 'STANCE_NLI_MAPS',
@@ -428,7 +432,7 @@ def nli_scores(gold:Sequence[str], pred:Sequence[str], labels:Sequence[str], # e
                 out[f'n_{t}'] = int(m.sum())
     return out
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #1055a2ec
+# %% ../../../nbs/06_systems.nli.model.ipynb #94ebb960
 @dataclass
 class NLIRun:
     "What `finetune_nli` returns."
@@ -440,6 +444,50 @@ class NLIRun:
     record:object           # the `RunRecord` written to `record.json`
     classifier:NLIClassifier
 
+# %% ../../../nbs/06_systems.nli.model.ipynb #a41bd4cd
+def _nli_parts(df:pd.DataFrame, cfg, labels, head:str, prompt, prompt_seed:int, target_type:str|None, nli_labels:dict|None,
+               mapping:StanceNLIMap|None, kwargs:dict) -> tuple:
+    "The stance-to-NLI label mapping, the head ('auto' resolved) and the splits as NLI pairs (premise = text, hypothesis = prompted target)."
+    if not cfg.model: raise ValueError("cfg.model is empty: give an NLI checkpoint (Hub id or local folder)")
+    labels = sorted(df['label'].unique()) if labels is None else labels
+    mapping = mapping or stance_nli_map(labels)
+    if head == 'auto':
+        from transformers import AutoConfig
+        try: nli_label_ids(AutoConfig.from_pretrained(cfg.model, **kwargs), nli_labels); head = 'reuse'
+        except ValueError: head = 'new'
+    d = to_nli(df, prompt=prompt, seed=prompt_seed, target_type=target_type)
+    parts = {s: d[d['split'] == s].reset_index(drop=True) for s in ('train', 'dev', 'test')}
+    if not len(parts['train']): raise ValueError("no rows with split == 'train'")
+    return mapping, head, parts
+
+# %% ../../../nbs/06_systems.nli.model.ipynb #5f7c4a5f
+def _nli_encode(clf:NLIClassifier, parts:dict, cfg) -> dict:
+    "Every split that has rows as token ids: premise (the text) as segment A, the hypothesis as B, stance labels as the head's ids."
+    def encode(p):
+        enc = tokenize_pairs(clf.tokenizer, p['hypothesis'].tolist(), p['premise'].tolist(), cfg.max_length, cfg.truncation)  # segment A = premise
+        return EncodedDataset(enc, clf.encode_labels(p['label']))
+    return {s: encode(p) for s, p in parts.items() if len(p)}
+
+def _nli_evaluator(clf:NLIClassifier, ds:dict, parts:dict, stance_labels:list, batch_size:int) -> Callable:
+    "`evaluate(split, model, accelerator) -> (scores, predicted stance labels)` with `nli_scores` (per target type too)."
+    def evaluate(split, model, acc):
+        pred = clf.decode(predict_logits(model, ds[split], clf.tokenizer, batch_size, acc))
+        p = parts[split]
+        return nli_scores(p['label'], pred, stance_labels, p['target_type'] if 'target_type' in p else None), pred
+    return evaluate
+
+# %% ../../../nbs/06_systems.nli.model.ipynb #f76b97d3
+def _write_nli(out:Path, record:RunRecord, res, clf:NLIClassifier, dev:dict, test:dict, preds:list, save_model:bool, cfg):
+    "The run's files: predictions in test order, the model (where asked) and the record; then its checkpoints go."
+    if preds: record.files['predictions'] = str(write_predictions(out/'predictions.jsonl', preds))
+    if save_model:
+        clf.model.save_pretrained(out/'model'); clf.tokenizer.save_pretrained(out/'model'); record.files['model'] = str(out/'model')
+    record.finish(**{f'dev_{k}': v for k, v in dev.items()}, **{f'test_{k}': v for k, v in test.items()},
+                  steps=res.steps, train_seconds=res.train_seconds)
+    record.save(out/'record.json')
+    if cfg.checkpoint and cfg.cleanup_checkpoints: shutil.rmtree(out/'checkpoints', ignore_errors=True)
+
+# %% ../../../nbs/06_systems.nli.model.ipynb #be66ba1b
 def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (train, dev, test) and `target_type`
                  cfg,                         # a `stance_nb.train.TrainConfig`; `cfg.model` is the NLI checkpoint
                  labels:str|Sequence[str]|None=None, # dataset name or stance labels (default: sorted labels of `df`)
@@ -457,22 +505,8 @@ def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (tr
                  **kwargs,                    # passed to `from_pretrained`
                 ) -> NLIRun:
     "Fine-tune an NLI checkpoint on stance pairs (premise = text, hypothesis = prompted target); score dev and test."
-    import shutil
-    from stance_nb.core import run_id, outputs_dir, write_json
-    from stance_nb.records import RunRecord, write_predictions
-    from stance_nb.data.core import fingerprint
-    from stance_nb.train import tokenize_pairs, EncodedDataset, make_loader, fit, predict_logits
     cfg.validate()
-    if not cfg.model: raise ValueError("cfg.model is empty: give an NLI checkpoint (Hub id or local folder)")
-    labels = sorted(df['label'].unique()) if labels is None else labels
-    mapping = mapping or stance_nli_map(labels)
-    if head == 'auto':
-        from transformers import AutoConfig
-        try: nli_label_ids(AutoConfig.from_pretrained(cfg.model, **kwargs), nli_labels); head = 'reuse'
-        except ValueError: head = 'new'
-    d = to_nli(df, prompt=prompt, seed=prompt_seed, target_type=target_type)
-    parts = {s: d[d['split'] == s].reset_index(drop=True) for s in ('train', 'dev', 'test')}
-    if not len(parts['train']): raise ValueError("no rows with split == 'train'")
+    mapping, head, parts = _nli_parts(df, cfg, labels, head, prompt, prompt_seed, target_type, nli_labels, mapping, kwargs)
     stance_labels = sorted(mapping.to_nli)
     params = dict(_cfg_dict(cfg), labels=stance_labels, head=head, encoder_only=encoder_only,
                   prompt=prompt if isinstance(prompt, str) else list(prompt), prompt_set=prompt_set(prompt), prompt_seed=prompt_seed, target_type=target_type,
@@ -482,31 +516,16 @@ def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (tr
     set_seed(cfg.seed)
     clf = nli_classifier(cfg.model, stance_labels, head=head, encoder_only=encoder_only, mapping=mapping, nli_labels=nli_labels, seed=cfg.seed, **kwargs)
     record.params['label2id'] = clf.label2id
-    tok = clf.tokenizer
-    def encode(p, with_labels=True):
-        enc = tokenize_pairs(tok, p['hypothesis'].tolist(), p['premise'].tolist(), cfg.max_length, cfg.truncation)  # segment A = premise
-        return EncodedDataset(enc, clf.encode_labels(p['label']) if with_labels else None)
-    ds = {s: encode(p) for s, p in parts.items() if len(p)}
-    ebs = cfg.eval_batch_size or 2*cfg.batch_size
-    def evaluate(split, model, acc):
-        pred = clf.decode(predict_logits(model, ds[split], tok, ebs, acc))
-        p = parts[split]
-        return nli_scores(p['label'], pred, stance_labels, p['target_type'] if 'target_type' in p else None), pred
+    ds = _nli_encode(clf, parts, cfg)
+    evaluate = _nli_evaluator(clf, ds, parts, stance_labels, cfg.eval_batch_size or 2*cfg.batch_size)
     eval_fn = (lambda m, acc: {'dev_f1_macro': evaluate('dev', m, acc)[0]['f1_macro']}) if 'dev' in ds else None
-    loaders = lambda epoch: make_loader(ds['train'], tok, cfg.batch_size, seed=cfg.seed, epoch=epoch, group_by_length=cfg.group_by_length)
+    loaders = lambda epoch: make_loader(ds['train'], clf.tokenizer, cfg.batch_size, seed=cfg.seed, epoch=epoch, group_by_length=cfg.group_by_length)
     res = fit(clf.model, loaders, cfg, eval_fn=eval_fn, metric='dev_f1_macro' if eval_fn else None,
               ckpt_dir=out/'checkpoints' if cfg.checkpoint else None, resume=resume, desc=name)
     clf.model, acc = res.model, res.accelerator
     dev = evaluate('dev', clf.model, acc)[0] if 'dev' in ds else {}
     test, preds = evaluate('test', clf.model, acc) if 'test' in ds else ({}, [])
-    if acc.is_main_process:
-        if preds: record.files['predictions'] = str(write_predictions(out/'predictions.jsonl', preds))
-        if save_model:
-            clf.model.save_pretrained(out/'model'); tok.save_pretrained(out/'model'); record.files['model'] = str(out/'model')
-        record.finish(**{f'dev_{k}': v for k, v in dev.items()}, **{f'test_{k}': v for k, v in test.items()},
-                      steps=res.steps, train_seconds=res.train_seconds)
-        record.save(out/'record.json')
-        if cfg.checkpoint and cfg.cleanup_checkpoints: shutil.rmtree(out/'checkpoints', ignore_errors=True)
+    if acc.is_main_process: _write_nli(out, record, res, clf, dev, test, preds, save_model, cfg)
     return NLIRun(dev, test, preds, res.history, out, record, clf)
 
 def _cfg_dict(cfg) -> dict:
