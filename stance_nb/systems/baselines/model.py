@@ -362,15 +362,9 @@ class FastTextClassifier(Baseline):
         m.selection_ = meta.get('selection')
         return m
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #2e94f98e
-def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
-                  lrs=(0.1, 0.2, 1.0),   # learning rates tried (X-stance)
-                  epochs=(5, 50),        # epoch counts tried (X-stance)
-                  select:str|Callable='f1_macro', # dev metric to maximise: a `stance_nb.metrics.METRICS` name (the table's metric) or f(gold, pred, labels) -> float
-                  n_jobs:int|None=None,  # grid cells trained at once, in subprocesses when > 1; default: the available cores
-                  **kwargs,              # the other `FastTextClassifier` fields (seed, dim, pair, lang, …)
-                 ) -> tuple[FastTextClassifier, pd.DataFrame]:
-    "Train one model per (lr, epoch), score it on `dev_df` with `select`; the best model (its cell in `selection_`) and the grid table."
+# %% ../../../nbs/04_systems.baselines.model.ipynb #f86f22fa
+def _grid_setup(train_df:pd.DataFrame, dev_df:pd.DataFrame, lrs, epochs, select, n_jobs:int|None, kwargs:dict) -> tuple:
+    "Check a grid's inputs before any training: the selection metric's name, the cells trained at once, the base classifier, the (lr, epoch) cells."
     if not callable(select) and select not in METRICS:
         raise ValueError(f"fasttext_grid: select={select!r} is not a metric; use one of {sorted(METRICS)} or a function f(gold, pred, labels) -> float")
     metric = select if isinstance(select, str) else getattr(select, '__name__', repr(select))
@@ -382,50 +376,74 @@ def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
     for part, d in (('training', train_df), ('dev', dev_df)):
         if not len(d): raise StanceDataError(f"no {part} rows: the grid trains on train and chooses its cell on dev", source='fasttext_grid',
                                              expected=f'{part} rows')
-    gold = dev_df['label'].astype(str).tolist()
     cells = [(float(lr), int(ep)) for lr in lrs for ep in epochs]
     for lr, ep in cells: FastTextClassifier(**{**base.params(), 'lr': lr, 'epoch': ep})   # every cell's settings are valid
+    return metric, n_jobs, base, cells
+
+# %% ../../../nbs/04_systems.baselines.model.ipynb #3c7fae95
+def _grid_cell(base:FastTextClassifier, lr:float, ep:int, n_jobs:int, train_path:Path, dev_path:Path, model_path:Path, procs:list,
+               labels, dev_df:pd.DataFrame) -> tuple:
+    "Train one cell (in a subprocess that writes `model_path` when cells run in parallel); the model, its dev predictions, its seconds."
+    m = FastTextClassifier(**{**base.params(), 'lr': lr, 'epoch': ep}); t0 = time.time()
+    if n_jobs > 1: preds = [_dec(l) for l in _train_subprocess(m.fasttext_args(train_path), model_path, dev_path, procs)]
+    else: m._fit_file(train_path, labels); preds = m.predict(dev_df)
+    return m, preds, time.time() - t0
+
+def _grid_parallel(cells:list, n_jobs:int, run:Callable, procs:list, bar) -> list:
+    "Every cell's `run(i, lr, epoch)` on `n_jobs` threads, longest first so that they finish together; a failure or a signal ends them all."
+    order = sorted(range(len(cells)), key=lambda i: -cells[i][1])
+    ex, results = ThreadPoolExecutor(n_jobs), [None] * len(cells)
+    try:
+        futs = {ex.submit(run, i, *cells[i]): i for i in order}
+        for f in as_completed(futs):
+            i = futs[f]; results[i] = f.result()
+            bar.set_postfix(lr=cells[i][0], epoch=cells[i][1]); bar.update()
+    except BaseException:            # SIGTERM, Ctrl-C or a failed cell: end the running cells before the folder goes
+        ex.shutdown(wait=False, cancel_futures=True)
+        for p in list(procs): p.kill()
+        raise
+    finally: ex.shutdown(wait=True)
+    return results
+
+# %% ../../../nbs/04_systems.baselines.model.ipynb #83c2fcaa
+def _grid_scores(cells:list, results:list|None, run:Callable, bar, gold:list, select, n_jobs:int, folder:Path, labels) -> tuple:
+    "Score every cell on dev (training it now when cells run one after another); the grid's rows, the first best model and its score."
+    rows, best, best_score = [], None, -np.inf
+    for i, (lr, ep) in enumerate(cells):
+        if results is None: bar.set_postfix(lr=lr, epoch=ep)
+        m, preds, secs = results[i] if results else run(i, lr, ep)
+        if results is None: bar.update()
+        s = score(None, gold, preds, metric=select)
+        rows.append(dict(lr=lr, epoch=ep, score=s, dev_accuracy=accuracy(gold, preds), dev_f1_macro=f1_macro(gold, preds), seconds=secs))
+        if s > best_score:
+            best_score = s
+            if n_jobs > 1: m.model_, m.labels_ = fasttext.load_model(str(folder/f'cell{i}.bin')), sorted(map(str, labels))
+            best = m
+        elif n_jobs == 1: m.model_ = None    # free the memory of models that lost
+    return rows, best, best_score
+
+# %% ../../../nbs/04_systems.baselines.model.ipynb #77a9dc6f
+def fasttext_grid(train_df:pd.DataFrame, dev_df:pd.DataFrame,
+                  lrs=(0.1, 0.2, 1.0),   # learning rates tried (X-stance)
+                  epochs=(5, 50),        # epoch counts tried (X-stance)
+                  select:str|Callable='f1_macro', # dev metric to maximise: a `stance_nb.metrics.METRICS` name (the table's metric) or f(gold, pred, labels) -> float
+                  n_jobs:int|None=None,  # grid cells trained at once, in subprocesses when > 1; default: the available cores
+                  **kwargs,              # the other `FastTextClassifier` fields (seed, dim, pair, lang, …)
+                 ) -> tuple[FastTextClassifier, pd.DataFrame]:
+    "Train one model per (lr, epoch), score it on `dev_df` with `select`; the best model (its cell in `selection_`) and the grid table."
+    metric, n_jobs, base, cells = _grid_setup(train_df, dev_df, lrs, epochs, select, n_jobs, kwargs)
+    gold = dev_df['label'].astype(str).tolist()
     lines, dev_texts = base.train_lines(train_df), base.texts(dev_df)
     labels = train_df['label'].unique()
-    rows, best, best_score = [], None, -np.inf
     procs = []                       # fastText subprocesses now running (n_jobs > 1)
     with sigterm_exits(), scratch_folder('stance_nb-fasttext-grid-') as d, _temp_space(d), \
          progress(None, desc='fastText grid', total=len(cells), unit='cell') as bar:
         d = Path(d); train_path, dev_path = d/'train.txt', d/'dev.txt'
         train_path.write_text('\n'.join(lines) + '\n', encoding='utf-8')
         dev_path.write_text(''.join(t + '\n' for t in dev_texts), encoding='utf-8')
-        def run(i, lr, ep):
-            m = FastTextClassifier(**{**base.params(), 'lr': lr, 'epoch': ep}); t0 = time.time()
-            if n_jobs > 1:
-                preds = [_dec(l) for l in _train_subprocess(m.fasttext_args(train_path), d/f'cell{i}.bin', dev_path, procs)]
-            else:
-                m._fit_file(train_path, labels); preds = m.predict(dev_df)
-            return m, preds, time.time() - t0
-        if n_jobs > 1:   # longest cells first, so that the workers finish together
-            order = sorted(range(len(cells)), key=lambda i: -cells[i][1])
-            ex, results = ThreadPoolExecutor(n_jobs), [None] * len(cells)
-            try:
-                futs = {ex.submit(run, i, *cells[i]): i for i in order}
-                for f in as_completed(futs):
-                    i = futs[f]; results[i] = f.result()
-                    bar.set_postfix(lr=cells[i][0], epoch=cells[i][1]); bar.update()
-            except BaseException:            # SIGTERM, Ctrl-C or a failed cell: end the running cells before the folder goes
-                ex.shutdown(wait=False, cancel_futures=True)
-                for p in list(procs): p.kill()
-                raise
-            finally: ex.shutdown(wait=True)
-        else: results = None
-        for i, (lr, ep) in enumerate(cells):
-            if results is None: bar.set_postfix(lr=lr, epoch=ep)
-            m, preds, secs = results[i] if results else run(i, lr, ep)
-            if results is None: bar.update()
-            s = score(None, gold, preds, metric=select)
-            rows.append(dict(lr=lr, epoch=ep, score=s, dev_accuracy=accuracy(gold, preds), dev_f1_macro=f1_macro(gold, preds), seconds=secs))
-            if s > best_score:
-                best_score = s
-                if n_jobs > 1: m.model_, m.labels_ = fasttext.load_model(str(d/f'cell{i}.bin')), sorted(map(str, labels))
-                best = m
-            elif n_jobs == 1: m.model_ = None    # free the memory of models that lost
+        run = lambda i, lr, ep: _grid_cell(base, lr, ep, n_jobs, train_path, dev_path, d/f'cell{i}.bin', procs, labels, dev_df)
+        results = _grid_parallel(cells, n_jobs, run, procs, bar) if n_jobs > 1 else None
+        rows, best, best_score = _grid_scores(cells, results, run, bar, gold, select, n_jobs, d, labels)
     if best is None: raise ValueError(f"fasttext_grid: no grid cell scored a number (cells {cells}, scores {[r['score'] for r in rows]})")
     best.selection_ = dict(lr=best.lr, epoch=best.epoch, metric=metric, dev_score=float(best_score))
     table = pd.DataFrame(rows)
