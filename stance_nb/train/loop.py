@@ -134,7 +134,7 @@ def start_fit(model:torch.nn.Module, train_loaders:Callable[[int], Iterable[dict
 
 # %% ../../nbs/05d_train.loop.ipynb #caf706ff
 def _epoch_batches(run:FitRun, epoch:int, train_loaders:Callable, desc:str) -> tuple:
-    "Epoch `epoch`'s batches on the device after those a resumed epoch already trained, as a progress bar; their number, the first index and the running loss."
+    "Epoch `epoch`'s batches on the device, past those a resumed epoch trained, as a progress bar; their number, first index, running loss."
     acc, state = run.acc, run.state
     loader = _prepare_loader(acc, run.first if epoch == 0 else train_loaders(epoch))
     n = len(loader)

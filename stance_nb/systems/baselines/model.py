@@ -468,7 +468,8 @@ FASTTEXT_PRESETS = Registry.of('fastText preset', {
                       grid=dict(lrs=(0.1, 0.2, 1.0), epochs=(5, 50), select='accuracy')),
 }, describe=lambda p: ', '.join(f'{k}={v}' for k, v in p['model'].items()))
 
-BASELINES = Registry.of('baseline', {'majority': Majority, 'target_majority': TargetMajority, 'random': RandomBaseline, 'fasttext': FastTextClassifier})
+BASELINES = Registry.of('baseline', {'majority': Majority, 'target_majority': TargetMajority, 'random': RandomBaseline,
+                                     'fasttext': FastTextClassifier})
 
 def get_baseline(name:str, **kwargs) -> Baseline:
     "A new, unfitted baseline from the registry: `get_baseline('random', seed=3)`."
