@@ -35,7 +35,7 @@ setuptools.setup(
     url = cfg['git_url'],
     packages = setuptools.find_packages(),
     include_package_data = True,
-    package_data = {'stance_nb': ['refdata/*.csv', 'refdata/*.json', 'prompts/*.json']},
+    package_data = {'stance_nb': ['refdata/*.csv', 'refdata/*.json', 'systems/nli/prompts/*.json']},
     install_requires = requirements,
     extras_require={ 'dev': dev_requirements },
     dependency_links = cfg.get('dep_links','').split(),
@@ -47,5 +47,6 @@ setuptools.setup(
         'console_scripts': cfg.get('console_scripts','').split(),
         'nbdev': [f'{cfg.get("lib_path")}={cfg.get("lib_path")}._modidx:d'],
         'stance_nb.papers': cfg.get('paper_modules', '').split(),   # the modules that declare papers (stance_nb.experiment.load_papers)
+        'stance_nb.systems': cfg.get('system_modules', '').split(), # the modules that register systems (stance_nb.experiment.SYSTEMS)
     },
     **setup_cfg)

@@ -10,6 +10,7 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 from .core import cache_dir, atomic_write, write_csv, get_device, progress, StanceDataError
+from .registry import Registry
 
 # %% auto #0
 __all__ = ['ATTACKS', 'KEYBOARD_NEIGHBOURS', 'NEGATION_PREFIX', 'DEFAULT_TRANSLATION_MODELS', 'ANNOTATORS', 'NEGATION_C',
@@ -19,14 +20,12 @@ __all__ = ['ATTACKS', 'KEYBOARD_NEIGHBOURS', 'NEGATION_PREFIX', 'DEFAULT_TRANSLA
            'spelling_correctness']
 
 # %% ../nbs/08_attacks.ipynb #d2f6c8e3
-ATTACKS:dict[str, Callable] = {}
+ATTACKS = Registry('attack')
 
 def register_attack(name:str):
     "Decorator: register `fn(texts:list[str], seed:int, **options) -> list[str]` as attack `name`."
     def _reg(fn):
-        if name in ATTACKS: raise ValueError(f"attack {name!r} is already registered")
-        ATTACKS[name] = fn
-        return fn
+        return ATTACKS.register(name, fn)
     return _reg
 
 def apply_attack(df:pd.DataFrame, # a test split in the tidy format (`target`, `text`, `label`, ...)
@@ -35,7 +34,7 @@ def apply_attack(df:pd.DataFrame, # a test split in the tidy format (`target`, `
                  columns:Sequence[str]=('target', 'text'), # the input segments to perturb
                  **options) -> pd.DataFrame:
     "A copy of `df` with attack `name` applied to every non-empty input segment; labels untouched."
-    if name not in ATTACKS: raise KeyError(f"unknown attack {name!r}; registered: {sorted(ATTACKS)}")
+    ATTACKS.check(name)
     miss = [c for c in columns if c not in df.columns]
     if miss: raise StanceDataError(f"no column(s) {miss} to attack", expected=f"columns {list(columns)}")
     out = df.copy()
@@ -54,7 +53,7 @@ def input_columns(dataset:str) -> tuple[str, ...]:
     "The input segments of registered dataset `dataset`: `('target', 'text')` for pair datasets, else `('text',)`."
     import stance_nb.data
     from stance_nb.data.core import DATASETS
-    if dataset not in DATASETS: raise KeyError(f"unknown dataset {dataset!r}; registered: {sorted(DATASETS)}")
+    DATASETS.check(dataset)
     return ('target', 'text') if DATASETS[dataset].pair else ('text',)
 
 # %% ../nbs/08_attacks.ipynb #fff2aabc

@@ -14,9 +14,9 @@ import numpy as np
 # %% auto #0
 __all__ = ['HUB_MODE', 'PAPERS_GROUP', 'repo_root', 'cache_dir', 'portable_path', 'paper_modules', 'portable', 'sha256_file',
            'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device', 'atomic_write',
-           'write_text', 'write_json', 'write_csv', 'is_quiet', 'progress', 'library_versions', 'git_sha', 'cpu_info',
-           'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'load_average', 'PhaseTimer', 'run_id',
-           'check_parameters', 'as_list']
+           'write_text', 'write_json', 'write_csv', 'json_default', 'is_quiet', 'progress', 'library_versions',
+           'git_sha', 'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'load_average',
+           'PhaseTimer', 'run_id', 'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #3517f874
 from .hub import hub_mode
@@ -159,7 +159,7 @@ def write_text(path:str|Path, text:str) -> Path:
 
 def write_json(path:str|Path, obj:Any, indent:int=2) -> Path:
     "Atomically write `obj` as JSON (numpy scalars and paths converted)."
-    return write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False, default=_json_default) + '\n')
+    return write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False, default=json_default) + '\n')
 
 def write_csv(path:str|Path, df, **kwargs) -> Path:
     "Atomically write a DataFrame as CSV (no index unless asked)."
@@ -167,7 +167,8 @@ def write_csv(path:str|Path, df, **kwargs) -> Path:
     with atomic_write(path) as f: df.to_csv(f, **kwargs)
     return Path(path)
 
-def _json_default(o):
+def json_default(o):
+    "What `json.dumps` writes for NumPy values, paths and dataclasses (its `default`); anything else fails naming its type."
     if isinstance(o, np.generic): return o.item()
     if isinstance(o, np.ndarray): return o.tolist()
     if isinstance(o, Path): return str(o)

@@ -14,13 +14,13 @@ from .core import outputs_dir, write_csv, write_json, write_text, portable, port
 from .records import read_predictions
 from .reference import reference
 from .robustness import relative_drop, resilience_rel
-from .llm import PROMPTS
+from .systems.llm import LLM_PROMPTS
 from .experiment import (Row, get_experiment, run_arguments, prepare, execute, run_on,
                                   executor_from, correctness_ratios, common_keys, Executor, RunResult, JobsFailed)
 from matplotlib.figure import Figure
 from .data.explore import save_figure
-from .experiment.systems.llm import parse_failures
-from .experiment.significance import best_and_ties, mean_ranks, friedman, nemenyi_cd, cd_diagram, seed_test
+from .systems.llm import parse_failures
+from .stats import best_and_ties, mean_ranks, friedman, nemenyi_cd, cd_diagram, seed_test
 from .leaderboard_spec import (LEADERBOARD_MODELS, NLI_MODEL, NLI_PRESET, LLM_MODEL, OTHER_DATA, encoder_names,
                                         leaderboard_datasets, leaderboard_parameters, extra_rows, check_nli_labels, check_own_data)
 
@@ -223,7 +223,7 @@ def leaderboard(models:Sequence[str],            # names of `LEADERBOARD_MODELS`
                                       + "a new head over the dataset's labels, the target as the hypothesis")
     if 'llm' in models:
         pf = parse_failures(res)
-        stats['llm'] = dict(model=a['llm'] or LLM_MODEL, prompt=PROMPTS['choices'], unparsed={r.data: dict(rate=r.unparsed_rate, n=r.n, fallback=r.fallback)
+        stats['llm'] = dict(model=a['llm'] or LLM_MODEL, prompt=LLM_PROMPTS['choices'], unparsed={r.data: dict(rate=r.unparsed_rate, n=r.n, fallback=r.fallback)
                                                                                           for r in pf[pf.row == 'LLM prompting'].itertuples()})
     if other := {k: OTHER_DATA[k][1] for k in prep.keys if k in OTHER_DATA}: stats['other_papers'] = other
     lb = Leaderboard(table, tests, stats, res)

@@ -8,9 +8,9 @@ import contextlib, os, tempfile
 from pathlib import Path
 from .core import repo_root
 from .experiment import parameters, notebook_parameters, data_specs, executor_from
-from .experiment.significance import NEMENYI_Q
+from .stats import NEMENYI_Q
 from .papers.benchmark import BENCHMARK_ATTACKS
-from .mdl import MDL_PRESETS
+from .systems.mdl import MDL_PRESETS
 from .train import PRESETS
 from .leaderboard_spec import LEADERBOARD_MODELS, LEADERBOARD_DATASETS, leaderboard_parameters
 from .leaderboard import Leaderboard, leaderboard

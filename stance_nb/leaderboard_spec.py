@@ -10,11 +10,11 @@ from .core import data_dir as _data_dir, check_name
 from .data import DATASETS, missing_files
 from .papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS, BENCHMARK_EXPERIMENT
 from .train import check_encoder, PRESETS
-from .nli import stance_nli_map
-from .mdl import MDL_PRESETS
+from .systems.nli import stance_nli_map
+from .systems.mdl import MDL_PRESETS
 from .experiment import Row, notebook_parameters, parameters, data_specs
-from .experiment.systems.llm import check_llm
-from .experiment.significance import NEMENYI_Q
+from .systems.llm import check_llm
+from .stats import NEMENYI_Q
 
 # %% auto #0
 __all__ = ['LEADERBOARD_MODELS', 'EXTRA_MODELS', 'NLI_MODEL', 'NLI_PRESET', 'LLM_MODEL', 'OTHER_DATA', 'LEADERBOARD_DATASETS',

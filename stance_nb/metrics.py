@@ -13,12 +13,13 @@ from sklearn.metrics import f1_score
 from .core import StanceDataError
 from .data.core import DATASETS
 from .records import read_jsonl, read_predictions
+from .registry import Registry
 
 # %% auto #0
-__all__ = ['MACRO_F1_RULE', 'FNC1_RELATED', 'FNC1_LABELS', 'XSTANCE_LABELS', 'XSTANCE_TEST_SETS', 'XSTANCE_LANGUAGES', 'METRICS',
-           'check_labels', 'f1_per_class', 'f1_macro', 'f1_micro', 'accuracy', 'fnc1_raw_score', 'fnc1_score',
-           'semeval2016_f1', 'xstance_f1', 'evaluate_xstance', 'harmonic_mean', 'xstance_paper_cells', 'cheese_metric',
-           'cheese_scores', 'summarize', 'format_summary', 'score', 'paired_ttest', 'significance_marks']
+__all__ = ['MACRO_F1_RULE', 'FNC1_RELATED', 'FNC1_LABELS', 'XSTANCE_LABELS', 'XSTANCE_PAPER_TEST_SETS', 'XSTANCE_LANGUAGES',
+           'METRICS', 'check_labels', 'f1_per_class', 'f1_macro', 'f1_micro', 'accuracy', 'fnc1_raw_score',
+           'fnc1_score', 'semeval2016_f1', 'xstance_f1', 'evaluate_xstance', 'harmonic_mean', 'xstance_paper_cells',
+           'cheese_metric', 'cheese_scores', 'summarize', 'format_summary', 'score']
 
 # %% ../nbs/02_metrics.ipynb #9b4d5c99
 def _labels_of(x, name:str='labels') -> list:
@@ -114,7 +115,7 @@ def semeval2016_f1(gold, pred) -> float:
 
 # %% ../nbs/02_metrics.ipynb #2f765d94
 XSTANCE_LABELS = ('AGAINST', 'FAVOR')
-XSTANCE_TEST_SETS = ('new_comments_defr', 'new_questions_defr', 'new_topics_defr', 'new_comments_it', 'new_questions_it', 'new_topics_it')
+XSTANCE_PAPER_TEST_SETS = ('new_comments_defr', 'new_questions_defr', 'new_topics_defr', 'new_comments_it', 'new_questions_it', 'new_topics_it')
 XSTANCE_LANGUAGES = ('de', 'fr', 'it')
 
 def xstance_f1(gold, pred) -> float:
@@ -143,7 +144,7 @@ def evaluate_xstance(gold,        # `load('xstance')` (its test split is used) o
     pred = read_predictions(predictions) if path is not None else _labels_of(predictions, 'predictions')
     _, pred = check_labels(g['label'], pred, labels=set(XSTANCE_LABELS) | set(g['label']), path=path)
     g = g.assign(pred=pred)
-    order = {t: i for i, t in enumerate(XSTANCE_TEST_SETS)}
+    order = {t: i for i, t in enumerate(XSTANCE_PAPER_TEST_SETS)}
     rows = []
     for (ts, lang), grp in sorted(g.groupby(['test_set', 'language'], sort=False), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][0], kv[0][1])):
         rows.append(dict(test_set=ts, language=lang, n=len(grp), f1=100*float(f1_score(grp['label'].tolist(), grp['pred'].tolist(), average='macro', zero_division=0))))
@@ -207,8 +208,8 @@ def format_summary(s:dict, digits:int=4) -> str:
     return f"{s['mean']:.{digits}f}{std} (n={s['n']})"
 
 # %% ../nbs/02_metrics.ipynb #83c2158e
-METRICS:dict[str, Callable] = dict(f1_macro=f1_macro, f1_micro=f1_micro, accuracy=accuracy, fnc1_score=fnc1_score,
-                                   semeval2016_f1=semeval2016_f1, xstance_f1=xstance_f1)
+METRICS = Registry.of('metric', dict(f1_macro=f1_macro, f1_micro=f1_micro, accuracy=accuracy, fnc1_score=fnc1_score,
+                                      semeval2016_f1=semeval2016_f1, xstance_f1=xstance_f1))
 
 _LABELLED = ('f1_macro', 'accuracy')   # averaged / checked over a given label list
 
@@ -223,47 +224,10 @@ def score(dataset_name:str|None, # a key of `DATASETS` (its `.metric` and `.labe
         if info is None: raise KeyError(f"unknown dataset {dataset_name!r} and no metric given; registered: {sorted(DATASETS)}")
         metric = info.metric
     if callable(metric): return float(metric(_labels_of(gold, 'gold'), _labels_of(pred, 'predictions'), list(labels) if labels is not None else None))
-    if metric not in METRICS: raise KeyError(f"unknown metric {metric!r}; known: {sorted(METRICS)} (stance_nb.metrics.METRICS)")
+    METRICS.check(metric)
     if info is not None and info.labels is not None:   # datasets with labels=None (csv, jsonl): the labels of gold and pred
         gold, pred = check_labels(gold, pred, labels=set(info.labels) | set(_labels_of(gold, 'gold')))
         bad = sorted(set(gold) - set(info.labels), key=str)
         if bad: raise StanceDataError(f"gold label {bad[0]!r} is not a label of dataset {dataset_name!r}", field='label', expected=f"one of {info.labels}")
     if labels is not None and metric in _LABELLED: return float(METRICS[metric](gold, pred, labels=list(labels)))
     return float(METRICS[metric](gold, pred))
-
-# %% ../nbs/02_metrics.ipynb #3217a4f5
-def _paired(a, b, names=('a', 'b')) -> tuple[np.ndarray, np.ndarray]:
-    "Two score vectors paired by seed (`{seed: value}` mappings) or by position (sequences), at least 2 pairs."
-    if isinstance(a, dict) or isinstance(b, dict):
-        if not (isinstance(a, dict) and isinstance(b, dict)):
-            raise TypeError(f'{names}: pair two {{seed: value}} mappings or two sequences, not one of each')
-        if set(a) != set(b): raise ValueError(f'{names[0]} and {names[1]} have different seeds: {sorted(a, key=str)} vs {sorted(b, key=str)}')
-        keys = sorted(a, key=str); a, b = [a[k] for k in keys], [b[k] for k in keys]
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if a.shape != b.shape or a.ndim != 1:
-        raise ValueError(f'{names[0]} and {names[1]} must be paired 1-d score lists, got shapes {a.shape} and {b.shape}')
-    if len(a) < 2: raise ValueError(f'a paired t-test needs at least 2 seeds, got {len(a)}')
-    if np.isnan(a).any() or np.isnan(b).any(): raise ValueError(f'{names}: missing (NaN) scores')
-    return a, b
-
-def paired_ttest(a, b) -> tuple[float, float]:
-    "Two-sided paired t-test of scores `a` against `b` over the same seeds: `(t, p)`; t > 0 when `a` is higher."
-    from scipy.stats import ttest_rel
-    a, b = _paired(a, b)
-    r = ttest_rel(a, b)
-    return float(r.statistic), float(r.pvalue)
-
-# %% ../nbs/02_metrics.ipynb #eb8fbf33
-def significance_marks(scores:dict,        # row name -> its scores over seeds (a sequence, or `{seed: value}`)
-                       baseline:str,       # the row every other row is tested against
-                       alpha:float=0.05,   # significance level
-                       mark:str='*',       # the mark of a significant improvement
-                      ) -> dict[str, str]:
-    "Row name -> `mark` where the row's mean beats `baseline`'s with a paired t-test p < `alpha`, else ''."
-    if baseline not in scores: raise KeyError(f'baseline row {baseline!r} is not among the rows {list(scores)}')
-    out = {}
-    for name, s in scores.items():
-        if name == baseline: out[name] = ''; continue
-        t, p = paired_ttest(s, scores[baseline])
-        out[name] = mark if t > 0 and p < alpha else ''
-    return out

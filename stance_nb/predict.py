@@ -17,7 +17,7 @@ def load_predictor(run:str|Path,        # run folder, model folder, or fastText 
                    mixed_precision:str='auto', # transformers: the forward's autocast, as `TrainConfig.mixed_precision` ('auto': bf16 on GPUs and on CPUs with native bf16; 'no': fp32)
                   ) -> tuple:
     "`(predict, info)`: `predict(df)` labels a frame with `text` (and `target`) columns; `info` says what model it is."
-    from stance_nb.baselines import FastTextClassifier
+    from stance_nb.systems.baselines import FastTextClassifier
     p = Path(run).expanduser()
     if not p.exists(): raise FileNotFoundError(f"no run folder or model file {p}")
     if p.is_dir() and (fts := sorted(p.glob('fasttext_*.bin'))) and not (p/'model').exists():
@@ -64,7 +64,7 @@ def _hf_predictor(md:Path, params:dict, batch_size:int, mixed_precision:str):
 
 def _mdl_predictor(md:Path, config:dict, head:str|None, batch_size:int, mixed_precision:str):
     from transformers import AutoTokenizer
-    from stance_nb.mdl import MultiTaskModel, predict as mdl_predict
+    from stance_nb.systems.mdl import MultiTaskModel, predict as mdl_predict
     from stance_nb.train import forward_precision, precision_autocast
     model, tok = MultiTaskModel.from_pretrained(md), AutoTokenizer.from_pretrained(md/'encoder')
     model, dev = _on_device(model)

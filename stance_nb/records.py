@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Iterable
 import numpy as np
 import pandas as pd
-from .core import atomic_write, write_json, _json_default, StanceDataError, PhaseTimer, repo_root, cache_dir, portable
+from .core import atomic_write, write_json, json_default, StanceDataError, PhaseTimer, repo_root, cache_dir, portable
 from .core import git_sha, library_versions, hardware, load_average as machine_load
 
 # %% auto #0
@@ -20,7 +20,7 @@ __all__ = ['write_jsonl', 'read_jsonl', 'write_predictions', 'read_predictions',
 def write_jsonl(path:str|Path, rows:Iterable[dict]) -> Path:
     "Atomically write one JSON object per line."
     with atomic_write(path) as f:
-        for r in rows: f.write(json.dumps(r, ensure_ascii=False, default=_json_default) + '\n')
+        for r in rows: f.write(json.dumps(r, ensure_ascii=False, default=json_default) + '\n')
     return Path(path)
 
 def read_jsonl(path:str|Path, required:Iterable[str]=(), encoding:str='utf-8',

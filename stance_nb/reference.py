@@ -13,7 +13,7 @@ from .core import write_text, write_csv
 from .metrics import summarize, format_summary, harmonic_mean
 
 # %% auto #0
-__all__ = ['PAPERS', 'REF_COLUMNS', 'refdata_dir', 'reference', 'compare', 'to_markdown']
+__all__ = ['PAPERS', 'REF_COLUMNS', 'refdata_dir', 'reference', 'compare', 'comparison_markdown']
 
 # %% ../nbs/03_reference.ipynb #7bef6754
 PAPERS = ('schiller2021', 'vamvas2020', 'mascarell2021', 'zhao2024')
@@ -108,7 +108,7 @@ def compare(ours,                      # our per-seed scores: DataFrame/records 
     if path is not None:
         path = Path(path)
         if path.suffix == '.csv': write_csv(path, df)
-        else: write_text(path, to_markdown(df) + '\n')
+        else: write_text(path, comparison_markdown(df) + '\n')
     return df
 
 # %% ../nbs/03_reference.ipynb #ae9be36a
@@ -117,7 +117,7 @@ def _fmt(v, d, sign=False) -> str:
     v = 0.0 if round(v, d) == 0 else v  # no '-0.00'
     return f"{v:+.{d}f}" if sign else f"{v:.{d}f}"
 
-def to_markdown(df:pd.DataFrame, # a `compare` result
+def comparison_markdown(df:pd.DataFrame, # a `compare` result
                 digits:int|None=None, # decimals; default: as printed in the paper (per unit)
                 notes:bool=False,     # add the reference cell's note as a last column
                ) -> str:

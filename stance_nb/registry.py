@@ -31,15 +31,18 @@ class Registry(dict):
                  group:str|None=None,          # an entry-point group whose modules register entries when first needed
                  describe:Callable|None=None,  # entry -> one line for `listing` (default: its docstring's first line)
                 ):
-        super().__init__(); self.kind, self.group, self._describe = kind, group, describe
+        super().__init__(); self.kind, self.group, self._describe, self._loaded = kind, group, describe, False
 
 # %% ../nbs/00c_registry.ipynb #81f7ce2b
 def _load_plugins(self:Registry):
-    "Import the modules of the registry's entry-point group (each registers its own entries)."
-    if self.group is None: return
+    "Import the modules of the registry's entry-point group once (each registers its own entries)."
+    if self.group is None or self._loaded: return
+    self._loaded = True   # before importing: a module that looks a name up while it registers does not load the group again
     for ep in sorted(importlib.metadata.entry_points(group=self.group), key=lambda e: e.name):
         try: ep.load()
-        except Exception as e: raise ImportError(f"the {self.kind} module {ep.name!r} ({ep.value}) does not import: {type(e).__name__}: {e}") from e
+        except Exception as e:
+            self._loaded = False
+            raise ImportError(f"the {self.kind} module {ep.name!r} ({ep.value}) does not import: {type(e).__name__}: {e}") from e
 Registry.load_plugins = _load_plugins
 
 # %% ../nbs/00c_registry.ipynb #087344fd
@@ -61,6 +64,15 @@ def _register(self:Registry, name:str, entry=None, replace:bool=False):
     return add if entry is None else add(entry)
 Registry.register = _register
 
+# %% ../nbs/00c_registry.ipynb #a6c1da11
+@classmethod
+def _of(cls, kind:str, entries:dict, **kwargs) -> Registry:
+    "A registry of `kind` holding `entries`, a literal table name -> entry (`kwargs`: `group`, `describe`)."
+    r = cls(kind, **kwargs)
+    for name, entry in entries.items(): r.register(name, entry)
+    return r
+Registry.of = _of
+
 # %% ../nbs/00c_registry.ipynb #aa9401c1
 def _check(self:Registry, names:Iterable) -> list:
     "`names` as a list when every one is registered; else `UnknownName` naming all the unknown ones at once."
@@ -72,10 +84,16 @@ def _check(self:Registry, names:Iterable) -> list:
 Registry.check = _check
 
 # %% ../nbs/00c_registry.ipynb #f0da39ed
+def _names(self:Registry) -> list:
+    "Every registered name, sorted, the entry-point group loaded first: what a `choices` or a listing shows."
+    self.load_plugins(); return sorted(self)
+Registry.names = _names
+
+# %% ../nbs/00c_registry.ipynb #a9ba8402
 def _listing(self:Registry) -> str:
-    "One line per entry, `name: description`, sorted: what `--help` shows for this registry."
+    "One line per entry, `name: description`, sorted (the entry-point group loaded first): what `--help` shows for this registry."
     def desc(e):
         if self._describe is not None: return self._describe(e)
         return ((getattr(e, '__doc__', None) or '').strip().splitlines() or [''])[0]
-    return '\n'.join(f"{n}: {d}" if (d := desc(e)) else n for n, e in sorted(self.items()))
+    return '\n'.join(f"{n}: {d}" if (d := desc(self[n])) else n for n in self.names())
 Registry.listing = _listing

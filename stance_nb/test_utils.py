@@ -100,7 +100,7 @@ def tiny_fasttext(path:str|Path|None=None, # save here (fastText binary + `.json
                   n:int=200,               # training rows
                  ):
     "A fitted `FastTextClassifier` (dim 16) that reads the synthetic task's cue words; about a second on a CPU."
-    from stance_nb.baselines import FastTextClassifier
+    from stance_nb.systems.baselines import FastTextClassifier
     train = synthetic_stance(n, seed=seed, splits=('train',), labels=labels)
     m = FastTextClassifier(lr=0.5, epoch=20, dim=16, seed=seed, tokenize=False).fit(train)
     if path is not None: m.save(path)
@@ -165,7 +165,7 @@ def _ezstance_smoke(folder:Path) -> dict:
     from transformers import BartForSequenceClassification
     from stance_nb.fixtures.papers import write_ezstance, write_vast
     from stance_nb.data import load
-    from stance_nb.zeroshot import word_tokenize
+    from stance_nb.systems.zeroshot import word_tokenize
     root = folder/'data'
     write_ezstance(root/'ezstance', per_domain=3, seed=0, domains=('CE',)); write_vast(root/'vast')
     texts = [t for d in (load('ezstance', root), load('vast', root)) for t in list(d.text) + list(d.target)]
@@ -179,7 +179,7 @@ def _ezstance_smoke(folder:Path) -> dict:
     BartForSequenceClassification(cfg).save_pretrained(folder/'bart-mnli'); tok.save_pretrained(folder/'bart-mnli')
     tiny_llama(folder/'llama')
     vec = tiny_word_vectors(folder/'vectors.txt', (w for t in texts for w in word_tokenize(t)))
-    from stance_nb.nli import EZSTANCE_MODELS
+    from stance_nb.systems.nli import EZSTANCE_MODELS
     models = {n: str(folder/('bart-mnli' if n.startswith('BART') else 'bert-mnli')) for n in EZSTANCE_MODELS}
     models.update({n: str(folder/'bert') for n in ('BERT', 'RoBERTa', 'XLNet', 'TGA-Net')})
     models.update({n: str(folder/'llama') for n in ('LLaMA 2', 'ChatGPT')})

@@ -12,7 +12,7 @@ import argparse, json, os, resource, time
 from pathlib import Path
 import pandas as pd
 from stance_nb.core import data_dir
-from stance_nb.baselines import FASTTEXT_PRESETS, fasttext_grid
+from stance_nb.systems.baselines import FASTTEXT_PRESETS, fasttext_grid
 
 def _read(path):
     rows = [json.loads(l) for l in Path(path).read_text(encoding='utf-8').splitlines() if l.strip()]

@@ -50,7 +50,7 @@ def bench_step(a, model_path: str) -> dict:
     "Median step time, packed against padded, on the first batches of the recipe's epoch."
     import numpy as np, torch
     from transformers import AutoTokenizer
-    from stance_nb.mdl import Task, MDL_PRESETS, MultiTaskModel, encode_task, batch_plan, collate
+    from stance_nb.systems.mdl import Task, MDL_PRESETS, MultiTaskModel, encode_task, batch_plan, collate
     from stance_nb.train import PadCollator, build_optimizer, resolve_precision
     from stance_nb.train.packing import PackCollator
     import stance_nb.data.benchmark  # noqa: F401  (fills the registry)
@@ -102,7 +102,7 @@ def bench_optimizer(a, model_path: str) -> dict:
     "Median Adamax step, compiled against PyTorch's, over the model's parameters with seeded random gradients."
     import torch
     from transformers import AutoModel
-    from stance_nb.mdl import MDL_PRESETS
+    from stance_nb.systems.mdl import MDL_PRESETS
     from stance_nb.train import build_optimizer
     base = [p.detach().to(a.device) for p in AutoModel.from_pretrained(model_path, local_files_only=True).parameters()]
     g = torch.Generator().manual_seed(a.seed)

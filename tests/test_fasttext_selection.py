@@ -1,8 +1,8 @@
 "The fastText grid picks its cell on the table's metric (macro-F1 by default), names the chosen cell, and shows its progress."
 import json
 import pytest
-import stance_nb.baselines as bl
-from stance_nb.baselines import FastTextClassifier, fasttext_grid
+import stance_nb.systems.baselines.model as bl
+from stance_nb.systems.baselines import FastTextClassifier, fasttext_grid
 from stance_nb.metrics import accuracy, f1_macro
 from stance_nb.test_utils import synthetic_stance
 

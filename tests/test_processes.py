@@ -23,7 +23,7 @@ _MDL_CHILD = textwrap.dedent('''
     import json, sys, torch
     torch.set_num_threads(1)
     from accelerate import PartialState
-    from stance_nb.mdl import MDLConfig, Task, train_mdl
+    from stance_nb.systems.mdl import MDLConfig, Task, train_mdl
     from stance_nb.test_utils import synthetic_stance
     a = json.loads(sys.argv[1])
     tasks = [Task.from_frame('single', synthetic_stance(20, seed=1, labels=('negative', 'positive')).assign(target='')),

@@ -175,7 +175,7 @@ def test_disk_full_at_final_save(tiny_model, tmp_path, monkeypatch):
 def test_fasttext_grid_temp_folder_full(tmp_path, monkeypatch):
     "A full temporary folder while the grid writes its files: the error names the folder and TMPDIR (a bare Errno 28 before)."
     import errno, pathlib
-    from stance_nb.baselines import fasttext_grid
+    from stance_nb.systems.baselines import fasttext_grid
     from stance_nb.test_utils import synthetic_stance
     syn = synthetic_stance(40, seed=1)
     real = pathlib.Path.write_text
@@ -208,7 +208,7 @@ def test_read_runs_names_the_file(damage, tmp_path):
 _NOTEBOOK_GRID = '''
 import os
 os.environ['STANCE_NB_QUIET'] = '1'
-from stance_nb.baselines import fasttext_grid
+from stance_nb.systems.baselines import fasttext_grid
 from stance_nb.test_utils import synthetic_stance
 syn = synthetic_stance(400, seed=1)
 fasttext_grid(syn[syn.split == 'train'], syn[syn.split == 'dev'], lrs=(0.1, 0.2), epochs=(3000,), dim=50, n_jobs=2)

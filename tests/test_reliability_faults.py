@@ -135,7 +135,7 @@ def _syn():
 
 def test_fasttext_label_word_in_text():
     "A text word `__label__NONE` (tokenize=False) no longer teaches a phantom class."
-    from stance_nb.baselines import FastTextClassifier
+    from stance_nb.systems.baselines import FastTextClassifier
     trn, tst = _syn()
     ft = FastTextClassifier(lr=0.5, epoch=5, dim=10, tokenize=False).fit(trn.assign(text=trn.text + ' __label__NONE'))
     assert sorted(ft.model_.get_labels()) == ['__label__AGAINST', '__label__FAVOR']
@@ -144,7 +144,7 @@ def test_fasttext_label_word_in_text():
 @pytest.mark.parametrize('field,value', [('lr', 0), ('lr', -0.1), ('lr', float('inf')), ('epoch', 0), ('epoch', -1), ('dim', 0)])
 def test_fasttext_invalid_setting(field, value):
     "Settings that give constant predictions fail before training, naming the field."
-    from stance_nb.baselines import FastTextClassifier, fasttext_grid
+    from stance_nb.systems.baselines import FastTextClassifier, fasttext_grid
     with pytest.raises(ValueError, match=rf'FastTextClassifier\.{field}={re.escape(repr(value))} is invalid'): FastTextClassifier(**{field: value})
     if field in ('lr', 'epoch'):
         trn, tst = _syn()
@@ -154,7 +154,7 @@ def test_fasttext_invalid_setting(field, value):
 def test_fasttext_truncated_model_file(tmp_path):
     "A truncated .bin is refused on load (it loaded and predicted wrongly)."
     from stance_nb.core import StanceDataError
-    from stance_nb.baselines import FastTextClassifier
+    from stance_nb.systems.baselines import FastTextClassifier
     trn, tst = _syn()
     p = FastTextClassifier(lr=0.5, epoch=5, dim=10).fit(trn).save(tmp_path/'m.bin')
     assert FastTextClassifier.load(p).predict(tst)
@@ -163,7 +163,7 @@ def test_fasttext_truncated_model_file(tmp_path):
 
 _GRID_CHILD = textwrap.dedent('''
     import sys
-    from stance_nb.baselines import fasttext_grid
+    from stance_nb.systems.baselines import fasttext_grid
     from stance_nb.test_utils import synthetic_stance
     syn = synthetic_stance(400, seed=1)
     fasttext_grid(syn[syn.split == 'train'], syn[syn.split == 'dev'], lrs=(0.1, 0.2), epochs=(3000,), dim=50, n_jobs=2)

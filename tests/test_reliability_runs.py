@@ -198,7 +198,7 @@ def test_run_lock_between_processes(tmp_path):
 
 def test_mdl_run_is_locked(tiny_model, tmp_path):
     "train_mdl saves its weights as safetensors and refuses a run folder that another process holds."
-    from stance_nb.mdl import MDLConfig, train_mdl
+    from stance_nb.systems.mdl import MDLConfig, train_mdl
     cfg = MDLConfig(epochs=1, max_length=32, batch_size=8, max_train_rows=16, max_eval_rows=8, mixed_precision='no', checkpoint=False)
     run = lambda **kw: train_mdl({'a': _data(16)}, tiny_model, cfg, seed=1, output_dir=tmp_path, local_files_only=True, **kw)
     folder = run(save_model=True).out_dir
@@ -233,7 +233,7 @@ def test_trainer_deterministic(tiny_model, tmp_path):
 
 def test_mdl_deterministic(tiny_model, tmp_path):
     "MDL (two datasets, seeded batch plan and samples): the same seed gives identical predictions and scores."
-    from stance_nb.mdl import MDLConfig, train_mdl
+    from stance_nb.systems.mdl import MDLConfig, train_mdl
     from stance_nb.test_utils import synthetic_stance
     data = {'a': synthetic_stance(24, seed=1), 'b': synthetic_stance(16, seed=2, labels=('con', 'pro', 'neutral'))}
     cfg = MDLConfig(epochs=1, max_length=32, batch_size=8, max_train_rows=16, max_eval_rows=8, mixed_precision='no', checkpoint=False)

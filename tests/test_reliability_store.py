@@ -235,7 +235,7 @@ BAD_ROWS = {   # entry point -> the data it is given -> what the error says
 def test_entry_point_refuses_bad_rows(case, tiny_model, tmp_path):
     "A DataFrame passed straight to a training function: one `StanceDataError` naming the row and field (it trained on '' or 'nan')."
     from stance_nb.core import StanceDataError
-    from stance_nb.baselines import FastTextClassifier, fasttext_grid
+    from stance_nb.systems.baselines import FastTextClassifier, fasttext_grid
     from stance_nb.train import train_classifier
     from conftest import train_config
     entry, change, want = BAD_ROWS[case]
@@ -251,7 +251,7 @@ def test_entry_point_refuses_bad_rows(case, tiny_model, tmp_path):
 @pytest.mark.parametrize('case', ['grid_empty_dev', 'random_empty_train'])
 def test_empty_split_refused(case):
     "An empty dev split for the fastText grid, an empty train set for the random baseline: an error naming the split (numpy's/sklearn's before)."
-    from stance_nb.baselines import RandomBaseline, fasttext_grid
+    from stance_nb.systems.baselines import RandomBaseline, fasttext_grid
     df = _frame()
     with pytest.raises(ValueError, match=r'fasttext_grid: no dev rows|RandomBaseline\.fit: no training rows'):
         if case == 'grid_empty_dev': fasttext_grid(df.assign(split='train'), df.iloc[:0], lrs=(0.1,), epochs=(1,), n_jobs=1, thread=1)

@@ -1,4 +1,4 @@
-"""`stance_nb.experiment.significance`: "A beats B" as a tested claim. Paired bootstrap and approximate randomization of
+"""`stance_nb.stats`: "A beats B" as a tested claim. Paired bootstrap and approximate randomization of
 macro-F1 on the test examples, a t-test over seeds, and ranks, Friedman and Nemenyi across datasets (Demšar 2006)."""
 import math, time
 import numpy as np
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 from stance_nb.metrics import f1_macro
-from stance_nb.experiment.significance import (paired_bootstrap, approximate_randomization, best_and_ties, seed_test, mean_ranks,
+from stance_nb.stats import (paired_bootstrap, approximate_randomization, best_and_ties, seed_test, mean_ranks,
                                                friedman, nemenyi_cd, nemenyi_groups, cd_diagram, resampled_f1_macro)
 
 LABELS = np.array(['AGAINST', 'FAVOR', 'NONE'])

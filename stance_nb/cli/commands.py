@@ -16,9 +16,9 @@ __all__ = ['COMMANDS', 'list_presets']
 
 # %% ../../nbs/12a_cli.commands.ipynb #0c7c0ed3
 def list_presets() -> dict:
-    "Every preset of `train` (`stance_nb.train.PRESETS`) and `mdl` (`stance_nb.mdl.MDL_PRESETS`): model, selection, weight decay, head, source, all values."
+    "Every preset of `train` (`stance_nb.train.PRESETS`) and `mdl` (`stance_nb.systems.mdl.MDL_PRESETS`): model, selection, weight decay, head, source, all values."
     from stance_nb.train import PRESETS
-    from stance_nb.mdl import MDL_PRESETS
+    from stance_nb.systems.mdl import MDL_PRESETS
     return {'train': {k: v.summary() for k, v in PRESETS.items()}, 'mdl': {k: v.summary() for k, v in MDL_PRESETS.items()}}
 
 # %% ../../nbs/12a_cli.commands.ipynb #e16ac06d
@@ -115,7 +115,7 @@ def _train(args) -> dict:
 
 def _mdl(args) -> dict:
     from stance_nb.data import DATASETS, load
-    from stance_nb.mdl import MDLConfig, MDL_PRESETS, Task, train_mdl
+    from stance_nb.systems.mdl import MDLConfig, MDL_PRESETS, Task, train_mdl
     from stance_nb.core import outputs_dir
     _check('dataset', args.datasets, DATASETS); _check('preset', args.preset, MDL_PRESETS)
     spec = data_spec(args) if args.dataset else None
@@ -152,7 +152,7 @@ def _test_scores(scores) -> dict:
 
 def _baselines(args) -> dict:
     "Majority, random and fastText as rows of an ad-hoc experiment over the command's data (`stance_nb.experiment.run`)."
-    from stance_nb.baselines import FASTTEXT_PRESETS
+    from stance_nb.systems.baselines import FASTTEXT_PRESETS
     from stance_nb.data import DATASETS
     from stance_nb.core import outputs_dir
     from stance_nb.experiment import Experiment, Row, run

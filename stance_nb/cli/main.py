@@ -25,7 +25,7 @@ class _Parser(argparse.ArgumentParser):
 _HELP = dict(
     baselines='majority, random and fastText (grid chosen on dev) on one dataset: test scores',
     train='fine-tune a classifier on one dataset (stance_nb.train)',
-    mdl='train one encoder over one (SDL) or several (MDL) datasets (stance_nb.mdl)',
+    mdl='train one encoder over one (SDL) or several (MDL) datasets (stance_nb.systems.mdl)',
     predict='label a CSV with a trained run folder (train, an MDL head) or a fastText model',
     evaluate="score a predictions file on a dataset's test split with its official metric",
     attack='write an attacked copy of a test split (stance_nb.attacks)',
@@ -35,11 +35,11 @@ _HELP = dict(
     presets='list every preset of `train` and `mdl`: model, selection, weight decay, head, source, all values')
 
 def _baselines_options(b):
-    from stance_nb.baselines import FASTTEXT_PRESETS
+    from stance_nb.systems.baselines import FASTTEXT_PRESETS
     _data_options(b); _run_options(b)
     b.add_argument('--systems', type=_names, default=list(_BASELINE_SYSTEMS), help='comma-separated: majority, random, fasttext (default all)')
     b.add_argument('--fasttext-preset', default='benchmark', choices=sorted(FASTTEXT_PRESETS),
-                   help='fastText recipe (stance_nb.baselines.FASTTEXT_PRESETS)')
+                   help='fastText recipe (stance_nb.systems.baselines.FASTTEXT_PRESETS)')
 
 def _train_options(t):
     from stance_nb.train import TrainConfig, RunPlan
@@ -49,7 +49,7 @@ def _train_options(t):
     add_config_options(t, RunPlan, skip=_PLAN_SKIP)
 
 def _mdl_options(m):
-    from stance_nb.mdl import MDLConfig
+    from stance_nb.systems.mdl import MDLConfig
     m.add_argument('--datasets', type=_names, default=[], help='comma-separated registered dataset names')
     _data_options(m, required=False); _common(m)
     add_config_options(m, MDLConfig, aliases={'pair_head': ['--head']})

@@ -13,7 +13,7 @@ from .core import register_dataset, require_file, require_text, SPLITS
 
 # %% auto #0
 __all__ = ['TABLE3', 'PAPER_METRICS', 'TRAIN_RATIOS', 'IAC1_TOPIC_SPLIT', 'SCD_TOPIC_SPLIT', 'ARGMIN_TOPICS',
-           'ARGMIN_TOPIC_SPLIT', 'BENCHMARK', 'read_records', 'record_columns', 'check_labels', 'find_splits_dir',
+           'ARGMIN_TOPIC_SPLIT', 'BENCHMARK', 'read_records', 'record_columns', 'check_field_labels', 'find_splits_dir',
            'read_index_list', 'read_index_lines', 'low_resource_positions', 'low_resource', 'load_fnc1', 'load_arc',
            'load_ibmcs', 'load_semeval2016t6', 'load_semeval2019t7', 'load_snopes', 'read_json_file',
            'load_perspectrum', 'load_iac1', 'load_scd', 'load_argmin', 'split_sizes', 'compare_table3']
@@ -69,7 +69,7 @@ def record_columns(records:list, path:str|Path, required:list) -> dict:
         if len(r) != len(head): raise StanceDataError(f"{len(r)} fields instead of {len(head)}", path=path, row=i, expected=f"{len(head)} fields like the header")
     return {c: head.index(c) for c in required}
 
-def check_labels(values:list, labels:list, path, rows:list, field:str):
+def check_field_labels(values:list, labels:list, path, rows:list, field:str):
     "Raise on the first value not in `labels`, naming the file, record and field."
     for v, r in zip(values, rows):
         if v not in labels: raise StanceDataError(f"unknown label {v!r}", path=path, row=r, field=field, expected=f"one of {sorted(labels)}")
@@ -188,7 +188,7 @@ def _stances(path, bodies, bodies_path):
         except ValueError: raise StanceDataError(f"Body ID {r[c['Body ID']]!r} is not an integer", path=path, row=i, field='Body ID', expected='an integer') from None
         if bid not in bodies: raise StanceDataError(f"Body ID {bid} not in {Path(bodies_path).name}", path=path, row=i, field='Body ID', expected='a Body ID of the bodies file')
         out.append(dict(target=require_text(r[c['Headline']], path, i, 'Headline', 'headline'), text=bodies[bid], label=r[c['Stance']], body_id=bid))
-    check_labels([o['label'] for o in out], _FNC_LABELS, path, range(2, len(out)+2), 'Stance')
+    check_field_labels([o['label'] for o in out], _FNC_LABELS, path, range(2, len(out)+2), 'Stance')
     return out
 
 def _headline_body(folder, sdir, name, train, train_bodies, test, test_bodies):
@@ -235,7 +235,7 @@ def load_ibmcs(folder, sdir):
     _check_partition(parts, len(recs), str(path), first=1)
     rows = []
     for (p, ids), s in zip(parts.items(), SPLITS):
-        check_labels([recs[i][c['claims.stance']] for i in ids], ['CON', 'PRO'], path, [i+1 for i in ids], 'claims.stance')
+        check_field_labels([recs[i][c['claims.stance']] for i in ids], ['CON', 'PRO'], path, [i+1 for i in ids], 'claims.stance')
         rows += [dict(id=str(i), split=s, target=require_text(recs[i][c['topicText']], path, i+1, 'topicText', 'topic'),
                       text=require_text(recs[i][c['claims.claimCorrectedText']], path, i+1, 'claims.claimCorrectedText', 'claim'),
                       label=recs[i][c['claims.stance']], topic_id=recs[i][c['topicId']], claim_id=recs[i][c['claims.claimId']],
@@ -268,7 +268,7 @@ def load_semeval2016t6(folder, sdir):
             if i in used[f]: raise StanceDataError(f"{tok} used twice", path=sp, row=j, expected='each record once')
             used[f].add(i)
             r, c = data[f][i], cols[f]
-            check_labels([r[c['Stance']]], ['AGAINST', 'FAVOR', 'NONE'], folder/_SE16_FILES[f], [i+1], 'Stance')
+            check_field_labels([r[c['Stance']]], ['AGAINST', 'FAVOR', 'NONE'], folder/_SE16_FILES[f], [i+1], 'Stance')
             fp = folder/_SE16_FILES[f]
             rows.append(dict(id=tok, split=s, target=require_text(r[c['Target']], fp, i+1, 'Target', 'target'),
                              text=require_text(r[c['Tweet']], fp, i+1, 'Tweet', 'tweet'), label=r[c['Stance']],
@@ -550,7 +550,7 @@ def load_argmin(folder, sdir):
         p = require_file(sub, f'{t}.tsv', 'argmin')
         recs = read_records(p, delimiter='\t', quoting=csv.QUOTE_NONE)
         c = record_columns(recs, p, ['topic', 'sentenceHash', 'sentence', 'annotation', 'set'])
-        check_labels([r[c['annotation']] for r in recs[1:]], ['Argument_against', 'Argument_for', 'NoArgument'], p, range(2, len(recs)+1), 'annotation')
+        check_field_labels([r[c['annotation']] for r in recs[1:]], ['Argument_against', 'Argument_for', 'NoArgument'], p, range(2, len(recs)+1), 'annotation')
         rows += [dict(id=f'{t}_{i}', split=ARGMIN_TOPIC_SPLIT[t], target=require_text(r[c['topic']], p, i+2, 'topic', 'topic'),
                       text=require_text(r[c['sentence']], p, i+2, 'sentence', 'sentence'), label=r[c['annotation']],
                       topic=t, sentence_hash=r[c['sentenceHash']], official_set=r[c['set']])

@@ -11,6 +11,7 @@ from typing import Callable, Iterable
 import pandas as pd
 from ..core import data_dir as _data_dir, StanceDataError
 from ..core import sha256_file
+from ..registry import Registry
 
 # %% auto #0
 __all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'check_rows',
@@ -42,7 +43,7 @@ class DatasetInfo:
     def __post_init__(self):
         if self.labels is not None: self.labels = sorted(self.labels)
 
-DATASETS:dict[str, DatasetInfo] = {}
+DATASETS = Registry('dataset', describe=lambda i: ', '.join(x for x in (i.domain, i.paper) if x))
 
 def register_dataset(name:str, **info):
     "Decorator: register `loader` under `name` with its `DatasetInfo` fields."
@@ -50,7 +51,7 @@ def register_dataset(name:str, **info):
         old = DATASETS.get(name)
         if old is not None and old.loader.__qualname__ != loader.__qualname__:  # re-running a definition replaces it
             raise ValueError(f"dataset {name!r} is already registered by {old.loader.__module__}.{old.loader.__qualname__}")
-        DATASETS[name] = DatasetInfo(name=name, loader=loader, **info)
+        DATASETS.register(name, DatasetInfo(name=name, loader=loader, **info), replace=True)
         return loader
     return _reg
 
@@ -75,7 +76,6 @@ def load(name:str,            # a key of `DATASETS`
          data_dir:str|Path|None=None, # data directory (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dir`)
          **options) -> pd.DataFrame:
     "Load dataset `name` as a tidy DataFrame (`id, split, target, text, label`, …)."
-    if name not in DATASETS: raise KeyError(f"unknown dataset {name!r}; registered: {sorted(DATASETS)}")
     info = DATASETS[name]
     unknown = sorted(set(options) - set(info.options))
     if unknown: raise TypeError(f"unknown option(s) {unknown} for dataset {name!r}; valid: {sorted(info.options)}")
@@ -245,7 +245,6 @@ def download(name:str,                  # a key of `DATASETS`
              timeout:float=60,          # seconds for the connection
             ) -> Path:
     "Fetch dataset `name` into the data directory, verify its SHA-256, extract it safely; returns the dataset folder."
-    if name not in DATASETS: raise KeyError(f"unknown dataset {name!r}; registered: {sorted(DATASETS)}")
     info = DATASETS[name]
     if info.folder is None: raise ValueError(f"dataset {name!r} reads your own files; there is nothing to download")
     folder = _data_dir(data_dir, info.folder)

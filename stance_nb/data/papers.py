@@ -15,7 +15,7 @@ from ..records import read_jsonl
 # %% auto #0
 __all__ = ['XSTANCE_FILES', 'XSTANCE_TEST_SETS', 'CHEESE_LABELS', 'CHEESE_UNCLEAR', 'CHEESE_TABLE6', 'EZSTANCE_LABELS',
            'EZSTANCE_DOMAINS', 'EZSTANCE_TABLE5', 'VAST_LABELS', 'VAST_FILES', 'read_questions', 'load_xstance',
-           'cheese_folds', 'load_cheese', 'ezstance_domain', 'load_ezstance', 'load_vast']
+           'cheese_fold_ids', 'load_cheese', 'ezstance_domain', 'load_ezstance', 'load_vast']
 
 # %% ../../nbs/01a_data.papers.ipynb #603dc2a1
 XSTANCE_FILES = {'train': 'train.jsonl', 'dev': 'valid.jsonl', 'test': 'test.jsonl'}
@@ -103,7 +103,7 @@ def _read_json_records(path:Path) -> list[tuple[int, dict]]:
     except json.JSONDecodeError as e: raise StanceDataError(f"broken JSON: {e.msg}", path=path, row=e.lineno, expected='a JSON array of objects') from None
     return [(i, r) for i, r in enumerate(arr, 1)]
 
-def cheese_folds(labels, n_folds:int=5, seed:int=42, order:str='official') -> np.ndarray:
+def cheese_fold_ids(labels, n_folds:int=5, seed:int=42, order:str='official') -> np.ndarray:
     "Fold number of each pair, stratified by label; `order='official'` reproduces the released code's shuffled order."
     from sklearn.model_selection import StratifiedKFold, train_test_split
     y = np.asarray(labels)
@@ -160,7 +160,7 @@ def load_cheese(folder:Path,
                              selection_rank=s.get('selection_rank', ''), general_area_of_interest=s.get('general_area_of_interest', ''),
                              target_topic=s.get('target_topic', '')))
     df = pd.DataFrame(rows)
-    df['fold'] = cheese_folds(df.label, n_folds, seed, fold_order)
+    df['fold'] = cheese_fold_ids(df.label, n_folds, seed, fold_order)
     if test_fold is not None:
         if not 0 <= test_fold < n_folds: raise ValueError(f'test_fold must be in 0..{n_folds-1}, got {test_fold}')
         df.loc[df.fold == test_fold, 'split'] = 'test'

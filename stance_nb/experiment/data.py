@@ -13,9 +13,10 @@ import pandas as pd
 from ..core import data_dir as _data_dir, StanceDataError
 from ..data import load, DATASETS
 from .spec import DataSpec, SAFE_NAME
+from ..registry import UnknownName, unknown_message
 
 # %% auto #0
-__all__ = ['PREPARE_OPTIONS', 'prepare_data', 'load_data', 'full_data_loads', 'data_specs']
+__all__ = ['PREPARE_OPTIONS', 'prepare_data', 'load_data', 'split_of', 'full_data_loads', 'data_specs']
 
 # %% ../../nbs/10b_experiment.data.ipynb #36745f82
 PREPARE_OPTIONS = ('label_map', 'dev_fraction', 'max_train', 'split_seed')   # `DataSpec` options `load_data` applies itself
@@ -63,7 +64,7 @@ def load_data(spec:DataSpec,            # what to load
               train_ratio:float=1.0,     # the fraction of the training split (the loader's fixed subset, else a seeded stratified sample)
              ) -> pd.DataFrame:
     "The tidy table of `spec`; missing or unreadable data raises one `StanceDataError` that says how to get it."
-    if spec.dataset not in DATASETS: raise KeyError(f"unknown dataset {spec.dataset!r}; registered: {sorted(DATASETS)}")
+    DATASETS.check(spec.dataset)
     info, opts = DATASETS[spec.dataset], dict(spec.options)
     test_from = opts.pop('test_from', None)
     prep = {k: opts.pop(k) for k in PREPARE_OPTIONS if k in opts and k not in info.options}   # a loader's own option wins
@@ -99,9 +100,12 @@ def load_data(spec:DataSpec,            # what to load
                                     path=data_dir, field='split', expected='train and test rows')
     return df
 
-# %% ../../nbs/10b_experiment.data.ipynb #6b2f1bbb
-def _split(df, s): return df[df.split == s].reset_index(drop=True)
+# %% ../../nbs/10b_experiment.data.ipynb #792df4fa
+def split_of(df:pd.DataFrame, s:str) -> pd.DataFrame:
+    "The rows of `df` in split `s` ('train', 'dev', 'test'), numbered from 0."
+    return df[df.split == s].reset_index(drop=True)
 
+# %% ../../nbs/10b_experiment.data.ipynb #6b2f1bbb
 def full_data_loads(spec:DataSpec, data_dir) -> bool:
     "Whether the full data of `spec` reads: a subset that fails then is a missing subset, not missing data."
     try: load_data(spec, data_dir, 1.0); return True
@@ -130,7 +134,7 @@ def data_specs(data:Mapping|str|None, # {key: {"dataset": name, loader or prepar
         if not isinstance(d, Mapping) or 'dataset' not in d:
             raise ValueError(f"data[{key!r}]: expected an object with 'dataset' (e.g. 'csv') and its options")
         opts = {k: v for k, v in d.items() if k != 'dataset'}
-        if d['dataset'] not in DATASETS: raise KeyError(f"data[{key!r}]: unknown dataset {d['dataset']!r}; registered: {sorted(DATASETS)}")
+        if d['dataset'] not in DATASETS: raise UnknownName(f"data[{key!r}]: {unknown_message('dataset', d['dataset'], DATASETS)}")
         bad = sorted(set(opts) - set(DATASETS[d['dataset']].options) - set(PREPARE_OPTIONS))
         if bad: raise TypeError(f"data[{key!r}]: unknown option(s) {bad} for dataset {d['dataset']!r}; "
                                 f"valid: {sorted(set(DATASETS[d['dataset']].options) | set(PREPARE_OPTIONS))}")

@@ -10,8 +10,9 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from ..core import outputs_dir, write_csv, write_text, write_json, machine_label, portable
-from ..metrics import paired_ttest, MACRO_F1_RULE
-from ..reference import compare, to_markdown, reference
+from ..metrics import MACRO_F1_RULE
+from ..stats import paired_ttest
+from ..reference import compare, comparison_markdown, reference
 from .spec import Experiment, RunResult
 from .runner import COLLAPSE_SHARE, ENV_FIELDS, environments
 from .tables import correctness_ratios
@@ -274,7 +275,7 @@ def render(exp:Experiment, result:RunResult,
         write_csv(out/f'{stem}_table{t}.csv', cmp)
         short = cmp.assign(note=[n if len(n) <= 90 else n[:87] + '...' for n in cmp.note.fillna('')])
         short.attrs.update(cmp.attrs)
-        write_text(out/f'{stem}_table{t}.md', f"# {stem}: {exp.paper} Table {t}\n\n{cond_md}\n{env_md}\n\n{to_markdown(short, notes=True)}\n\n"
+        write_text(out/f'{stem}_table{t}.md', f"# {stem}: {exp.paper} Table {t}\n\n{cond_md}\n{env_md}\n\n{comparison_markdown(short, notes=True)}\n\n"
                                               "Full notes: the CSV file of the same name.\n")
         done[t] = cmp
     return done

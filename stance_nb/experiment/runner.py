@@ -17,7 +17,7 @@ from ..data.core import fingerprint
 from ..metrics import score
 from ..records import RunRecord, read_predictions
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS)
-from .data import load_data, _split, full_data_loads
+from .data import load_data, split_of, full_data_loads
 from .store import job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished, why_not_taken
 from .store import migrate_store
 from .cost import CPU_CHECKPOINT_EVERY, full_cpu_run, announce_cpu_cost
@@ -134,7 +134,7 @@ def _test_sets(exp:Experiment, rows:list, keys:list, frames:dict, attack_seed:in
     "Each key's clean test split and its attacked copies; an attack that cannot be built (no translation model) is skipped, with why."
     tests, skipped, seconds = {}, {}, {}
     for k in keys:
-        clean = next(_split(f, 'test') for (kk, _), f in frames.items() if kk == k)
+        clean = next(split_of(f, 'test') for (kk, _), f in frames.items() if kk == k)
         clean.attrs.update(next(f.attrs for (kk, _), f in frames.items() if kk == k))
         tests[k, 'test'] = clean
         for a in sorted({a for r in rows for a in r.attacks}):
@@ -280,7 +280,7 @@ def _transformed(job:Job, data:dict, tests:dict) -> tuple[dict, dict]:
     if (t := job.row.options.get('transform')) is None: return data, tests
     if t not in TRANSFORMS: raise KeyError(f"row {job.row.name!r}: unknown transform {t!r}; registered: {sorted(TRANSFORMS)}")
     data = {k: TRANSFORMS[t](f, job.seed or 0) for k, f in data.items()}
-    return data, {(k, n): (_split(data[k], 'test') if n == 'test' else f) for (k, n), f in tests.items()}
+    return data, {(k, n): (split_of(data[k], 'test') if n == 'test' else f) for (k, n), f in tests.items()}
 
 def _run_job(exp, job, params, folder, data, tests, settings, attack_seconds:dict|None=None, after:float|None=None) -> tuple[str, RunRecord]:
     """Execute one job under its folder's claim (('ran', record)); a job another worker finished meanwhile (after `after`: a

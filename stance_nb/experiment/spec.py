@@ -10,31 +10,28 @@ from pathlib import Path
 from typing import Callable, Iterable
 import pandas as pd
 from ..core import PAPERS_GROUP, paper_modules
+from ..registry import Registry, UnknownName
 
 # %% auto #0
-__all__ = ['SAFE_NAME', 'EXPERIMENTS', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'load_papers', 'get_experiment', 'System',
-           'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row',
+__all__ = ['SAFE_NAME', 'EXPERIMENTS', 'SYSTEMS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'load_papers', 'get_experiment',
+           'System', 'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row',
            'Experiment', 'Job', 'RunResult', 'JobsFailed']
 
 # %% ../../nbs/10_experiment.spec.ipynb #01cf2c2a
 SAFE_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')   # a key, name or run name: no path separators, no '..'
 
-EXPERIMENTS:dict = {}   # experiment name -> `Experiment`: each paper's module registers its own when it is imported
-def load_papers() -> dict:
+EXPERIMENTS = Registry('experiment', group=PAPERS_GROUP)   # experiment name -> `Experiment`: each paper's module registers its own when imported
+def load_papers() -> Registry:
     "Import every paper module (each registers its experiments); the registry `EXPERIMENTS`."
-    for name, ep in sorted(paper_modules().items()):
-        try: ep.load()
-        except Exception as e: raise ImportError(f"the paper module {name!r} ({ep.value}) does not import: {type(e).__name__}: {e}") from e
-    return EXPERIMENTS
+    EXPERIMENTS.load_plugins(); return EXPERIMENTS
 
 def get_experiment(name:str) -> 'Experiment':
     "The registered experiment `name`; the paper modules are imported on the first lookup of a name not registered yet."
-    if name not in EXPERIMENTS: load_papers()
-    if name not in EXPERIMENTS:
-        hint = ('' if paper_modules() else f"; no paper module is installed (entry points {PAPERS_GROUP!r}): reinstall the package "
-                "(pip install -e .) so that its metadata names them")
-        raise KeyError(f"unknown experiment {name!r}; registered: {sorted(EXPERIMENTS)}{hint}")
-    return EXPERIMENTS[name]
+    try: return EXPERIMENTS[name]
+    except UnknownName as e:
+        if paper_modules(): raise
+        raise UnknownName(f"{e}; no paper module is installed (entry points {PAPERS_GROUP!r}): reinstall the package "
+                          "(pip install -e .) so that its metadata names them") from None
 
 # %% ../../nbs/10_experiment.spec.ipynb #aa501c30
 @dataclass
@@ -56,24 +53,25 @@ def _check_new(old:Callable|None, new:Callable, what:str):
     if old is not None and getattr(old, '__qualname__', None) != getattr(new, '__qualname__', None):
         raise ValueError(f"{what} is already registered (by {getattr(old, '__module__', '?')}.{getattr(old, '__qualname__', '?')})")
 
-SYSTEMS:dict[str, System] = {}
+SYSTEMS_GROUP = 'stance_nb.systems'   # the entry-point group naming the modules that register systems (`settings.ini`: `system_modules`)
+SYSTEMS = Registry('system', group=SYSTEMS_GROUP, describe=lambda s: ((s.fn.__doc__ or '').strip().splitlines() or [''])[0])
 
 def register_system(name:str, seeded:bool=True, joint:bool=False, constant:bool=False, budget:Callable|None=None, version:int=1,
                     settings:tuple|Callable|None=None):
     "Decorator: register `fn(ctx) -> (predictions, info)` as system `name`."
     def _reg(fn):
-        _check_new(SYSTEMS.get(name) and SYSTEMS[name].fn, fn, f"system {name!r}")
-        SYSTEMS[name] = System(fn, seeded, joint, constant, budget, version, settings)
+        _check_new(SYSTEMS.get(name) and SYSTEMS.get(name).fn, fn, f"system {name!r}")
+        SYSTEMS.register(name, System(fn, seeded, joint, constant, budget, version, settings), replace=True)
         return fn
     return _reg
 
-TRANSFORMS:dict[str, Callable] = {}   # name -> fn(df, seed) -> df: a row's change to its data (train, dev and test), or a test set
+TRANSFORMS = Registry('transform')   # name -> fn(df, seed) -> df: a row's change to its data (train, dev and test), or a test set
 
 def register_transform(name:str):
     "Decorator: register `fn(df, seed) -> df` as a data transform a `Row` names in `options['transform']` or `attacks`."
     def _reg(fn):
         _check_new(TRANSFORMS.get(name), fn, f"transform {name!r}")
-        TRANSFORMS[name] = fn
+        TRANSFORMS.register(name, fn, replace=True)
         return fn
     return _reg
 
@@ -136,7 +134,8 @@ class Row:
     note:str=''                 # how it differs from the paper's row
 
     def __post_init__(self):
-        if self.system not in SYSTEMS: raise KeyError(f"row {self.name!r}: unknown system {self.system!r}; registered: {sorted(SYSTEMS)}")
+        try: SYSTEMS[self.system]   # the system modules are imported on the first lookup of a name not registered yet
+        except UnknownName as e: raise UnknownName(f"row {self.name!r}: {e}") from None
 
 @dataclass
 class Experiment:
@@ -203,10 +202,10 @@ class RunResult:
     labels:pd.DataFrame|None=None # one row per (job, data, test set): the predicted labels' distribution (`label_shares`)
     failed:list=field(default_factory=list) # one dict per job that raised: row, keys, ratio, seed, job folder, label, reason, host, worker
 
-EXECUTORS = {   # where a run's jobs execute (`stance_nb.experiment.executor`)
-    'local': 'this process, one job after another (the default)',
-    'submitit': 'Slurm, through submitit: an array of workers that claim jobs from the shared job store',
-    'submitit-local': "submitit's local executor: worker processes on this machine, one GPU each where there are GPUs"}
+EXECUTORS = Registry('executor', describe=str)   # where a run's jobs execute (`stance_nb.experiment.executor`): name -> what it is
+EXECUTORS.register('local', 'this process, one job after another (the default)')
+EXECUTORS.register('submitit', 'Slurm, through submitit: an array of workers that claim jobs from the shared job store')
+EXECUTORS.register('submitit-local', "submitit's local executor: worker processes on this machine, one GPU each where there are GPUs")
 
 class JobsFailed(RuntimeError):
     "Jobs of a run raised: their errors are kept in their folders and the tables show them as failed; the run ends with this."

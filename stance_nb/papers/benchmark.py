@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from ..data import DATASETS
 from ..data.benchmark import BENCHMARK, PAPER_METRICS
-from ..baselines import FASTTEXT_PRESETS
+from ..systems.baselines import FASTTEXT_PRESETS
 from ..robustness import paper_table11
 from ..experiment import (Experiment, Row, DataSpec, per_data, by_ratio, attacked, attack_averages, robustness, with_smoke)
 

@@ -10,9 +10,9 @@ import pandas as pd
 from ..data.papers import EZSTANCE_DOMAINS, EZSTANCE_LABELS
 from ..metrics import f1_macro, f1_per_class
 from ..experiment import Experiment, Row, DataSpec
-from ..nli import EZSTANCE_MODELS, PAPER_PROMPTS, table10_row
+from ..systems.nli import EZSTANCE_MODELS, PAPER_PROMPTS, table10_row
 from ..train import PRESETS
-from ..experiment.systems.llm import parse_failures
+from ..systems.llm import parse_failures
 
 # %% auto #0
 __all__ = ['A_KEYS', 'B_KEYS', 'VAST_KEYS', 'EZSTANCE_DATA', 'NLI_ROWS', 'BASELINE_ROWS', 'EZSTANCE_ENCODERS', 'EZSTANCE_TABLES',

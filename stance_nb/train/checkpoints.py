@@ -14,7 +14,8 @@ import torch
 from ..core import atomic_write, write_json, sha256_file
 
 # %% auto #0
-__all__ = ['FitState', 'load_latest_checkpoint', 'latest_checkpoint']
+__all__ = ['FitState', 'rng_state', 'restore_rng_state', 'save_weights', 'load_weights', 'save_checkpoint',
+           'load_latest_checkpoint', 'latest_checkpoint']
 
 # %% ../../nbs/05c_train.checkpoints.ipynb #3ad26cbb
 @dataclass
@@ -32,26 +33,31 @@ class FitState:
     best_file:str|None=None
     weights:dict=field(default_factory=dict)   # weight file -> SHA-256 when the checkpoint was written (checked on resume)
 
-def _rng_get():
+def rng_state():
+    "The state of every random generator a training step draws from: Python, NumPy, torch (and CUDA where present)."
     s = dict(py=random.getstate(), np=np.random.get_state(), torch=torch.get_rng_state())
     if torch.cuda.is_available(): s['cuda'] = torch.cuda.get_rng_state_all()
     return s
 
-def _rng_set(s):
+def restore_rng_state(s):
+    "Put back the generators' state `s` (`rng_state`): the next draws are those that followed it."
     random.setstate(s['py']); np.random.set_state(s['np']); torch.set_rng_state(s['torch'])
     if 'cuda' in s: torch.cuda.set_rng_state_all(s['cuda'])
 
 # %% ../../nbs/05c_train.checkpoints.ipynb #1fef3c46
-def _save_weights(model, path:Path):
+def save_weights(model, path:Path):
+    "Write `model`'s weights to the safetensors file `path`, atomically."
     from safetensors.torch import save
     sd = {k: v.detach().cpu().contiguous().clone() for k, v in model.state_dict().items()}
     with atomic_write(path, 'wb') as f: f.write(save(sd))
 
-def _load_weights(model, path:Path):
+def load_weights(model, path:Path):
+    "Load the safetensors file `path` into `model`."
     from safetensors.torch import load_file
     model.load_state_dict(load_file(str(path)))
 
-def _save_checkpoint(acc, ckpt_dir:Path, state:FitState, keep:int):
+def save_checkpoint(acc, ckpt_dir:Path, state:FitState, keep:int):
+    "Write the accelerator's state and `state` as checkpoint `step-…-epoch-…` in `ckpt_dir` (atomically), keeping the last `keep`."
     name = f'step-{state.step:08d}-epoch-{state.epoch}'
     tmp, final = ckpt_dir/f'.tmp-{name}', ckpt_dir/name
     if acc.is_main_process and tmp.exists(): shutil.rmtree(tmp)

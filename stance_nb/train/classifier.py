@@ -25,7 +25,7 @@ from .target_tokens import target_token_map, add_target_tokens, apply_target_tok
 # %% auto #0
 __all__ = ['TrainResult', 'from_pretrained_quietly', 'check_encoder', 'train_classifier']
 
-# %% ../../nbs/05f_train.classifier.ipynb #964ce175
+# %% ../../nbs/05f_train.classifier.ipynb #e15a75a4
 @dataclass
 class TrainResult:
     "One fine-tuning run: scores, history, test predictions and where its files are."
@@ -37,6 +37,7 @@ class TrainResult:
     record:RunRecord|None
     fit:FitResult|None=None
 
+# %% ../../nbs/05f_train.classifier.ipynb #a63a0ca3
 def from_pretrained_quietly(cls, name, **kwargs):
     """`cls.from_pretrained(name, **kwargs)` without transformers' loading report, saying once and plainly what matters:
     weights of the encoder the checkpoint lacks (they start random) as a warning; a new head (missing or resized) is expected."""
@@ -53,6 +54,7 @@ def from_pretrained_quietly(cls, name, **kwargs):
                           f"{', '.join(sorted(bad)[:4])}{', ...' if len(bad) > 4 else ''}")
     return model
 
+# %% ../../nbs/05f_train.classifier.ipynb #aebbff83
 def _load_model(cfg:TrainConfig, labels:list):
     from transformers import AutoConfig, AutoModelForSequenceClassification
     conf = AutoConfig.from_pretrained(cfg.model, num_labels=len(labels), id2label=dict(enumerate(labels)),
@@ -68,8 +70,7 @@ def _encode(df:pd.DataFrame, tok, cfg:TrainConfig, pair:bool, label2id:dict|None
     labels = [label2id[l] for l in df.label] if label2id is not None and 'label' in df else None
     return EncodedDataset(enc, labels)
 
-
-
+# %% ../../nbs/05f_train.classifier.ipynb #1e8bea6a
 _OFFSET_POSITIONS = ('roberta', 'xlm-roberta', 'xlm-roberta-xl', 'camembert', 'longformer')   # positions start after pad_token_id
 
 def _check_model(cfg:TrainConfig, conf) -> None:
@@ -98,6 +99,7 @@ def check_encoder(model:str, trust_remote_code:bool=False) -> None:
             raise ValueError(f"model {model!r}: its {what} does not load ({type(e).__name__}: {(str(e).strip().splitlines() or [''])[0][:300]}) "
                              f"(expected a local folder with config.json and tokenizer files, or a Hub id available offline or online)") from None
 
+# %% ../../nbs/05f_train.classifier.ipynb #49e4a565
 @contextlib.contextmanager
 def _all_or_none(out:Path, names:Sequence[str]):
     "A run's final files: when writing one fails (a full disk), none is left, and the error names the folder and its free space."
@@ -111,6 +113,81 @@ def _all_or_none(out:Path, names:Sequence[str]):
         raise OSError(e.errno, f"could not write the run's results in {out} ({type(e).__name__}: {(str(e).splitlines() or [''])[0]}); "
                       f"none of them was kept. Check the disk space there ({free/2**30:.2f} GiB free); the run resumes from its last checkpoint") from e
 
+# %% ../../nbs/05f_train.classifier.ipynb #749da3ef
+def _oom_retry(df:pd.DataFrame, cfg:TrainConfig, kw:dict) -> TrainResult:
+    "Train with `cfg`; when a batch does not fit in GPU memory, again with half the batch size and twice the gradient accumulation."
+    try: return train_classifier(df, replace(cfg, oom_retry=False), **kw)
+    except TrainOOMError as e:
+        if cfg.batch_size == 1: raise
+        smaller = replace(cfg, batch_size=cfg.batch_size//2, grad_accum=cfg.grad_accum*2,
+                          eval_batch_size=max(1, cfg.eval_batch_size//2) if cfg.eval_batch_size else None)
+        print(f"{e}\nretrying with batch_size={smaller.batch_size}, grad_accum={smaller.grad_accum}")
+        if torch.cuda.is_available(): torch.cuda.empty_cache()
+        return train_classifier(df, smaller, **kw)
+
+# %% ../../nbs/05f_train.classifier.ipynb #da37af2f
+def _check_data(df:pd.DataFrame, cfg:TrainConfig, labels:list|None, pair:bool|None, model=None) -> tuple[list, bool, dict]:
+    "The label list, whether the target is segment A, and the splits of `df`; what cannot train fails here, before the run folder exists."
+    if not cfg.model and model is None: raise ValueError("TrainConfig.model is empty: give a Hub id or a local model folder")
+    missing = [c for c in ('split', 'text', 'label') if c not in df]
+    if missing: raise StanceDataError(f"missing column(s) {missing}", field=missing[0], expected="columns id, split, target, text, label")
+    check_rows(df, [c for c in ('target', 'text') if c in df], source="train_classifier's data")
+    labels = sorted(labels if labels is not None else df.label.dropna().unique().tolist())
+    if unknown := sorted(set(df.label.dropna()) - set(labels)): raise StanceDataError(f"labels {unknown} are not in the label list {labels}", field='label')
+    if len(labels) < 2: raise StanceDataError(f"one label {labels}: a one-label head trains as a regression", field='label', expected='at least two labels')
+    if pair is None: pair = 'target' in df and df.target.fillna('').astype(str).str.len().gt(0).any()
+    parts = {s: df[df.split == s].reset_index(drop=True) for s in ('train', 'dev', 'test')}
+    if not len(parts['train']): raise StanceDataError("no rows with split == 'train'", field='split')
+    if (seen := sorted(parts['train'].label.unique())) and len(seen) < 2:
+        raise StanceDataError(f"every train row has the label {seen[0]!r}", field='label', expected='at least two labels in the train split')
+    _check_model(cfg, model.config if model is not None else _model_config(cfg))
+    return labels, pair, parts
+
+# %% ../../nbs/05f_train.classifier.ipynb #c3028fda
+def _load_and_encode(cfg:TrainConfig, parts:dict, labels:list, pair:bool, model, tokenizer, record:RunRecord, df:pd.DataFrame, out_dir) -> tuple:
+    "The tokenizer and the model (a new head unless one is given), X-stance's target tokens where asked, and every split encoded."
+    from transformers import AutoTokenizer
+    with record.phase('load'):
+        tok = tokenizer if tokenizer is not None else AutoTokenizer.from_pretrained(cfg.model, trust_remote_code=cfg.trust_remote_code)
+        if model is None: model = _load_model(cfg, labels)
+    if cfg.target_tokens:              # X-stance's "target embeddings": one reserved token per target (`cfg.target_key`) as segment A
+        tmap = target_token_map(df, tok, cfg.target_key); add_target_tokens(tok, model, tmap.values())
+        parts = {s: apply_target_tokens(p, tmap, cfg.target_key) if len(p) else p for s, p in parts.items()}; pair = True
+    train_df = balance_by_upsampling(parts['train'], seed=cfg.seed) if cfg.balance else parts['train']
+    cache_dir = outputs_dir(out_dir, 'cache', 'tokenized') if cfg.disk_cache else None
+    label2id = {l: i for i, l in enumerate(labels)}
+    with record.phase('tokenize'):
+        ds = {s: _encode(p, tok, cfg, pair, label2id, cache_dir) for s, p in dict(parts, train=train_df).items() if len(p)}
+    return tok, model, parts, ds
+
+# %% ../../nbs/05f_train.classifier.ipynb #69b3e8a5
+def _evaluator(record:RunRecord, ds:dict, parts:dict, tok, labels:list, metric:str|Callable, metric_name:str, batch_size:int) -> Callable:
+    "`evaluate(split, model, accelerator) -> (scores, predicted labels)`: `metric` (named `metric_name`) and accuracy on a split."
+    def evaluate(split, m, acc):
+        with record.phase('evaluate'): pred = [labels[i] for i in predict_logits(m, ds[split], tok, batch_size, acc).argmax(-1)]
+        gold = parts[split].label.tolist()
+        return {metric_name: score(None, gold, pred, metric=metric, labels=labels),
+                **({} if metric_name == 'accuracy' else {'accuracy': accuracy(gold, pred, labels=labels)})}, pred
+    return evaluate
+
+# %% ../../nbs/05f_train.classifier.ipynb #2ac6376a
+def _write_run(out:Path, record:RunRecord, res:FitResult, model, tok, dev:dict, test:dict, preds:list, save_model:bool, cfg:TrainConfig):
+    "A run's files, all or none: predictions in test order, the model (where asked), the history and the record; then its checkpoints go."
+    with record.phase('write'), _all_or_none(out, ('predictions.jsonl', 'history.json', 'record.json', 'model')):
+        if test: record.files['predictions'] = str(write_predictions(out/'predictions.jsonl', preds))
+        if save_model:   # written beside, renamed when complete: never a model folder without its weights
+            shutil.rmtree(out/'.model.tmp', ignore_errors=True)
+            model.save_pretrained(out/'.model.tmp'); tok.save_pretrained(out/'.model.tmp')
+            shutil.rmtree(out/'model', ignore_errors=True); os.replace(out/'.model.tmp', out/'model')
+            record.files['model'] = str(out/'model')
+        record.files['history'] = str(write_json(out/'history.json', res.history))
+        record.finish(**{f'dev_{k}': v for k, v in dev.items()}, **{f'test_{k}': v for k, v in test.items()},
+                      best_epoch=res.best_epoch, steps=res.steps, train_seconds=res.train_seconds,
+                      train_examples_per_s=res.train_examples/max(res.train_seconds, 1e-9))
+        record.save(out/'record.json')
+    if cfg.checkpoint and cfg.cleanup_checkpoints: shutil.rmtree(out/'checkpoints', ignore_errors=True)
+
+# %% ../../nbs/05f_train.classifier.ipynb #47dff6df
 def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` column (train, dev, test)
                      cfg:TrainConfig,     # settings; see `PRESETS`
                      labels:list|None=None, # the label list (default: sorted labels of `df`)
@@ -125,83 +202,31 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
                      tokenizer=None,        # its tokenizer; default: `cfg.model`'s
                     ) -> TrainResult:
     "Fine-tune `cfg.model` on the train split, evaluate on dev each epoch, predict test; write model, predictions and record."
-    from transformers import AutoTokenizer
     cfg.validate()
-    if cfg.oom_retry:
-        kw = dict(labels=labels, pair=pair, name=name, metric=metric, out_dir=out_dir, resume=resume, save_model=save_model,
-                  on_step=on_step, model=model, tokenizer=tokenizer)
-        try: return train_classifier(df, replace(cfg, oom_retry=False), **kw)
-        except TrainOOMError as e:
-            if cfg.batch_size == 1: raise
-            smaller = replace(cfg, batch_size=cfg.batch_size//2, grad_accum=cfg.grad_accum*2,
-                              eval_batch_size=max(1, cfg.eval_batch_size//2) if cfg.eval_batch_size else None)
-            print(f"{e}\nretrying with batch_size={smaller.batch_size}, grad_accum={smaller.grad_accum}")
-            if torch.cuda.is_available(): torch.cuda.empty_cache()
-            return train_classifier(df, smaller, **kw)
-    if not cfg.model and model is None: raise ValueError("TrainConfig.model is empty: give a Hub id or a local model folder")
-    missing = [c for c in ('split', 'text', 'label') if c not in df]
-    if missing: raise StanceDataError(f"missing column(s) {missing}", field=missing[0], expected="columns id, split, target, text, label")
-    check_rows(df, [c for c in ('target', 'text') if c in df], source="train_classifier's data")
-    labels = sorted(labels if labels is not None else df.label.dropna().unique().tolist())
-    if unknown := sorted(set(df.label.dropna()) - set(labels)): raise StanceDataError(f"labels {unknown} are not in the label list {labels}", field='label')
-    if len(labels) < 2: raise StanceDataError(f"one label {labels}: a one-label head trains as a regression", field='label', expected='at least two labels')
-    if pair is None: pair = 'target' in df and df.target.fillna('').astype(str).str.len().gt(0).any()
-    label2id = {l: i for i, l in enumerate(labels)}
-    parts = {s: df[df.split == s].reset_index(drop=True) for s in ('train', 'dev', 'test')}
-    if not len(parts['train']): raise StanceDataError("no rows with split == 'train'", field='split')
-    if (seen := sorted(parts['train'].label.unique())) and len(seen) < 2:
-        raise StanceDataError(f"every train row has the label {seen[0]!r}", field='label', expected='at least two labels in the train split')
-    _check_model(cfg, model.config if model is not None else _model_config(cfg))   # before the run folder is created
+    if cfg.oom_retry: return _oom_retry(df, cfg, dict(labels=labels, pair=pair, name=name, metric=metric, out_dir=out_dir, resume=resume,
+                                                      save_model=save_model, on_step=on_step, model=model, tokenizer=tokenizer))
+    labels, pair, parts = _check_data(df, cfg, labels, pair, model)
     params = dict(cfg.identity(), labels=labels, pair=bool(pair), metric=metric if isinstance(metric, str) else getattr(metric, '__name__', 'custom'),
                   n={s: len(p) for s, p in parts.items()}, data_sha=fingerprint(df))
-    rid = run_id(name, params, cfg.seed)
-    out = outputs_dir(out_dir, 'train', rid)
+    out = outputs_dir(out_dir, 'train', run_id(name, params, cfg.seed))
     acc = make_accelerator(cfg)
     bs = split_batch(cfg.batch_size, cfg.grad_accum, acc.num_processes)
     with RunLock(out) if acc.is_main_process else contextlib.nullcontext():   # one writer per run folder; a dead run's lock is taken over
         record = RunRecord(name, dict(params, precision=acc.mixed_precision, batch=asdict(bs)), cfg.seed)   # what 'auto' and N processes became
         set_seed(cfg.seed)
-        with record.phase('load'):
-            tok = tokenizer if tokenizer is not None else AutoTokenizer.from_pretrained(cfg.model, trust_remote_code=cfg.trust_remote_code)
-            if model is None: model = _load_model(cfg, labels)
-        if cfg.target_tokens:              # X-stance's "target embeddings": one reserved token per target (`cfg.target_key`) as segment A
-            tmap = target_token_map(df, tok, cfg.target_key); add_target_tokens(tok, model, tmap.values())
-            parts = {s: apply_target_tokens(p, tmap, cfg.target_key) if len(p) else p for s, p in parts.items()}; pair = True
-        train_df = balance_by_upsampling(parts['train'], seed=cfg.seed) if cfg.balance else parts['train']
-        cache_dir = outputs_dir(out_dir, 'cache', 'tokenized') if cfg.disk_cache else None
-        with record.phase('tokenize'):
-            ds = {s: _encode(p, tok, cfg, pair, label2id, cache_dir) for s, p in dict(parts, train=train_df).items() if len(p)}
-        ebs = cfg.eval_batch_size or 2*cfg.batch_size
+        tok, model, parts, ds = _load_and_encode(cfg, parts, labels, pair, model, tokenizer, record, df, out_dir)
         pad8 = 8 if torch.cuda.is_available() else None
         loaders = lambda epoch: make_loader(ds['train'], tok, bs.per_device_batch_size*bs.processes, seed=cfg.seed, epoch=epoch,
                                             group_by_length=cfg.group_by_length, pad_to_multiple_of=pad8, num_workers=cfg.num_workers)
-        def evaluate(split, m, acc):
-            with record.phase('evaluate'): pred = [labels[i] for i in predict_logits(m, ds[split], tok, ebs, acc).argmax(-1)]
-            gold = parts[split].label.tolist()
-            return {metric_name: score(None, gold, pred, metric=metric, labels=labels), **({} if metric_name == 'accuracy' else {'accuracy': accuracy(gold, pred, labels=labels)})}, pred
         metric_name = params['metric']
+        evaluate = _evaluator(record, ds, parts, tok, labels, metric, metric_name, cfg.eval_batch_size or 2*cfg.batch_size)
         eval_fn = (lambda m, acc: {f'dev_{k}': v for k, v in evaluate('dev', m, acc)[0].items()}) if 'dev' in ds else None
         with record.phase('train'):   # minus the per-epoch evaluation, which counts as 'evaluate'
             res = fit(model, loaders, replace(cfg, grad_accum=bs.grad_accum), eval_fn=eval_fn, metric=f'dev_{metric_name}' if eval_fn else None,
                       accelerator=acc, ckpt_dir=out/'checkpoints' if cfg.checkpoint else None, resume=resume, on_step=on_step, desc=name)
-        model = res.model
         kept = next((h for h in res.history if h['epoch'] == res.best_epoch), None) if cfg.select_best_epoch else res.history[-1]
         dev = {k[4:]: v for k, v in (kept or {}).items() if k.startswith('dev_')}
-        test, preds = ({}, [])
-        if 'test' in ds: test, preds = evaluate('test', model, acc)
-        if acc.is_main_process:
-            with record.phase('write'), _all_or_none(out, ('predictions.jsonl', 'history.json', 'record.json', 'model')):
-                if 'test' in ds: record.files['predictions'] = str(write_predictions(out/'predictions.jsonl', preds))
-                if save_model:   # written beside, renamed when complete: never a model folder without its weights
-                    shutil.rmtree(out/'.model.tmp', ignore_errors=True)
-                    model.save_pretrained(out/'.model.tmp'); tok.save_pretrained(out/'.model.tmp')
-                    shutil.rmtree(out/'model', ignore_errors=True); os.replace(out/'.model.tmp', out/'model')
-                    record.files['model'] = str(out/'model')
-                record.files['history'] = str(write_json(out/'history.json', res.history))
-                record.finish(**{f'dev_{k}': v for k, v in dev.items()}, **{f'test_{k}': v for k, v in test.items()},
-                              best_epoch=res.best_epoch, steps=res.steps, train_seconds=res.train_seconds,
-                              train_examples_per_s=res.train_examples/max(res.train_seconds, 1e-9))
-                record.save(out/'record.json')
-            if cfg.checkpoint and cfg.cleanup_checkpoints: shutil.rmtree(out/'checkpoints', ignore_errors=True)
+        test, preds = evaluate('test', res.model, acc) if 'test' in ds else ({}, [])
+        if acc.is_main_process: _write_run(out, record, res, res.model, tok, dev, test, preds, save_model, cfg)
         acc.wait_for_everyone()
         return TrainResult(dev=dev, test=test, history=res.history, predictions=preds, out_dir=out, record=record, fit=res)

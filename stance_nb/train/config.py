@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 from ..metrics import METRICS
+from ..registry import Registry
 
 # %% auto #0
 __all__ = ['PRESETS', 'MOVED_PRESETS', 'TrainConfig', 'RunPlan', 'Preset']
@@ -88,7 +89,7 @@ class TrainConfig:
 
     @classmethod
     def presets(cls) -> dict:
-        "The named presets of this config class (`PRESETS`; `stance_nb.mdl.MDLConfig` has its own)."
+        "The named presets of this config class (`PRESETS`; `stance_nb.systems.mdl.MDLConfig` has its own)."
         return PRESETS
 
     @classmethod
@@ -97,10 +98,10 @@ class TrainConfig:
         "The named preset's config with `changes` applied; unknown names or fields fail with the valid ones."
         if name in MOVED_PRESETS: raise KeyError(f"preset {name!r} is gone: {MOVED_PRESETS[name]}")
         reg = cls.presets()
-        if name not in reg: raise KeyError(f"unknown preset {name!r}; valid presets: {sorted(reg)}")
+        preset = reg[name]   # an unknown name fails listing the valid ones
         fields = {f.name for f in dataclasses.fields(cls)}
         if unknown := sorted(set(changes) - fields): raise TypeError(f"unknown {cls.__name__} field(s) {unknown}; valid: {sorted(fields)}")
-        return replace(reg[name].config, **changes).validate()
+        return replace(preset.config, **changes).validate()
 
 # %% ../../nbs/05_train.config.ipynb #8f1abbe7
 @dataclass
@@ -150,7 +151,7 @@ _MDL_SELECTION = {'overall': 'one epoch for all datasets: best mean dev macro-F1
                   'dataset': "each dataset's own best dev epoch", 'last': 'last epoch'}
 
 # %% ../../nbs/05_train.config.ipynb #df09b6b3
-PRESETS:dict[str, Preset] = dict(
+PRESETS = Registry.of('preset', dict(
     xstance_mbert=Preset(TrainConfig(model='bert-base-multilingual-cased', batch_size=16, max_length=512, lr=5e-5, epochs=3, balance=True),
                          RunPlan(lrs=(5e-5, 3e-5, 2e-5), epochs_grid=(3, 4), select='accuracy', grid_per_variant=True),
                          'Vamvas & Sennrich 2020 §4.3, §4.6', head='linear (new)'),
@@ -168,9 +169,9 @@ PRESETS:dict[str, Preset] = dict(
                  '(one epoch, seed 1: lr 1e-4, 3e-4, 5e-4 at batch 16 and 1e-4, 2e-4 at batch 8; base encoders: --lr 3e-5)', head='linear (new)'),
     smoke=Preset(TrainConfig(model='', batch_size=16, max_length=64, lr=3e-3, epochs=6, mixed_precision='no', warmup_ratio=0.1),
                  RunPlan(), 'no paper: a tiny local model, seconds on a CPU', head='linear (new)'),
-)
+), describe=lambda p: p.source)
 MOVED_PRESETS = {  # retired preset names -> where their runs live now
     'benchmark_bert_sdl': "BERT_SDL is the benchmark's MDL model trained on one dataset (SAN head for pair datasets, linear for "
-                          "scd and semeval2019t7): stance_nb.mdl.train_mdl([dataset], config=MDLConfig.preset('paper')) or "
+                          "scd and semeval2019t7): stance_nb.systems.mdl.train_mdl([dataset], config=MDLConfig.preset('paper')) or "
                           "`stance_nb mdl --datasets <name> --preset paper`",
 }

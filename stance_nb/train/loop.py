@@ -15,11 +15,11 @@ from ..core import progress, is_quiet
 from .config import TrainConfig
 from .batches import EncodedDataset, make_loader, LengthGroupedBatchSampler, PadCollator
 from .optim import build_optimizer, build_scheduler, resolve_precision, cpu_supports_bf16, make_accelerator
-from .checkpoints import FitState, _rng_get, _rng_set, _save_weights, _load_weights, _save_checkpoint, load_latest_checkpoint
+from .checkpoints import FitState, rng_state, restore_rng_state, save_weights, load_weights, save_checkpoint, load_latest_checkpoint
 
 # %% auto #0
-__all__ = ['PEAK_FLOPS', 'TrainOOMError', 'TrainDivergedError', 'FitResult', 'epoch_line', 'fit', 'forward_precision',
-           'precision_autocast', 'predict_logits', 'peak_flops', 'model_flops_utilization']
+__all__ = ['PEAK_FLOPS', 'TrainOOMError', 'TrainDivergedError', 'FitResult', 'epoch_line', 'FitRun', 'start_fit', 'fit',
+           'forward_precision', 'precision_autocast', 'predict_logits', 'peak_flops', 'model_flops_utilization']
 
 # %% ../../nbs/05d_train.loop.ipynb #773c7dc5
 class TrainOOMError(RuntimeError):
@@ -87,13 +87,140 @@ def _oom_message(batch, cfg, step):
             f"grad_accum={cfg.grad_accum}). Lower batch_size (e.g. {max(1, cfg.batch_size//2)}) and raise grad_accum "
             f"(e.g. {cfg.grad_accum*2}) to keep the effective batch size, or lower max_length.")
 
-# %% ../../nbs/05d_train.loop.ipynb #62146fc1
+# %% ../../nbs/05d_train.loop.ipynb #f576c5a6
 def epoch_line(desc:str|None, epochs:int, row:dict, examples:int, train_seconds:float, seconds:float) -> str:
     "One line per finished epoch: its training loss, every dev score, training throughput and the epoch's time with evaluation (printed by `fit` unless quiet)."
     dev = ', '.join(f"{k} {v:.4f}" for k, v in row.items() if k not in ('epoch', 'step', 'train_loss') and isinstance(v, (int, float)))
     return (f"{desc + ' ' if desc else ''}epoch {row['epoch']}/{epochs}: train loss {row['train_loss']:.4f}" + (f" | {dev}" if dev else '')
             + f" | {examples / max(train_seconds, 1e-9):.1f} training examples/s | {seconds:.0f} s")
 
+# %% ../../nbs/05d_train.loop.ipynb #d56ff65e
+@dataclass
+class FitRun:
+    "What one `fit` holds while it trains: the prepared objects, the state a checkpoint records, and its counters."
+    acc:Any; model:Any; optimizer:Any; scheduler:Any; cfg:TrainConfig
+    first:Any                   # epoch 0's batches (`train_loaders(0)`, asked for once)
+    ckpt_dir:Path|None
+    state:FitState              # epoch, step, losses, history, best epoch: what a checkpoint records
+    resumed_from:int|None=None  # the step a resumed run started from
+    rng:dict|None=None          # the random generators' state to restore once a resumed epoch has skipped its trained batches
+    compiled:bool=False         # the optimizer step runs compiled
+    n_tok:Any=None              # non-padding tokens trained on (a device tensor: no host sync per step)
+    n_ex:int=0                  # examples trained on in this call
+    t_train:float=0.0           # seconds of optimizer steps in this call
+    t0:float=0.0                # when the current stretch of optimizer steps began
+    losses:list=field(default_factory=list) # losses since the last finite check
+    where:list=field(default_factory=list)  # (step, epoch, lr) of each of `losses`
+
+def start_fit(model:torch.nn.Module, train_loaders:Callable[[int], Iterable[dict]], cfg:TrainConfig, accelerator=None,
+              optimizer:torch.optim.Optimizer|None=None, ckpt_dir:str|Path|None=None, resume:bool=True) -> FitRun:
+    "Check `cfg`, build the optimizer and its schedule, prepare them with the model, and resume from the last checkpoint in `ckpt_dir`."
+    cfg.validate()
+    acc = accelerator or make_accelerator(cfg)
+    first = train_loaders(0)
+    n_batches = len(first)
+    if n_batches == 0: raise ValueError("the training loader of epoch 0 has no batches")
+    steps_per_epoch = math.ceil(n_batches/cfg.grad_accum)
+    optimizer = optimizer or build_optimizer(model, cfg, total_steps=steps_per_epoch*cfg.epochs)
+    compiled = bool(getattr(optimizer, 'compiled', False))
+    scheduler = build_scheduler(optimizer, steps_per_epoch*cfg.epochs, cfg.warmup_ratio)
+    model, optimizer, scheduler = acc.prepare(model, optimizer, scheduler)
+    ckpt_dir = Path(ckpt_dir) if ckpt_dir is not None else None
+    run = FitRun(acc, model, optimizer, scheduler, cfg, first, ckpt_dir, FitState(), compiled=compiled,
+                 n_tok=torch.zeros((), dtype=torch.long, device=acc.device))
+    if ckpt_dir is not None and resume and (found := load_latest_checkpoint(acc, ckpt_dir)) is not None:
+        run.state, run.resumed_from, run.rng = found, found.step, rng_state()
+    return run
+
+# %% ../../nbs/05d_train.loop.ipynb #caf706ff
+def _epoch_batches(run:FitRun, epoch:int, train_loaders:Callable, desc:str) -> tuple:
+    "Epoch `epoch`'s batches on the device, past those a resumed epoch trained, as a progress bar; their number, first index, running loss."
+    acc, state = run.acc, run.state
+    loader = _prepare_loader(acc, run.first if epoch == 0 else train_loaders(epoch))
+    n = len(loader)
+    it = _iterate(acc, loader)
+    start = state.batch_in_epoch
+    if start:                      # resume mid-epoch: skip what was done, then restore the RNG of that moment
+        for _ in itertools.islice(it, start): pass
+    if run.rng is not None: restore_rng_state(run.rng); run.rng = None
+    loss_sum = torch.tensor(state.loss_sum, dtype=torch.float32, device=acc.device)
+    run.model.train()
+    bar = progress(it, desc=f'{desc} epoch {epoch+1}/{run.cfg.epochs}', total=n, initial=start)
+    return bar, n, start, loss_sum
+
+# %% ../../nbs/05d_train.loop.ipynb #9ae9f992
+def _train_step(run:FitRun, batch:dict, bi:int, n:int, epoch:int, loss_sum:torch.Tensor, on_step:Callable|None=None):
+    "Train on batch `bi` of `n` (an optimizer step at every `grad_accum`-th and at the last); count it; write the schedule's checkpoints."
+    acc, cfg, state, model = run.acc, run.cfg, run.state, run.model
+    boundary = (bi+1) % cfg.grad_accum == 0 or bi+1 == n
+    lr = run.scheduler.get_last_lr()[0]   # the learning rate of the step this batch belongs to
+    try:
+        with (contextlib.nullcontext() if boundary else acc.no_sync(model)):
+            out = model(**batch)
+            acc.backward(out.loss/cfg.grad_accum)
+        if boundary:
+            if cfg.max_grad_norm: acc.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+            run.optimizer.step(); run.scheduler.step(); run.optimizer.zero_grad(set_to_none=True)
+    except torch.cuda.OutOfMemoryError as e:
+        raise TrainOOMError(_oom_message(batch, cfg, state.step+1)) from e
+    loss = out.loss.detach().float(); loss_sum += loss; state.n_loss += 1
+    run.losses.append(loss); run.where.append((state.step+1, epoch+1, lr))
+    ids = batch.get('input_ids')
+    bsz = int(ids.shape[0]) if torch.is_tensor(ids) else len(next(iter(batch.values())))
+    state.examples += bsz; run.n_ex += bsz
+    if torch.is_tensor(batch.get('attention_mask')): run.n_tok += batch['attention_mask'].sum()
+    if not boundary: return
+    state.step += 1; state.batch_in_epoch = bi+1
+    if state.step % _FINITE_CHECK_EVERY == 0: _check_finite(run.losses, run.where, cfg)
+    if run.ckpt_dir is not None and cfg.checkpoint and cfg.checkpoint_every and state.step % cfg.checkpoint_every == 0 and bi+1 < n:
+        _check_finite(run.losses, run.where, cfg)
+        run.t_train += time.perf_counter()-run.t0
+        state.loss_sum = float(loss_sum); save_checkpoint(acc, run.ckpt_dir, state, cfg.keep_checkpoints)
+        run.t0 = time.perf_counter()
+    if on_step is not None: on_step(state)
+
+# %% ../../nbs/05d_train.loop.ipynb #6d6b3c9f
+def _end_epoch(run:FitRun, epoch:int, loss_sum:torch.Tensor, eval_fn:Callable|None, metric:str|None, desc:str, t_ep:float, ex_ep:int):
+    "Evaluate epoch `epoch`, keep its row in the history, select the best epoch's weights, and write the epoch's checkpoint."
+    acc, cfg, state, model, ckpt_dir = run.acc, run.cfg, run.state, run.model, run.ckpt_dir
+    _check_finite(run.losses, run.where, cfg)
+    run.t_train += time.perf_counter()-run.t0
+    sec_tr = time.perf_counter()-t_ep
+    row = dict(epoch=epoch+1, step=state.step, train_loss=float(loss_sum)/max(1, state.n_loss))
+    if eval_fn is not None:
+        model.eval()
+        with torch.no_grad(): row.update(eval_fn(model, acc))
+        model.train()
+    state.history.append(row)
+    if acc.is_main_process and not is_quiet(): print(epoch_line(desc, cfg.epochs, row, run.n_ex-ex_ep, sec_tr, time.perf_counter()-t_ep), flush=True)
+    if metric is not None and metric in row and (state.best_score is None or row[metric] > state.best_score):
+        state.best_score, state.best_epoch = float(row[metric]), epoch+1
+        if cfg.select_best_epoch and ckpt_dir is not None:
+            f = ckpt_dir/f'best-epoch-{epoch+1}.safetensors'
+            if acc.is_main_process:
+                save_weights(acc.unwrap_model(model), f)
+                if state.best_file and state.best_file != f.name: (ckpt_dir/state.best_file).unlink(missing_ok=True)
+            state.best_file = f.name
+        elif cfg.select_best_epoch:
+            state.best_file = {k: v.detach().cpu().clone() for k, v in acc.unwrap_model(model).state_dict().items()}
+    state.epoch, state.batch_in_epoch, state.loss_sum, state.n_loss = epoch+1, 0, 0.0, 0
+    if ckpt_dir is not None and cfg.checkpoint and isinstance(state.best_file, (str, type(None))):
+        save_checkpoint(acc, ckpt_dir, state, cfg.keep_checkpoints)
+
+# %% ../../nbs/05d_train.loop.ipynb #2eb77c3b
+def _finish_fit(run:FitRun) -> FitResult:
+    "The unwrapped model (the best epoch's weights where `select_best_epoch`) and what the run measured."
+    acc, cfg, state = run.acc, run.cfg, run.state
+    acc.wait_for_everyone()
+    final = acc.unwrap_model(run.model)
+    if cfg.select_best_epoch and state.best_file is not None:
+        if isinstance(state.best_file, dict): final.load_state_dict(state.best_file); state.best_file = None
+        else: load_weights(final, run.ckpt_dir/state.best_file)
+    return FitResult(model=final, history=state.history, best_epoch=state.best_epoch, best_score=state.best_score,
+                     steps=state.step, train_seconds=run.t_train, train_examples=run.n_ex, train_tokens=int(run.n_tok),
+                     accelerator=acc, resumed_from=run.resumed_from, optimizer_compiled=run.compiled)
+
+# %% ../../nbs/05d_train.loop.ipynb #db520a28
 def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `.loss`
         train_loaders:Callable[[int], Iterable[dict]], # epoch -> that epoch's batches (same epoch, same batches)
         cfg:TrainConfig,             # lr, epochs, optimizer, warmup, clipping, accumulation, precision, checkpoints
@@ -107,94 +234,14 @@ def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `
         desc:str='train',            # progress bar label
        ) -> FitResult:
     "Train `model` for `cfg.epochs` epochs with evaluation, best-epoch selection and exact checkpoint/resume."
-    cfg.validate()
-    acc = accelerator or make_accelerator(cfg)
-    first = train_loaders(0)
-    n_batches = len(first)
-    if n_batches == 0: raise ValueError("the training loader of epoch 0 has no batches")
-    steps_per_epoch = math.ceil(n_batches/cfg.grad_accum)
-    optimizer = optimizer or build_optimizer(model, cfg, total_steps=steps_per_epoch*cfg.epochs)
-    compiled = bool(getattr(optimizer, 'compiled', False))
-    scheduler = build_scheduler(optimizer, steps_per_epoch*cfg.epochs, cfg.warmup_ratio)
-    model, optimizer, scheduler = acc.prepare(model, optimizer, scheduler)
-    ckpt_dir = Path(ckpt_dir) if ckpt_dir is not None else None
-    state, resumed_from, rng = FitState(), None, None
-    if ckpt_dir is not None and resume and (found := load_latest_checkpoint(acc, ckpt_dir)) is not None:
-        state, resumed_from, rng = found, found.step, _rng_get()
-    t_train, n_ex, n_tok = 0.0, 0, torch.zeros((), dtype=torch.long, device=acc.device)
-    losses, where = [], []          # losses since the last finite check, and (step, epoch, lr) of each
-    unwrapped = lambda: acc.unwrap_model(model)
-    for epoch in range(state.epoch, cfg.epochs):
-        loader = _prepare_loader(acc, first if epoch == 0 else train_loaders(epoch))
-        n = len(loader)
-        it = _iterate(acc, loader)
-        start = state.batch_in_epoch
-        if start:                      # resume mid-epoch: skip what was done, then restore the RNG of that moment
-            for _ in itertools.islice(it, start): pass
-        if rng is not None: _rng_set(rng); rng = None
-        loss_sum = torch.tensor(state.loss_sum, dtype=torch.float32, device=acc.device)
-        model.train()
-        bar = progress(it, desc=f'{desc} epoch {epoch+1}/{cfg.epochs}', total=n, initial=start)
-        t_ep, ex_ep = time.perf_counter(), n_ex
-        t0 = time.perf_counter()
-        for bi, batch in enumerate(bar, start=start):
-            boundary = (bi+1) % cfg.grad_accum == 0 or bi+1 == n
-            lr = scheduler.get_last_lr()[0]   # the learning rate of the step this batch belongs to
-            try:
-                with (contextlib.nullcontext() if boundary else acc.no_sync(model)):
-                    out = model(**batch)
-                    acc.backward(out.loss/cfg.grad_accum)
-                if boundary:
-                    if cfg.max_grad_norm: acc.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
-                    optimizer.step(); scheduler.step(); optimizer.zero_grad(set_to_none=True)
-            except torch.cuda.OutOfMemoryError as e:
-                raise TrainOOMError(_oom_message(batch, cfg, state.step+1)) from e
-            loss = out.loss.detach().float(); loss_sum += loss; state.n_loss += 1
-            losses.append(loss); where.append((state.step+1, epoch+1, lr))
-            ids = batch.get('input_ids')
-            bsz = int(ids.shape[0]) if torch.is_tensor(ids) else len(next(iter(batch.values())))
-            state.examples += bsz; n_ex += bsz
-            if torch.is_tensor(batch.get('attention_mask')): n_tok += batch['attention_mask'].sum()
-            if boundary:
-                state.step += 1; state.batch_in_epoch = bi+1
-                if state.step % _FINITE_CHECK_EVERY == 0: _check_finite(losses, where, cfg)
-                if ckpt_dir is not None and cfg.checkpoint and cfg.checkpoint_every and state.step % cfg.checkpoint_every == 0 and bi+1 < n:
-                    _check_finite(losses, where, cfg)
-                    t_train += time.perf_counter()-t0
-                    state.loss_sum = float(loss_sum); _save_checkpoint(acc, ckpt_dir, state, cfg.keep_checkpoints)
-                    t0 = time.perf_counter()
-                if on_step is not None: on_step(state)
-        _check_finite(losses, where, cfg)
-        t_train += time.perf_counter()-t0
-        sec_tr = time.perf_counter()-t_ep
-        row = dict(epoch=epoch+1, step=state.step, train_loss=float(loss_sum)/max(1, state.n_loss))
-        if eval_fn is not None:
-            model.eval()
-            with torch.no_grad(): row.update(eval_fn(model, acc))
-            model.train()
-        state.history.append(row)
-        if acc.is_main_process and not is_quiet(): print(epoch_line(desc, cfg.epochs, row, n_ex-ex_ep, sec_tr, time.perf_counter()-t_ep), flush=True)
-        if metric is not None and metric in row and (state.best_score is None or row[metric] > state.best_score):
-            state.best_score, state.best_epoch = float(row[metric]), epoch+1
-            if cfg.select_best_epoch and ckpt_dir is not None:
-                f = ckpt_dir/f'best-epoch-{epoch+1}.safetensors'
-                if acc.is_main_process:
-                    _save_weights(unwrapped(), f)
-                    if state.best_file and state.best_file != f.name: (ckpt_dir/state.best_file).unlink(missing_ok=True)
-                state.best_file = f.name
-            elif cfg.select_best_epoch:
-                state.best_file = {k: v.detach().cpu().clone() for k, v in unwrapped().state_dict().items()}
-        state.epoch, state.batch_in_epoch, state.loss_sum, state.n_loss = epoch+1, 0, 0.0, 0
-        if ckpt_dir is not None and cfg.checkpoint and isinstance(state.best_file, (str, type(None))):
-            _save_checkpoint(acc, ckpt_dir, state, cfg.keep_checkpoints)
-    acc.wait_for_everyone()
-    final = unwrapped()
-    if cfg.select_best_epoch and state.best_file is not None:
-        if isinstance(state.best_file, dict): final.load_state_dict(state.best_file); state.best_file = None
-        else: _load_weights(final, ckpt_dir/state.best_file)
-    return FitResult(model=final, history=state.history, best_epoch=state.best_epoch, best_score=state.best_score,
-                     steps=state.step, train_seconds=t_train, train_examples=n_ex, train_tokens=int(n_tok),
-                     accelerator=acc, resumed_from=resumed_from, optimizer_compiled=compiled)
+    run = start_fit(model, train_loaders, cfg, accelerator, optimizer, ckpt_dir, resume)
+    for epoch in range(run.state.epoch, cfg.epochs):
+        bar, n, start, loss_sum = _epoch_batches(run, epoch, train_loaders, desc)
+        t_ep, ex_ep = time.perf_counter(), run.n_ex
+        run.t0 = time.perf_counter()
+        for bi, batch in enumerate(bar, start=start): _train_step(run, batch, bi, n, epoch, loss_sum, on_step)
+        _end_epoch(run, epoch, loss_sum, eval_fn, metric, desc, t_ep, ex_ep)
+    return _finish_fit(run)
 
 # %% ../../nbs/05d_train.loop.ipynb #4cd912da
 def _device(device) -> torch.device:
