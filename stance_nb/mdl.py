@@ -310,7 +310,7 @@ class MDLConfig(TrainConfig):
     train_ratio:float=1.0        # fraction of every training set (low-resource runs); dev/test unchanged
     selection:str='overall'      # 'overall' (one epoch for all datasets: best mean dev macro-F1), 'dataset' (each dataset's best dev epoch), 'last'
     max_train_rows:int|None=None # cap each training split (seeded sample) for smoke runs; `None`: all
-    max_eval_rows:int|tuple|None=None # cap each dev/test split (seeded sample; `(dev, test)` for two caps) for smoke runs; `None`: all
+    max_eval_rows:int|tuple|None=None # cap each dev/test split (seeded sample; `(dev, test)`: two caps, None: whole) for smoke runs; `None`: all
 
     def __post_init__(self):
         if self.selection not in ('dataset', 'overall', 'last'): raise ValueError(f"selection must be 'dataset', 'overall' or 'last', got {self.selection!r}")
@@ -398,7 +398,7 @@ def _as_tasks(datasets, cfg:MDLConfig, seed:int, data_dir=None) -> list[Task]:
         if cfg.max_train_rows: df = subsample_split(df, 'train', n=cfg.max_train_rows, seed=seed)
         if cfg.max_eval_rows:
             caps = cfg.max_eval_rows if isinstance(cfg.max_eval_rows, (tuple, list)) else (cfg.max_eval_rows,) * 2
-            for s, n in zip(('dev', 'test'), caps): df = subsample_split(df, s, n=n, seed=seed)
+            for s, n in zip(('dev', 'test'), caps): df = subsample_split(df, s, n=n, seed=seed) if n else df   # `(64, None)`: dev only
         tasks.append(replace(t, frame=df.reset_index(drop=True)))
     names = [t.name for t in tasks]
     if len(set(names)) != len(names): raise ValueError(f"duplicate dataset names: {names}")
