@@ -21,8 +21,8 @@ from .page import html_table, section, html_page
 __all__ = ['SOURCES', 'SIDES', 'COLUMN_NAMES', 'VERDICTS', 'PAPER_NAMES', 'EXPERIMENT_OF', 'NOT_RESULTS', 'KEY', 'NOISE_PAIRS',
            'BLOCKERS', 'FIELDS', 'PREFIX', 'TITLE', 'INTRO', 'TOLERANCE', 'Source', 'encoder_cell', 'reference_cells',
            'paper_std', 'committed_cells', 'Pair', 'pair_sigma', 'measured_noise', 'cell_sigma', 'tolerance', 'blocker',
-           'verdict', 'scorecard', 'verdict_counts', 'blocked', 'findings', 'compared', 'noise_lines', 'to_markdown',
-           'to_html', 'write_scorecard']
+           'clauses', 'verdict', 'scorecard', 'verdict_counts', 'blocked', 'findings', 'compared', 'noise_lines',
+           'to_markdown', 'to_html', 'write_scorecard']
 
 # %% ../nbs/13_scorecard.ipynb #62f4e6c2
 @dataclass(frozen=True)
@@ -189,7 +189,16 @@ def blocker(paper:str, table:str, row:str, column:str, side:str) -> str:
         if p == paper and test(str(table), str(row), str(column), side): return why
     return 'not in the committed runs'
 
-# %% ../nbs/13_scorecard.ipynb #a485d5a7
+# %% ../nbs/13_scorecard.ipynb #91322adf
+def clauses(note:str) -> list[str]:
+    "A note's clauses: split at '; ' outside parentheses (the guard's 'differ (paper: ...; ours: ...)' stays whole)."
+    out, depth, cur = [], 0, ''
+    for i, ch in enumerate(note):
+        depth += (ch == '(') - (ch == ')')
+        if ch == ';' and depth == 0 and note[i + 1:i + 2] == ' ': out.append(cur); cur = ''; continue
+        cur += ch
+    return [c.strip() for c in out + [cur] if c.strip()]
+
 def verdict(cell:Mapping, tol:float) -> tuple[str, str]:
     "The verdict on one side of a cell and why: reproduced, differs, not comparable or not run."
     note, status = str(cell.get('note') or ''), cell.get('status')
@@ -201,7 +210,7 @@ def verdict(cell:Mapping, tol:float) -> tuple[str, str]:
     if cell.get('metric') == 'correctness_ratio' and "the paper's Table 5" in note:
         return 'not comparable', "ours is the paper's own c_a, an input of the formulas, not a measurement (see results/robustness_spelling_c_a)"
     if pd.isna(cell.get('delta')) or pd.isna(cell.get('paper')):
-        why = next((p for p in note.split('; ') if p.startswith(('not comparable', 'no paper value'))), 'no paper value beside ours')
+        why = next((p for p in clauses(note) if p.startswith(('not comparable', 'no paper value'))), 'no paper value beside ours')
         return 'not comparable', why.removeprefix('not comparable: ')
     d = abs(float(cell['delta']))
     return ('reproduced', f'|Δ| {d:.3g} ≤ {tol:.3g}') if d <= tol else ('differs', f'|Δ| {d:.3g} > {tol:.3g}')
