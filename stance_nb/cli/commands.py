@@ -401,3 +401,11 @@ def _plan(exp, P:dict, ex, throughput:str|None, reuse:list=()) -> dict:
 # %% ../../nbs/12a_cli.commands.ipynb #8354625c
 COMMANDS = dict(baselines=_baselines, train=_train, mdl=_mdl, predict=_predict, evaluate=_evaluate, attack=_attack,
                 download=_download, reproduce=_reproduce, leaderboard=_leaderboard, presets=lambda args: list_presets())   # command name -> (args) -> dict
+
+# %% ../../nbs/12a_cli.commands.ipynb #168bc86a
+def _scorecard(args) -> dict:
+    "`stance_nb scorecard`: a verdict for every cell of the four papers' tables, from the committed tables (`stance_nb.scorecard`)."
+    from stance_nb.scorecard import write_scorecard   # imported on use, as every command's own code
+    return dict(command='scorecard', **write_scorecard(args.results, args.out))
+
+COMMANDS['scorecard'] = _scorecard

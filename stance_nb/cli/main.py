@@ -172,6 +172,14 @@ def make_parser(commands=None, # the commands whose options are built (default a
         if commands is None or name in commands: _OPTIONS[name](sp)
     return p
 
+# %% ../../nbs/12b_cli.main.ipynb #baacdcfb
+def _scorecard_options(s):
+    s.add_argument('--results', default='results', help="the committed results, each run's tables (default: results)")
+    s.add_argument('--out', default=None, help='write scorecard.csv, .md and .html here (default: outputs/scorecard)')
+
+_HELP['scorecard'] = "a verdict for every cell of the four papers' tables, from the committed tables (stance_nb.scorecard)"
+_OPTIONS['scorecard'] = _scorecard_options
+
 # %% ../../nbs/12b_cli.main.ipynb #a62a273d
 def _init_state():
     "Set up Accelerate's process state once, honouring `ACCELERATE_USE_CPU` (`stance_nb.train.process_state`; imported on use: training code)."

@@ -10,6 +10,7 @@ from .store import *         # job keys and folders, finished jobs, a job's file
 from .cost import *          # what transformer jobs will cost on this machine
 from .runner import *        # run: rows → jobs → scores (prepare, execute)
 from .executor import *      # where the jobs run: this process, worker processes, Slurm through submitit
+from .compare import *       # like for like: a Δ only when both sides cover the same
 from .tables import *        # table builders
 from .report import *        # compare with the paper, notes, conditions, CSV/Markdown, figures
 from .reproduce import *     # a notebook's parameters → run → render

@@ -16,6 +16,7 @@ from ..reference import compare, comparison_markdown, reference
 from .spec import Experiment, RunResult
 from .runner import COLLAPSE_SHARE, ENV_FIELDS, environments
 from .tables import correctness_ratios
+from .compare import guard_table, table_sides
 
 # %% auto #0
 __all__ = ['CSV_COLUMNS', 'RECIPE_SETTINGS', 'paper_over', 'compare_table', 'significance_notes', 'add_notes', 'environment_text',
@@ -95,6 +96,7 @@ def compare_table(exp:Experiment, table:str, ours:pd.DataFrame,
         for i, r in cmp.iterrows():
             extra = notes.get((r.row, r.column, r.metric))
             if extra: cmp.loc[i, 'note'] = '; '.join(x for x in (r.note, extra) if x)
+    cmp = guard_table(cmp, table_sides(exp, ours, cmp, keys))   # no Δ whose two sides differ (`experiment.compare`)
     res = cmp[CSV_COLUMNS].copy()
     res.attrs.update(cmp.attrs, paper=exp.paper, table=table)
     return res

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 from ..robustness import PAPER_C, paraphrase_c, robustness_tables
 from .spec import Experiment
+from .compare import paper_over_systems
 
 # %% auto #0
 __all__ = ['OURS', 'AVG', 'TABLE_BUILDERS', 'common_keys', 'set_note', 'common_mean', 'per_data', 'by_ratio', 'attacked',
@@ -164,8 +165,9 @@ def robustness(part:str,                # 'table5', 'table7' or 'figure2' (Fig. 
                         f" (the paper's overall: {', '.join(paper_attacks)})"))
         full = sc[sc.ratio == 1.0].drop(columns='ratio')
         c_paper = {a: PAPER_C[a] for a in attacks if a in PAPER_C}
-        theirs = (robustness_tables(_paper_long(paper, common, attacks), c_paper)
-                  if paper is not None and part != 'figure2' and set(attacks) <= set(c_paper) else None)
+        mine, theirs_sys = paper_over_systems(_paper_long(paper, common, attacks), sorted(set(full.system))) if paper is not None else (None, [])
+        theirs = (robustness_tables(mine, c_paper)   # the paper's side over our systems, datasets and attacks (the guard: `experiment.compare`)
+                  if paper is not None and part != 'figure2' and set(attacks) <= set(c_paper) and len(mine) else None)
         how = f"paper: recomputed from its Table 11 over the same {len(common)} datasets and attacks, with its c_a"
         if part == 'table5':
             t = robustness_tables(full, c_run)['table5']
@@ -174,7 +176,8 @@ def robustness(part:str,                # 'table5', 'table7' or 'figure2' (Fig. 
             out = [dict(row=r.attack.capitalize(), column=col, metric=m, value=f*getattr(r, m), seed=None,
                         note=f"{systems}; {over}" + (f"; c_a {r.correctness_ratio:g}: {prov[r.attack]}" if m != 'raw_potency' else ''),
                         paper_value=f*p5.loc[r.attack, m] if p5 is not None and m != 'correctness_ratio' else float('nan'),
-                        paper_how=how if p5 is not None and m != 'correctness_ratio' else None)
+                        paper_how=how if p5 is not None and m != 'correctness_ratio' else None,
+                        datasets='+'.join(common), systems='+'.join(sorted(set(full.system))), paper_systems='+'.join(theirs_sys))
                    for r in t.itertuples() for col, m, f in (('Raw potency (%)', 'raw_potency', 100), ('Correctness ratio', 'correctness_ratio', 1),
                                                              ('Potency (%)', 'potency', 100))]
             return pd.DataFrame(out).assign(unit_of_ours='paper')
@@ -185,7 +188,8 @@ def robustness(part:str,                # 'table5', 'table7' or 'figure2' (Fig. 
                          note=f"{over}; {over_attacks}; c_a " + ', '.join(f'{a} {c_run[a]:g} ({prov[a]})' for a in attacks) if r.measure == 'overall'
                               else f"{over}; c_a {c_run[r.measure]:g} ({prov[r.measure]})",
                          paper_value=100*p7[r.system, r.measure] if p7 is not None and (r.system, r.measure) in p7.index else float('nan'),
-                         paper_how=how if p7 is not None and (r.system, r.measure) in p7.index else None) for r in t.itertuples()]
+                         paper_how=how if p7 is not None and (r.system, r.measure) in p7.index else None, datasets='+'.join(common),
+                         attacks='+'.join(attacks) if r.measure == 'overall' else r.measure) for r in t.itertuples()]
             return pd.DataFrame(rows).assign(unit_of_ours='paper')
         if len(set(sc.ratio)) < 2: return pd.DataFrame()
         fig = robustness_tables(sc, c_run)['figure2']

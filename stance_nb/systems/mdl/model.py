@@ -306,7 +306,7 @@ class MDLConfig(TrainConfig):
     train_ratio:float=1.0        # fraction of every training set (low-resource runs); dev/test unchanged
     selection:str='overall'      # 'overall' (one epoch for all datasets: best mean dev macro-F1), 'dataset' (each dataset's best dev epoch), 'last'
     max_train_rows:int|None=None # cap each training split (seeded sample) for smoke runs; `None`: all
-    max_eval_rows:int|tuple|None=None # cap each dev/test split (seeded sample; `(dev, test)` for two caps) for smoke runs; `None`: all
+    max_eval_rows:int|tuple|None=None # cap each dev/test split (seeded sample; `(dev, test)`: two caps, None: whole) for smoke runs; `None`: all
 
     def __post_init__(self):
         if self.selection not in ('dataset', 'overall', 'last'): raise ValueError(f"selection must be 'dataset', 'overall' or 'last', got {self.selection!r}")

@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/10f_systems.mdl.register.ipynb #fbd854d5
 from __future__ import annotations
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from ...data import DATASETS
 from ...experiment.spec import Context, register_system
@@ -20,7 +20,11 @@ def _mdl_config(ctx:Context, model:str):
     "The MDL preset of the run (`paper`; `smoke` in smoke runs) with the run's changes and `model`."
     name = ctx.option('mdl_preset', 'smoke' if ctx.settings.get('smoke') else 'paper')
     changes = {k: v for k, v in (ctx.settings.get('mdl_changes') or {}).items() if v is not None}
-    return ctx.with_schedule(MDLConfig.preset(name, model=model, seed=ctx.seed, **changes))
+    cfg = ctx.with_schedule(MDLConfig.preset(name, model=model, seed=ctx.seed, **changes))
+    if cfg.max_eval_rows:   # a smoke preset caps dev only: a job predicts every test row and its attacked copies, which the tables score
+        dev = cfg.max_eval_rows[0] if isinstance(cfg.max_eval_rows, (tuple, list)) else cfg.max_eval_rows
+        cfg = replace(cfg, max_eval_rows=(dev, None))
+    return cfg
 
 def _mdl_budget(ctx:Context):
     cfg = _mdl_config(ctx, encoder_name(ctx)); return cfg, cfg.epochs

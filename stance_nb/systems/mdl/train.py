@@ -86,7 +86,7 @@ def _as_tasks(datasets, cfg:MDLConfig, seed:int, data_dir=None) -> list[Task]:
         if cfg.max_train_rows: df = subsample_split(df, 'train', n=cfg.max_train_rows, seed=seed)
         if cfg.max_eval_rows:
             caps = cfg.max_eval_rows if isinstance(cfg.max_eval_rows, (tuple, list)) else (cfg.max_eval_rows,) * 2
-            for s, n in zip(('dev', 'test'), caps): df = subsample_split(df, s, n=n, seed=seed)
+            for s, n in zip(('dev', 'test'), caps): df = subsample_split(df, s, n=n, seed=seed) if n else df   # `(64, None)`: dev only
         tasks.append(replace(t, frame=df.reset_index(drop=True)))
     names = [t.name for t in tasks]
     if len(set(names)) != len(names): raise ValueError(f"duplicate dataset names: {names}")

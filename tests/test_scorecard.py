@@ -1,0 +1,177 @@
+"""The scorecard of the four papers and the like-for-like guard, checked from outside: verdicts against hand-computed ones,
+every committed and smoke-generated table scanned for a Δ whose two sides differ, and the report page read in a browser."""
+import json, math, re, shutil, statistics, subprocess, sys
+from html.parser import HTMLParser
+from pathlib import Path
+import pandas as pd
+import pytest
+from stance_nb.scorecard import scorecard, write_scorecard, verdict_counts, PAPER_NAMES
+from stance_nb.reference import reference
+from stance_nb.robustness import paper_table11, robustness_tables, PAPER_C
+from stance_nb.data.benchmark import BENCHMARK
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT/'results'
+GOLDEN = ROOT/'tests'/'golden'/'smoke'   # the tables every result notebook's smoke run writes (tests/test_run_notebooks.py keeps them equal)
+CHROMIUM = next((shutil.which(b) for b in ('chromium', 'chromium-browser', 'google-chrome') if shutil.which(b)), None)
+
+@pytest.fixture(scope='module')
+def card():
+    return scorecard(RESULTS)
+
+def _line(card, table, row, column, metric='f1_macro'):
+    d = card[(card.table == table) & (card.row == row) & (card.column == column) & (card.metric == metric)]
+    assert len(d) == 1, (table, row, column, metric)
+    return d.iloc[0]
+
+def _record_scores(runs:Path, row:str, key:str, metric:str='f1_macro') -> list:
+    "The committed job records' clean-test scores of `row` on `key`, one per seed."
+    out = []
+    for f in sorted(runs.glob('*/record.json')):
+        rec = json.loads(f.read_text())
+        if rec['params']['row'] == row and rec['params']['ratio'] == 1.0:
+            out += [s['value'] for s in rec['metrics']['scores'] if s['key'] == key and s['test'] == 'test' and s['metric'] == metric]
+    return out
+
+def test_reproduced_by_hand(card):
+    "The random baseline on argmin, five seeds from the job records: |Δ| = |mean − 0.4998| within twice the seed std."
+    v = _record_scores(RESULTS/'benchmark'/'runs', 'Random baseline', 'argmin')
+    assert len(v) == 5
+    delta, tol = statistics.mean(v) - 0.4998, 2 * statistics.stdev(v)
+    assert abs(delta) <= tol
+    r = _line(card, '4', 'Random baseline', 'argmin')
+    assert r.ours_verdict == 'reproduced' and r.ours_n == 5
+    assert math.isclose(r.ours_delta, delta, abs_tol=1e-9) and math.isclose(r.ours_tolerance, tol, abs_tol=1e-9)
+
+def test_differs_by_hand(card):
+    """The stand-in's BERT_SDL on ibmcs (one seed, record): paper 0.5347. The tolerance by hand: twice √(seed² + precision²) with the
+    σ of the two committed pairs, √(mean (a − b)² / 2) over Table 11's per-dataset BERT_SDL cells."""
+    (ours,) = _record_scores(RESULTS/'benchmark-minilm'/'runs', 'BERT_SDL', 'ibmcs')
+    def sigma(a, b):
+        x, y = (pd.read_csv(p).query("n == 1 and row.str.endswith('_SDL') and column in @BENCHMARK") for p in (a, b))
+        m = x.merge(y, on=['row', 'column', 'metric'])
+        return math.sqrt(((m.ours_mean_x - m.ours_mean_y) ** 2).mean() / 2)
+    seed = sigma(RESULTS/'benchmark-minilm'/'benchmark-minilm_table11.csv', RESULTS/'benchmark-minilm-earlier'/'benchmark-minilm-seed2_table11.csv')
+    prec = sigma(RESULTS/'benchmark-minilm-earlier'/'benchmark-minilm-all7_table11.csv', RESULTS/'benchmark-minilm'/'benchmark-minilm_table11.csv')
+    tol = 2 * math.sqrt(seed ** 2 + prec ** 2)
+    assert abs(ours - 0.5347) > tol
+    r = _line(card, '4', 'BERT_SDL', 'ibmcs')
+    assert (r.standin_verdict, r.ours_verdict) == ('differs', 'not run') and r.ours_why.startswith('GPU:')
+    assert math.isclose(r.standin_tolerance, tol, rel_tol=1e-9) and math.isclose(r.standin_delta, ours - 0.5347, abs_tol=1e-9)
+
+def test_not_comparable_by_hand(card):
+    "The stand-in's BERT_MDL on arc: the paper's model trained on its ten datasets, ours on the seven the run has: no Δ, and why."
+    run = json.loads((RESULTS/'benchmark-minilm'/'benchmark-minilm_conditions.json').read_text())
+    assert len(run['data']) == 7 and len(BENCHMARK) == 10
+    r = _line(card, '4', 'BERT_MDL', 'arc')
+    assert r.standin_verdict == 'not comparable' and math.isnan(r.standin_delta)
+    assert r.standin_why.startswith('training sets differ (paper: 10: ') and 'ours: 7: ' in r.standin_why
+
+def test_spelling_potency_like_for_like(card):
+    "Table 5: the paper's spelling raw potency over BERT_SDL alone on the same seven datasets (43.73), Δ +3.0 (it printed +4.06 over two systems)."
+    p = paper_table11()
+    seven = [k for k in BENCHMARK if k not in ('iac1', 'scd', 'snopes')]
+    mine = p[(p.system == 'BERT_SDL') & p.dataset.isin(seven) & p.attack.isin(['test', 'spelling', 'negation'])]
+    raw = 100 * robustness_tables(mine, {'spelling': PAPER_C['spelling'], 'negation': 1.0})['table5'].set_index('attack').raw_potency['spelling']
+    assert round(raw, 2) == 43.73
+    r = _line(card, '5', 'Spelling', 'Raw potency (%)', 'raw_potency')
+    assert math.isclose(r.standin_paper, raw, abs_tol=1e-9) and round(r.standin_delta, 1) == 3.0
+
+def test_committed_scorecard_rebuilds(card, tmp_path):
+    "The committed scorecard is what `stance_nb scorecard` builds from the committed tables now."
+    write_scorecard(RESULTS, tmp_path)
+    for name in ('scorecard.csv', 'scorecard.md', 'scorecard.html'):
+        assert (tmp_path/name).read_text() == (RESULTS/'scorecard'/name).read_text(), name
+
+# ---- every committed and smoke-generated table: no Δ whose two sides differ --------------------------------------------
+
+TABLES = sorted(RESULTS.rglob('*table*.csv')) + sorted(p for p in GOLDEN.rglob('*_table*.csv')
+                                                       if p.parent.name in ('run_benchmark', 'run_robustness', 'run_leaderboard'))
+OVER = re.compile(r'over the (\d+) datasets every compared row has \(([^)]*)\)')
+
+def _datasets(note:str, column:str) -> list:
+    "The datasets a cell covers: its column when that is a dataset, else the list its note names."
+    if column in BENCHMARK: return [column]
+    m = OVER.search(str(note))
+    return [k.strip() for k in m.group(2).split(',')] if m else []
+
+def _paper_side(table:str, r, t:pd.DataFrame) -> float:
+    "The paper's value over exactly what our cell covers (datasets, systems, attacks), recomputed from the paper's own cells."
+    ds, p11 = _datasets(r.note, r.column), paper_table11()
+    ref = reference('schiller2021', table)
+    cell = ref[(ref.row == r.row) & (ref.column == r.column) & (ref.metric == r.metric)].value
+    if table in ('4', '11', '8', 'Fig2b'):
+        if r.column in BENCHMARK or str(r.column).endswith('%'): return float(cell.iloc[0])
+        if sorted(ds) == sorted(BENCHMARK) and len(cell): return float(cell.iloc[0])
+        per = ref[(ref.row == r.row) & ref.column.isin(ds) & (ref.metric == r.metric)]
+        assert len(per) == len(ds), f"{r.row}: the paper lacks a cell of {ds}"
+        return float(per.value.mean())
+    attacks = sorted({x.lower() for x in t.row} - {'test', 'overall'})
+    if table == '6':
+        s = p11[(p11.system == r.column) & p11.dataset.isin(ds)].groupby('attack').score.mean()
+        return s[r.row.lower()] if r.metric == 'f1_macro' else 100 * (s[r.row.lower()] - s['test']) / s['test']
+    c = {a: PAPER_C[a] for a in attacks}
+    if table == '5':
+        systems = re.search(r'averaged over ([^;]+)', r.note).group(1).split(', ')
+        mine = p11[p11.system.isin(systems) & p11.dataset.isin(ds) & p11.attack.isin(['test', *attacks])]
+        assert sorted(set(mine.system)) == sorted(systems), f"the paper has no {systems}"
+        t5 = robustness_tables(mine, c)['table5'].set_index('attack')
+        return 100 * t5.loc[r.row.lower(), r.metric] if r.metric != 'correctness_ratio' else t5.loc[r.row.lower(), r.metric]
+    if table == '7':
+        mine = p11[(p11.system == r.column) & p11.dataset.isin(ds) & p11.attack.isin(['test', *attacks])]
+        t7 = robustness_tables(mine, c)['table7'].set_index('measure').resilience_rel
+        return 100 * t7[r.row.lower()]
+    raise AssertionError(f'table {table}: no rule')
+
+@pytest.mark.parametrize('path', TABLES, ids=[str(p.relative_to(ROOT)) for p in TABLES])
+def test_no_delta_across_unlike_sides(path):
+    "Every cell with a Δ: the paper's value recomputed over the same datasets, systems, attacks and ratio; no Δ for an MDL row not trained on the paper's ten."
+    assert len(TABLES) > 40
+    t = pd.read_csv(path, dtype={'row': str, 'column': str, 'note': str})
+    table = re.search(r'_table([0-9A-Za-z]+)\.csv$', path.name).group(1)
+    data = set(t.column) & set(BENCHMARK)
+    bad = []
+    for r in t[t.delta.notna()].itertuples():
+        if 'MDL' in f'{r.row} {r.column}' and not set(BENCHMARK) <= data:
+            bad.append(f"{r.row}/{r.column}: an MDL cell with a Δ, but the run has {len(data)} of the paper's ten training datasets"); continue
+        if r.metric == 'correctness_ratio': continue   # the paper's c_a, given to the formulas
+        want = _paper_side(table, r, t)
+        if not math.isclose(r.paper, want, rel_tol=1e-6, abs_tol=1e-9):
+            bad.append(f"{r.row}/{r.column}/{r.metric}: paper side {r.paper:g}, over what ours covers it is {want:g}")
+    assert not bad, f"{path.relative_to(ROOT)}: " + '; '.join(bad)
+
+# ---- the page, read in a browser ---------------------------------------------------------------------------------------
+
+class _Text(HTMLParser):
+    "The text a reader sees: every text node outside style and script."
+    def __init__(self):
+        super().__init__(); self.skip, self.parts = 0, []
+    def handle_starttag(self, tag, attrs): self.skip += tag in ('style', 'script')
+    def handle_endtag(self, tag): self.skip -= tag in ('style', 'script')
+    def handle_data(self, data):
+        if not self.skip: self.parts.append(data)
+
+@pytest.mark.skipif(CHROMIUM is None, reason='Chromium is not installed (Debian: apt-get install -y chromium)')
+def test_page_text_in_a_browser(card):
+    "The committed page opened in headless Chromium: no Markdown left in its visible text; each paper's verdict counts and findings are there."
+    page = RESULTS/'scorecard'/'scorecard.html'
+    r = subprocess.run([CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--dump-dom', page.as_uri()],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and '<table' in r.stdout, r.stderr[-2000:]
+    p = _Text(); p.feed(r.stdout)
+    text = ' '.join(' '.join(p.parts).split())
+    assert '|---|' not in text and '**' not in text and '`' not in text
+    for c in verdict_counts(card).itertuples():
+        assert f"{c.reproduced} of {c.cells} cells reproduced, {c.differs} differ" in text, c.paper
+        assert f"{c.paper} {c.column} {c.cells} {c.reproduced} {c.differs} {c._6} {c._7}" in text, c.paper
+    assert all(n in text for n in PAPER_NAMES.values())
+    assert 'training sets differ (paper: 10:' in text and "the paper's cell is internally inconsistent" in text
+
+def test_readme_results_come_from_the_committed_results():
+    "The README's results section is what `tools/readme_results.py` writes from the committed scorecard and tables (no hand-typed claim)."
+    r = subprocess.run([sys.executable, str(ROOT/'tools'/'readme_results.py'), '--check'], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-2000:]
+    text = (ROOT/'README.md').read_text(encoding='utf-8')
+    section = text[text.index('<!-- results:begin -->'):text.index('<!-- results:end -->')]
+    assert 'MT-DNN_MDL over the same 7 datasets and two attacks -16.7 %, -11.4 %, 90.6' in section
+    assert '±0.05' not in text and 'majority rows within' not in text   # the X-stance claim no committed run backs
