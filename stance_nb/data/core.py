@@ -13,12 +13,14 @@ from ..core import data_dir as _data_dir, StanceDataError
 from ..core import sha256_file
 
 # %% auto #0
-__all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'check_rows',
-           'fingerprint', 'require_text', 'require_file', 'read_table', 'safe_extract', 'missing_files', 'download']
+__all__ = ['TIDY_COLUMNS', 'SPLITS', 'STANCE_LABELS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load',
+           'check_rows', 'fingerprint', 'require_text', 'require_file', 'read_table', 'safe_extract', 'missing_files',
+           'download']
 
 # %% ../../nbs/01_data.core.ipynb #8b3205dc
 TIDY_COLUMNS = ('id', 'split', 'target', 'text', 'label')
 SPLITS = ('train', 'dev', 'test')
+STANCE_LABELS = ('AGAINST', 'FAVOR', 'NONE')   # the common stance label space of transfer between datasets (`DatasetInfo.label_map`)
 
 @dataclass
 class DatasetInfo:
@@ -38,9 +40,18 @@ class DatasetInfo:
     url:str|None=None           # direct download URL, when public
     sha256:str|None=None        # checksum of the download
     options:dict=field(default_factory=dict) # documented loader options -> default
+    label_map:dict|None=None    # label -> its label in `STANCE_LABELS`, or None where it has none; None: not declared
+    label_map_note:str=''       # where `label_map` loses information (merged labels, labels without a counterpart)
+    report_by:str|None=None     # a column whose values the paper scores one by one (WT-WT: 'merger')
+    hub:dict|None=None          # its Hugging Face Hub copy: {'repo', 'revision', 'reader', 'counts', 'note'} (`stance_nb.data.hub`)
 
     def __post_init__(self):
         if self.labels is not None: self.labels = sorted(self.labels)
+        if self.label_map is not None:
+            if bad := sorted({str(v) for v in self.label_map.values() if v is not None} - set(STANCE_LABELS)):
+                raise ValueError(f"dataset {self.name!r}: label_map values {bad} are not in STANCE_LABELS {list(STANCE_LABELS)}")
+            if self.labels is not None and (gone := sorted(set(self.labels) - set(self.label_map))):
+                raise ValueError(f"dataset {self.name!r}: label_map has no entry for the label(s) {gone}")
 
 DATASETS:dict[str, DatasetInfo] = {}
 
@@ -71,18 +82,26 @@ def check_tidy(df:pd.DataFrame, info:DatasetInfo, path=None) -> pd.DataFrame:
         if len(na): raise StanceDataError(f"missing {col}", path=where, row=int(na[0]), field=col, expected='a string')
     return df
 
+def _from_hub(info:DatasetInfo, hub_path, options:dict) -> pd.DataFrame:
+    "The dataset read from its Hub copy by the reader its `hub` entry names (`stance_nb.data.hub`)."
+    if not info.hub: raise ValueError(f"dataset {info.name!r} has no Hugging Face Hub copy; load it from its files (source='files')")
+    return info.hub['reader'](info, hub_path, **options)
+
 def load(name:str,            # a key of `DATASETS`
          data_dir:str|Path|None=None, # data directory (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dir`)
+         source:str='files',  # 'files': the official files in the data directory; 'hub': its Hugging Face Hub copy (`DatasetInfo.hub`)
+         hub_path:str|Path|None=None, # with source='hub': a local folder in the Hub's layout instead of the repository
          **options) -> pd.DataFrame:
     "Load dataset `name` as a tidy DataFrame (`id, split, target, text, label`, …)."
     if name not in DATASETS: raise KeyError(f"unknown dataset {name!r}; registered: {sorted(DATASETS)}")
     info = DATASETS[name]
-    unknown = sorted(set(options) - set(info.options))
+    if source not in ('files', 'hub'): raise ValueError(f"source must be 'files' or 'hub', got {source!r}")
+    unknown = sorted(set(options) - set(info.options if source == 'files' else (info.hub or {}).get('options', {})))
     if unknown: raise TypeError(f"unknown option(s) {unknown} for dataset {name!r}; valid: {sorted(info.options)}")
-    folder = None if info.folder is None else _data_dir(data_dir, info.folder)
+    folder = None if info.folder is None or source == 'hub' else _data_dir(data_dir, info.folder)
     if folder is not None and not folder.is_dir():
         raise StanceDataError(f"dataset {name!r} not found. {info.source}", path=folder, expected=f"the files {list(info.files)}")
-    df = info.loader(folder, **{**info.options, **options})
+    df = _from_hub(info, hub_path, options) if source == 'hub' else info.loader(folder, **{**info.options, **options})
     attrs = dict(df.attrs)
     df = df.reset_index(drop=True)
     df.attrs.update(attrs, dataset=name)
