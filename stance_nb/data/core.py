@@ -14,8 +14,8 @@ from ..core import sha256_file
 
 # %% auto #0
 __all__ = ['TIDY_COLUMNS', 'SPLITS', 'STANCE_LABELS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load',
-           'check_rows', 'fingerprint', 'require_text', 'require_file', 'read_table', 'safe_extract', 'missing_files',
-           'download']
+           'check_rows', 'fingerprint', 'require_text', 'require_file', 'read_table', 'to_stance_labels',
+           'safe_extract', 'missing_files', 'download']
 
 # %% ../../nbs/01_data.core.ipynb #8b3205dc
 TIDY_COLUMNS = ('id', 'split', 'target', 'text', 'label')
@@ -191,6 +191,17 @@ def read_table(path:str|Path, required:Iterable[str]=(), sep:str=',', encoding:s
     miss = [c for c in required if c not in df.columns]
     if miss: raise StanceDataError(f"missing column(s) {miss}; found {list(df.columns)}", path=path, field=miss[0], expected=f"columns {list(required)}")
     return df
+
+# %% ../../nbs/01_data.core.ipynb #0ea7e0f7
+def to_stance_labels(name:str, # a key of `DATASETS` whose registration declares a `label_map`
+                     labels,   # labels of that dataset
+                    ) -> list:
+    "`labels` of dataset `name` in the common label space `STANCE_LABELS` (None where a label has no counterpart)."
+    info = DATASETS[name]
+    if info.label_map is None: raise ValueError(f"dataset {name!r} declares no label_map (its mapping to {list(STANCE_LABELS)})")
+    if bad := sorted({str(l) for l in labels if l not in info.label_map}):
+        raise StanceDataError(f"label(s) {bad} not in the label_map of dataset {name!r}", field='label', expected=f"one of {sorted(info.label_map)}")
+    return [info.label_map[l] for l in labels]
 
 # %% ../../nbs/01_data.core.ipynb #c38936ec
 def _archive_kind(path:Path, url:str) -> str|None:
