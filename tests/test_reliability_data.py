@@ -6,6 +6,8 @@ import pytest
 from stance_nb.core import StanceDataError
 from stance_nb.data import load, DATASETS
 from stance_nb.fixtures.papers import write_xstance, write_cheese, write_ezstance, write_vast, MALFORMED_ROW
+from stance_nb.fixtures.field import write_pstance, write_covid19, write_wtwt, write_emergent, write_mtsd, write_rumoureval2017, rumour_id
+from stance_nb.data.field import HYDRATED, EMERGENT_FILES, MTSD_FILE, RUMOUREVAL2017_KEYS
 from stance_nb.fixtures.benchmark import (BENCHMARK_WRITERS, BENCHMARK_BREAKS, BENCHMARK_FIXTURE_SIZES, break_fixture,
                                           _zip_edit, _truncate)
 
@@ -48,6 +50,7 @@ def write_fixture(root:Path, name:str, malformed=None) -> Path:
     elif name == 'ezstance': write_ezstance(root/'ezstance', domains=('CE',), malformed=malformed)
     elif name == 'vast': write_vast(root/'vast', malformed=malformed)
     elif name in BENCHMARK_WRITERS: BENCHMARK_WRITERS[name](root)
+    elif name in FIELD_WRITERS: FIELD_WRITERS[name](root)
     else: _write_custom(root, name)
     return root
 
@@ -203,6 +206,76 @@ CASES = {
         wrong_encoding=(_then(lambda r: _latin1(r/'data.jsonl', 'text number 3', 'text n\xfamero 3')), 'data.jsonl'),
         truncated_archive='the user gives an unpacked file'),
 }
+# ---------------------------------------------------------------- the field's datasets (stance_nb.data.field)
+
+FIELD_WRITERS = {**{f'pstance_{k}': (lambda r: write_pstance(r/'pstance')) for k in ('trump', 'biden', 'sanders')},
+                 'covid19': lambda r: write_covid19(r/'covid19'), 'wtwt': lambda r: write_wtwt(r/'wtwt'),
+                 'emergent': lambda r: write_emergent(r/'emergent'), 'mtsd': lambda r: write_mtsd(r/'mtsd'),
+                 'rumoureval2017': lambda r: write_rumoureval2017(r/'rumoureval2017')}
+RE17_REPLY = f"semeval2017-task8-dataset/rumoureval-data/charliehebdo/{rumour_id('train', 1)}/replies/{rumour_id('train', 2)}.json"
+
+def _json_edit(path, fn):
+    d = json.loads(path.read_text(encoding='utf-8')); fn(d); path.write_text(json.dumps(d), encoding='utf-8')
+
+def _cut_line(path, row=2):
+    lines = path.read_text(encoding='utf-8').splitlines(); lines[row-1] = lines[row-1][:len(lines[row-1]) // 2]
+    path.write_text('\n'.join(lines) + '\n', encoding='utf-8')
+
+def _pstance_cases(key, stem):
+    f = lambda s: f'raw_{s}_{stem}.csv'
+    return dict(missing_file=(_then(lambda r: (r/'pstance'/f('val')).unlink()), f('val')),
+                missing_column=(_then(lambda r: _sub(r/'pstance'/f('train'), 'Tweet,Target,Stance', 'Tweet,Target,Stanze', encoding='latin-1')), f('train')),
+                unknown_label=(_then(lambda r: write_pstance(r/'pstance', damage=f('test'))), f('test')),
+                empty_text=(_then(lambda r: write_pstance(r/'pstance', damage=f('val'), kind='empty_text')), f('val')),
+                null_text=CSV_NULL, broken_json=NOT_JSON, wrong_encoding="read as ISO-8859-1, as the authors' code does: every byte decodes",
+                truncated_archive=NO_ARCHIVE)
+
+def _hydrated_cases(name):
+    h = lambda r: r/name/HYDRATED
+    return dict(null_text=(_then(lambda r: _edit_jsonl_row(h(r), lambda t: t.update(full_text=None))), HYDRATED),
+                wrong_encoding=(_then(lambda r: _latin1(h(r), '"full_text": "', '"full_text": "\xe9')), HYDRATED),
+                empty_text=(_then(lambda r: FIELD_DAMAGE[name](r, damage=HYDRATED, kind='empty_text')), HYDRATED))
+
+FIELD_DAMAGE = {'covid19': lambda r, **kw: write_covid19(r/'covid19', **kw), 'wtwt': lambda r, **kw: write_wtwt(r/'wtwt', **kw)}
+RE17 = lambda r: r/'rumoureval2017'
+
+CASES.update({f'pstance_{k}': _pstance_cases(k, s) for k, s in (('trump', 'trump'), ('biden', 'biden'), ('sanders', 'bernie'))})
+CASES.update({
+    'covid19': dict(_hydrated_cases('covid19'),
+        missing_file=(_then(lambda r: (r/'covid19/fauci_test.csv').unlink()), 'fauci_test.csv'),
+        missing_column=(_then(lambda r: _sub(r/'covid19/face_masks_train.csv', 'Tweet Id,Target,Stance', 'Tweet Id,Target,Stanze')), 'face_masks_train.csv'),
+        unknown_label=(_then(lambda r: write_covid19(r/'covid19', damage='fauci_val.csv')), 'fauci_val.csv'),
+        broken_json=(_then(lambda r: _cut_line(r/'covid19'/HYDRATED)), HYDRATED), truncated_archive=NO_ARCHIVE),
+    'wtwt': dict(_hydrated_cases('wtwt'),
+        missing_file=(_then(lambda r: (r/'wtwt/wtwt_ids.json').unlink()), 'wtwt_ids.json'),
+        missing_column=(_then(lambda r: _json_edit(r/'wtwt/wtwt_ids.json', lambda d: d[1].pop('stance'))), 'wtwt_ids.json'),
+        unknown_label=(_then(lambda r: write_wtwt(r/'wtwt', damage='wtwt_ids.json')), 'wtwt_ids.json'),
+        broken_json=(_then(lambda r: _truncate(r/'wtwt/wtwt_ids.json')), 'wtwt_ids.json'), truncated_archive=NO_ARCHIVE),
+    'emergent': dict(
+        missing_file=(_then(lambda r: (r/'emergent'/EMERGENT_FILES['test']).unlink()), EMERGENT_FILES['test']),
+        missing_column=(_then(lambda r: _sub(r/'emergent'/EMERGENT_FILES['train'], 'articleHeadlineStance', 'articleStance')), EMERGENT_FILES['train']),
+        unknown_label=(_then(lambda r: write_emergent(r/'emergent', damage=EMERGENT_FILES['train'])), EMERGENT_FILES['train']),
+        empty_text=(_then(lambda r: write_emergent(r/'emergent', damage=EMERGENT_FILES['test'], kind='empty_text')), EMERGENT_FILES['test']),
+        wrong_encoding=(_then(lambda r: _latin1(r/'emergent'/EMERGENT_FILES['train'], 'Report:', 'R\xe9port:')), EMERGENT_FILES['train']),
+        null_text=CSV_NULL, broken_json=NOT_JSON, truncated_archive=NO_ARCHIVE),
+    'mtsd': dict(
+        missing_file=(_then(lambda r: (r/'mtsd'/MTSD_FILE).unlink()), MTSD_FILE),
+        missing_column=(_then(lambda r: _sub(r/'mtsd'/MTSD_FILE, 'Stance 2', 'Stanse 2')), MTSD_FILE),
+        unknown_label=(_then(lambda r: write_mtsd(r/'mtsd', damage=MTSD_FILE)), MTSD_FILE),
+        empty_text=(_then(lambda r: write_mtsd(r/'mtsd', damage=MTSD_FILE, kind='empty_text')), MTSD_FILE),
+        wrong_encoding=(_then(lambda r: _latin1(r/'mtsd'/MTSD_FILE, 'Debate night', 'D\xe9bate night')), MTSD_FILE),
+        null_text=CSV_NULL, broken_json=NOT_JSON, truncated_archive=NO_ARCHIVE),
+    'rumoureval2017': dict(
+        missing_file=(_then(lambda r: (RE17(r)/'subtaska.json').unlink()), 'subtaska.json'),
+        missing_column=(_then(lambda r: _json_edit(RE17(r)/RE17_REPLY, lambda t: t.pop('text'))), RE17_REPLY),
+        unknown_label=(_then(lambda r: write_rumoureval2017(RE17(r), damage=RUMOUREVAL2017_KEYS['dev'])), 'rumoureval-subtaskA-dev.json'),
+        empty_text=(_then(lambda r: write_rumoureval2017(RE17(r), damage='tweet', kind='empty_text')), RE17_REPLY),
+        null_text=(_then(lambda r: _json_edit(RE17(r)/RE17_REPLY, lambda t: t.update(text=None))), RE17_REPLY),
+        broken_json=(_then(lambda r: _truncate(RE17(r)/RE17_REPLY)), RE17_REPLY),
+        wrong_encoding=(_then(lambda r: _latin1(RE17(r)/RE17_REPLY, 'Is it true', 'Is it tr\xfce')), RE17_REPLY),
+        truncated_archive='read from the unpacked release folders: no archive'),
+})
+
 ROW_FAULTS = ('missing_column', 'unknown_label', 'empty_text', 'null_text', 'broken_json')  # these must point at a row or field
 
 def test_every_loader_has_cases():

@@ -260,6 +260,11 @@ def _evaluate(args) -> dict:
 
 
 # %% ../../nbs/12a_cli.commands.ipynb #7030eef7
+def _push(args) -> dict:
+    "Upload a run folder's model with its model card (stance_nb.publish; imported on use: data and metrics code)."
+    from stance_nb.publish import push_run
+    return dict(command='push', **push_run(args.run, args.repo_id, data_dir=args.data_dir, dry_run=args.dry_run, private=args.private))
+
 def _attack(args) -> dict:
     "Write an attacked copy of a split: `stance_nb.attacks.apply_attack` on its input segments, labels untouched."
     from stance_nb.attacks import ATTACKS, apply_attack, input_columns
@@ -400,7 +405,8 @@ def _plan(exp, P:dict, ex, throughput:str|None, reuse:list=()) -> dict:
 
 # %% ../../nbs/12a_cli.commands.ipynb #8354625c
 COMMANDS = dict(baselines=_baselines, train=_train, mdl=_mdl, predict=_predict, evaluate=_evaluate, attack=_attack,
-                download=_download, reproduce=_reproduce, leaderboard=_leaderboard, presets=lambda args: list_presets())   # command name -> (args) -> dict
+                download=_download, reproduce=_reproduce, leaderboard=_leaderboard, presets=lambda args: list_presets(),
+                push=_push)   # command name -> (args) -> dict
 
 # %% ../../nbs/12a_cli.commands.ipynb #168bc86a
 def _scorecard(args) -> dict:

@@ -32,7 +32,8 @@ _HELP = dict(
     download='fetch a registered dataset into the data directory (stance_nb.data.download)',
     reproduce="run a paper's result notebook's reproduction (stance_nb.experiment.reproduce) with its parameters",
     leaderboard='one table over datasets and systems with significance tests, and an HTML report (stance_nb.leaderboard)',
-    presets='list every preset of `train` and `mdl`: model, selection, weight decay, head, source, all values')
+    presets='list every preset of `train` and `mdl`: model, selection, weight decay, head, source, all values',
+    push='upload a train or MDL run folder to the Hugging Face Hub with a model card (--dry-run: write the card, list the files)')
 
 def _baselines_options(b):
     from stance_nb.systems.baselines import FASTTEXT_PRESETS
@@ -86,6 +87,14 @@ def _attack_options(a):
     a.add_argument('--output', required=True, help='the attacked rows as .csv or .jsonl')
     a.add_argument('--translation-models', type=_names, help='paraphrase: the en->x and x->en models (Hub ids or folders)')
     a.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
+
+def _push_options(p):
+    p.add_argument('run', help='a train or MDL run folder with a saved model (train or mdl without --no-save-model)')
+    p.add_argument('repo_id', help="the Hub repository, 'user/name'")
+    p.add_argument('--data-dir', help="data directory: the datasets' test labels, for the scores' bootstrap intervals")
+    p.add_argument('--dry-run', action='store_true', help='write the card (model_card.md in the run folder) and list the files; no network')
+    p.add_argument('--private', action='store_true', help='create the repository private')
+    p.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
 def _download_options(d):
     d.add_argument('dataset', help='a registered dataset name')
@@ -159,7 +168,7 @@ def _leaderboard_options(b):
 
 _OPTIONS = dict(baselines=_baselines_options, train=_train_options, mdl=_mdl_options, predict=_predict_options, evaluate=_evaluate_options,
                 attack=_attack_options, download=_download_options, reproduce=_reproduce_options, leaderboard=_leaderboard_options,
-                presets=lambda p: None)
+                presets=lambda p: None, push=_push_options)
 
 def make_parser(commands=None, # the commands whose options are built (default all); the others are listed by name (`stance_nb --help`)
                ) -> argparse.ArgumentParser:

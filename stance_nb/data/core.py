@@ -14,12 +14,14 @@ from ..core import sha256_file
 from ..registry import Registry
 
 # %% auto #0
-__all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'check_rows',
-           'fingerprint', 'require_text', 'require_file', 'read_table', 'safe_extract', 'missing_files', 'download']
+__all__ = ['TIDY_COLUMNS', 'SPLITS', 'STANCE_LABELS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load',
+           'check_rows', 'fingerprint', 'require_text', 'require_file', 'read_table', 'to_stance_labels',
+           'safe_extract', 'missing_files', 'download']
 
 # %% ../../nbs/01_data.core.ipynb #8b3205dc
 TIDY_COLUMNS = ('id', 'split', 'target', 'text', 'label')
 SPLITS = ('train', 'dev', 'test')
+STANCE_LABELS = ('AGAINST', 'FAVOR', 'NONE')   # the common stance label space of transfer between datasets (`DatasetInfo.label_map`)
 
 @dataclass
 class DatasetInfo:
@@ -39,9 +41,18 @@ class DatasetInfo:
     url:str|None=None           # direct download URL, when public
     sha256:str|None=None        # checksum of the download
     options:dict=field(default_factory=dict) # documented loader options -> default
+    label_map:dict|None=None    # label -> its label in `STANCE_LABELS`, or None where it has none; None: not declared
+    label_map_note:str=''       # where `label_map` loses information (merged labels, labels without a counterpart)
+    report_by:str|None=None     # a column whose values the paper scores one by one (WT-WT: 'merger')
+    hub:dict|None=None          # its Hugging Face Hub copy: {'repo', 'revision', 'reader', 'counts', 'note'} (`stance_nb.data.hub`)
 
     def __post_init__(self):
         if self.labels is not None: self.labels = sorted(self.labels)
+        if self.label_map is not None:
+            if bad := sorted({str(v) for v in self.label_map.values() if v is not None} - set(STANCE_LABELS)):
+                raise ValueError(f"dataset {self.name!r}: label_map values {bad} are not in STANCE_LABELS {list(STANCE_LABELS)}")
+            if self.labels is not None and (gone := sorted(set(self.labels) - set(self.label_map))):
+                raise ValueError(f"dataset {self.name!r}: label_map has no entry for the label(s) {gone}")
 
 DATASETS = Registry('dataset', describe=lambda i: ', '.join(x for x in (i.domain, i.paper) if x))
 
@@ -72,17 +83,26 @@ def check_tidy(df:pd.DataFrame, info:DatasetInfo, path=None) -> pd.DataFrame:
         if len(na): raise StanceDataError(f"missing {col}", path=where, row=int(na[0]), field=col, expected='a string')
     return df
 
+def _from_hub(info:DatasetInfo, hub_path, options:dict) -> pd.DataFrame:
+    "The dataset read from its Hub copy by the reader its `hub` entry names (`stance_nb.data.hub`)."
+    if not info.hub: raise ValueError(f"dataset {info.name!r} has no Hugging Face Hub copy; load it from its files (source='files')")
+    return info.hub['reader'](info, hub_path, **options)
+
 def load(name:str,            # a key of `DATASETS`
          data_dir:str|Path|None=None, # data directory (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dir`)
+         source:str='files',  # 'files': the official files in the data directory; 'hub': its Hugging Face Hub copy (`DatasetInfo.hub`)
+         hub_path:str|Path|None=None, # with source='hub': a local folder in the Hub's layout instead of the repository
          **options) -> pd.DataFrame:
     "Load dataset `name` as a tidy DataFrame (`id, split, target, text, label`, …)."
     info = DATASETS[name]
-    unknown = sorted(set(options) - set(info.options))
-    if unknown: raise TypeError(f"unknown option(s) {unknown} for dataset {name!r}; valid: {sorted(info.options)}")
-    folder = None if info.folder is None else _data_dir(data_dir, info.folder)
+    if source not in ('files', 'hub'): raise ValueError(f"source must be 'files' or 'hub', got {source!r}")
+    valid = info.options if source == 'files' else {}   # a Hub copy is read whole: no loader options
+    if unknown := sorted(set(options) - set(valid)):
+        raise TypeError(f"unknown option(s) {unknown} for dataset {name!r}{'' if source == 'files' else ' read from the Hub'}; valid: {sorted(valid)}")
+    folder = None if info.folder is None or source == 'hub' else _data_dir(data_dir, info.folder)
     if folder is not None and not folder.is_dir():
         raise StanceDataError(f"dataset {name!r} not found. {info.source}", path=folder, expected=f"the files {list(info.files)}")
-    df = info.loader(folder, **{**info.options, **options})
+    df = _from_hub(info, hub_path, options) if source == 'hub' else info.loader(folder, **{**info.options, **options})
     attrs = dict(df.attrs)
     df = df.reset_index(drop=True)
     df.attrs.update(attrs, dataset=name)
@@ -172,6 +192,17 @@ def read_table(path:str|Path, required:Iterable[str]=(), sep:str=',', encoding:s
     miss = [c for c in required if c not in df.columns]
     if miss: raise StanceDataError(f"missing column(s) {miss}; found {list(df.columns)}", path=path, field=miss[0], expected=f"columns {list(required)}")
     return df
+
+# %% ../../nbs/01_data.core.ipynb #0ea7e0f7
+def to_stance_labels(name:str, # a key of `DATASETS` whose registration declares a `label_map`
+                     labels,   # labels of that dataset
+                    ) -> list:
+    "`labels` of dataset `name` in the common label space `STANCE_LABELS` (None where a label has no counterpart)."
+    info = DATASETS[name]
+    if info.label_map is None: raise ValueError(f"dataset {name!r} declares no label_map (its mapping to {list(STANCE_LABELS)})")
+    if bad := sorted({str(l) for l in labels if l not in info.label_map}):
+        raise StanceDataError(f"label(s) {bad} not in the label_map of dataset {name!r}", field='label', expected=f"one of {sorted(info.label_map)}")
+    return [info.label_map[l] for l in labels]
 
 # %% ../../nbs/01_data.core.ipynb #c38936ec
 def _archive_kind(path:Path, url:str) -> str|None:
