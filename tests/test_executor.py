@@ -319,3 +319,15 @@ def test_plan_here_cannot_price_a_model_that_does_not_load(data, tmp_path, capfd
     res, err = _cli(['reproduce', 'benchmark', '-p', f'data_dir={data}', '-p', 'datasets=ibmcs', '-p', 'rows=BERT_SDL', '-p', 'seeds=1',
                      '-p', 'ratios=1.0', '-p', f'model={bad}', '--output-dir', str(tmp_path/'o'), '--plan'], capfd)
     assert res['plan']['unknown'] == 1 and f'cannot price: {bad} not loadable here' in err and 'TFLOP/s' not in err, err
+
+def test_slurm_runs_k_worker_tasks_in_each_gpu_job(data, tmp_path, capfd, monkeypatch, fake_slurm):
+    "`--jobs-per-gpu 2` on Slurm: an array of half as many jobs, each with two worker tasks on its GPU."
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
+    res, _ = _cli(_reproduce(data, tmp_path/'o', '--executor', 'submitit', '--workers', '4', '--jobs-per-gpu', '2', '--gpus-per-job', '1',
+                             '--detach'), capfd)
+    (script,) = [p.read_text() for p in fake_slurm.glob('submitted_*.sh')]
+    flags = dict(re.findall(r'#SBATCH --([\w-]+)=(\S+)', script))
+    assert (flags['array'].split('%')[0], flags['ntasks-per-node'], flags['gpus-per-node']) == ('0-1', '2', '1'), flags
+    folder = tmp_path/'o'/'benchmark'/'runs'/'.submitit'
+    with open(sorted(folder.glob('4242_*_submitted.pkl'))[0], 'rb') as f: d = pickle.load(f)
+    assert d.args[0].jobs_per_gpu == 2   # each task knows its GPU is shared: a job out of memory is requeued, not failed
