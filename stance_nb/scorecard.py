@@ -22,7 +22,7 @@ __all__ = ['SOURCES', 'SIDES', 'COLUMN_NAMES', 'VERDICTS', 'PAPER_NAMES', 'EXPER
            'BLOCKERS', 'FIELDS', 'PREFIX', 'TITLE', 'INTRO', 'TOLERANCE', 'Source', 'encoder_cell', 'reference_cells',
            'paper_std', 'committed_cells', 'Pair', 'pair_sigma', 'measured_noise', 'cell_sigma', 'tolerance', 'blocker',
            'clauses', 'verdict', 'scorecard', 'verdict_counts', 'blocked', 'findings', 'compared', 'noise_lines',
-           'to_markdown', 'to_html', 'write_scorecard']
+           'scorecard_markdown', 'to_html', 'write_scorecard']
 
 # %% ../nbs/13_scorecard.ipynb #62f4e6c2
 @dataclass(frozen=True)
@@ -319,7 +319,7 @@ TOLERANCE = ("The tolerance is 2 × √(Σσ²) over the cell's measured noise: 
              "seed noise of its family measured on other runs; the fp32/bf16 precision noise for the stand-in; the paper's printed std "
              "where it prints one. A cell over k datasets has σ/√k; each cell's tolerance_from column in scorecard.csv says how it was built.")
 
-def to_markdown(card:pd.DataFrame, root:str|Path='results') -> str:
+def scorecard_markdown(card:pd.DataFrame, root:str|Path='results') -> str:
     "The scorecard as a Markdown page: findings, counts, blockers, the tolerance's sources, and every compared cell."
     line = lambda vals: '| ' + ' | '.join(str(v).replace('|', '/') for v in vals) + ' |'
     md = lambda d: '' if not len(d) else '\n'.join([line(d.columns), '|' + '---|' * len(d.columns)] + [line(r) for r in d.itertuples(index=False)])
@@ -356,6 +356,6 @@ def write_scorecard(root:str|Path='results', # the committed results (each run's
     card = scorecard(root)
     out = Path(out) if out is not None else outputs_dir(None, 'scorecard')
     write_csv(out/'scorecard.csv', card)
-    write_text(out/'scorecard.md', to_markdown(card, root))
+    write_text(out/'scorecard.md', scorecard_markdown(card, root))
     write_text(out/'scorecard.html', to_html(card, root))
     return dict(files=[str(out/f'scorecard.{x}') for x in ('csv', 'md', 'html')], counts=verdict_counts(card).to_dict('records'))

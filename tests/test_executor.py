@@ -240,3 +240,94 @@ def test_plan_runs_nothing(data, tmp_path, capfd, monkeypatch):
     assert re.search(r'\d+ job\(s\) to run; [\d.]+ device-hours estimated', err) and 'on 16 workers' in err
     assert 'declared throughput of bert-large-uncased' in err and 'MT-DNN_SDL: not run' in err
     assert not (tmp_path/'o'/'benchmark'/'runs').exists() or not any((tmp_path/'o'/'benchmark'/'runs').iterdir())
+
+# ================================================================ several jobs per GPU (fake device lists)
+
+def _worker_results(submitit_folder:Path) -> list[dict]:
+    "What every worker submitted into `submitit_folder` returned."
+    import submitit
+    subs = [json.loads(l) for l in (submitit_folder/'submissions.jsonl').read_text().splitlines()]
+    return [submitit.LocalJob(submitit_folder, i).result() for s in subs for i in s['job_ids']]
+
+def test_jobs_per_gpu_places_k_workers_on_each_gpu(data, tmp_path, monkeypatch):
+    "Two fake GPUs, two jobs per GPU: four workers, two seeing each GPU; every job runs once; the plan's wall time is that of four workers."
+    import stance_nb.experiment.executor as X
+    from stance_nb.experiment import prepare, plan_cost
+    from stance_nb.fixtures.workers import worker_experiment
+    monkeypatch.setattr(X, '_gpus', lambda: [0, 1])
+    run = dict(exp=worker_experiment(), seeds=[1, 2, 3], data_dir=data, out=tmp_path/'runs', settings=dict(smoke=True, sleep_s=0.3))
+    res = X.run_on(X.executor_from('submitit-local', jobs_per_gpu=2), **run)
+    workers = _worker_results(tmp_path/'runs'/'.submitit')
+    assert collections.Counter(w['gpus'] for w in workers) == {'0': 2, '1': 2}
+    ran = [f for w in workers for f in w['ran']]
+    assert sorted(ran) == sorted(p.parent.name for p in (tmp_path/'runs').glob('*/record.json')) and len(ran) == 2 * 3
+    assert res.conditions['executor']['jobs_per_gpu'] == 2 and len(res.failed) == 2   # `Broken` fails on both datasets, once each
+    df, one = plan_cost(prepare(**{**run, 'out': tmp_path/'fresh'}), throughput={}, jobs_per_gpu=1)
+    _, four = plan_cost(prepare(**{**run, 'out': tmp_path/'fresh'}), throughput={}, jobs_per_gpu=4)
+    assert four['wall_hours'][1] == one['wall_hours'][4] and four['wall_hours'][4] == one['wall_hours'][16]
+
+def test_oom_on_a_shared_gpu_requeues_the_job(data, tmp_path, monkeypatch, capfd):
+    "A job out of GPU memory beside another worker leaves nothing behind, goes back to the queue, and runs alone; the output says why."
+    import stance_nb.experiment.executor as X
+    from stance_nb.fixtures.workers import worker_experiment
+    monkeypatch.setattr(X, '_gpus', lambda: [0])
+    res = X.run_on(X.executor_from('submitit-local', jobs_per_gpu=2), exp=worker_experiment(greedy=True), seeds=[1], data_dir=data,
+                   out=tmp_path/'runs', settings=dict(smoke=True, sleep_s=0.3))
+    out = capfd.readouterr().out
+    assert re.search(r"\d job\(s\) requeued after running out of GPU memory with 2 jobs per GPU \(Greedy on \w+, seed 1: OutOfMemoryError: "
+                     r"CUDA out of memory\. Tried to allocate 2\.00 GiB \(a test double\)\): submitting new workers, 1 job per GPU", out), out[-2000:]
+    runs = tmp_path/'runs'
+    assert not res.failed and not list(runs.glob('*/error.json'))
+    greedy = [p for p in runs.glob('Greedy-*/record.json')]
+    assert len(greedy) == 2 and len(list(runs.glob('*/record.json'))) == 4    # every job finished once: none lost, none failed
+    assert {json.loads(p.read_text())['hardware']['devices'] for p in greedy} == {'0'}
+    assert res.conditions['executor']['jobs_per_gpu'] == 1   # the requeued jobs ran one per GPU
+
+def test_jobs_per_gpu_on_the_command_line(data, tmp_path, capfd, monkeypatch):
+    "`--jobs-per-gpu 4` divides the plan's wall time accordingly and says so (alone it means submitit-local); executor 'local' refuses it."
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
+    plan = _reproduce(data, tmp_path/'o', '--plan')
+    one, _ = _cli(plan, capfd)
+    four, err = _cli(plan + ['--jobs-per-gpu', '4'], capfd)
+    assert four['executor'] == 'submitit-local' and four['plan']['jobs_per_gpu'] == 4
+    assert four['plan']['wall_hours']['1'] == one['plan']['wall_hours']['4'] and '4 jobs at once on each GPU' in err
+    with pytest.raises(SystemExit) as e: main(_reproduce(data, tmp_path/'o', '--executor', 'local', '--jobs-per-gpu', '2') + ['--json'])
+    assert e.value.code == 2 and "needs executor 'submitit-local' or 'submitit'" in capfd.readouterr().err
+
+def test_plan_counts_the_examples_every_sdl_job_trains(tmp_path, capfd, monkeypatch):
+    """`--plan` for the BERT_SDL jobs of the stand-in recipe (2 epochs) over ibmcs, semeval2016t6, perspectrum and arc: each
+    job trains 2 × its training rows, 45,584 in all; priced for Slurm with no GPU here, the rate is named an assumption."""
+    from stance_nb.test_utils import tiny_bert
+    root = Path(os.environ.get('STANCE_NB_DATA') or ROOT.parent/'shared'/'data')
+    if not all((root/k).exists() for k in ('ibmcs', 'semeval2016t6', 'perspectrum', 'arc')): pytest.skip(f'the benchmark data is not in {root}')
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
+    tiny_bert(tmp_path/'tiny', num_labels=3, seed=0)
+    res, err = _cli(['reproduce', 'benchmark', '-p', f'data_dir={root}', '-p', 'datasets=ibmcs,semeval2016t6,perspectrum,arc', '-p', 'rows=BERT_SDL',
+                     '-p', 'seeds=1', '-p', 'ratios=1.0', '-p', 'epochs=2', '-p', 'lr=5e-4', '-p', f"model={tmp_path/'tiny'}",
+                     '--output-dir', str(tmp_path/'o'), '--plan', '--executor', 'submitit'], capfd)
+    assert res['plan']['jobs'] == 4 and res['plan']['train_examples'] == 45_584 == 2 * 22_792
+    assert re.search(r'BERT_SDL: 4 job\(s\), [\d.]+ h, 45,584 examples trained', err), err
+    import torch
+    if not torch.cuda.is_available(): assert 'at 125 TFLOP/s (an assumed rate, not a measurement: no GPU here' in err, err
+
+def test_plan_here_cannot_price_a_model_that_does_not_load(data, tmp_path, capfd, monkeypatch):
+    "On this machine without a GPU, a model that does not load is not priced at a GPU's rate: the plan says it cannot price it."
+    import torch
+    if torch.cuda.is_available(): pytest.skip('a GPU is here')
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
+    bad = tmp_path/'model'; bad.mkdir(); (bad/'config.json').write_text('{"model_type": "bert", "hidden_size": 0}')
+    res, err = _cli(['reproduce', 'benchmark', '-p', f'data_dir={data}', '-p', 'datasets=ibmcs', '-p', 'rows=BERT_SDL', '-p', 'seeds=1',
+                     '-p', 'ratios=1.0', '-p', f'model={bad}', '--output-dir', str(tmp_path/'o'), '--plan'], capfd)
+    assert res['plan']['unknown'] == 1 and f'cannot price: {bad} not loadable here' in err and 'TFLOP/s' not in err, err
+
+def test_slurm_runs_k_worker_tasks_in_each_gpu_job(data, tmp_path, capfd, monkeypatch, fake_slurm):
+    "`--jobs-per-gpu 2` on Slurm: an array of half as many jobs, each with two worker tasks on its GPU."
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
+    res, _ = _cli(_reproduce(data, tmp_path/'o', '--executor', 'submitit', '--workers', '4', '--jobs-per-gpu', '2', '--gpus-per-job', '1',
+                             '--detach'), capfd)
+    (script,) = [p.read_text() for p in fake_slurm.glob('submitted_*.sh')]
+    flags = dict(re.findall(r'#SBATCH --([\w-]+)=(\S+)', script))
+    assert (flags['array'].split('%')[0], flags['ntasks-per-node'], flags['gpus-per-node']) == ('0-1', '2', '1'), flags
+    folder = tmp_path/'o'/'benchmark'/'runs'/'.submitit'
+    with open(sorted(folder.glob('4242_*_submitted.pkl'))[0], 'rb') as f: d = pickle.load(f)
+    assert d.args[0].jobs_per_gpu == 2   # each task knows its GPU is shared: a job out of memory is requeued, not failed

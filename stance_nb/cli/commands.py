@@ -373,10 +373,11 @@ def _executor(args, P:dict):
     "The executor the options (or else the parameters `executor`, `workers`, `slurm`) ask for; `--workers N` alone means submitit-local."
     from stance_nb.experiment import executor_from, SLURM_OPTIONS
     kind, workers = args.executor or P.get('executor') or 'local', args.workers or P.get('workers')
-    if kind == 'local' and (workers or 1) > 1 and not args.executor: kind = 'submitit-local'
+    if kind == 'local' and max(workers or 1, getattr(args, 'jobs_per_gpu', None) or 1) > 1 and not args.executor: kind = 'submitit-local'
     if args.wait and args.detach: raise UsageError("--wait waits for workers submitted earlier; --detach submits and returns: choose one")
     opts = {k: getattr(args, k) for k in SLURM_OPTIONS if getattr(args, k, None) is not None}
-    try: return executor_from(kind, workers, slurm_config=args.slurm_config, wait=not args.detach, attach=args.wait, slurm=P.get('slurm') or None, **opts)
+    try: return executor_from(kind, workers, slurm_config=args.slurm_config, wait=not args.detach, attach=args.wait, slurm=P.get('slurm') or None,
+                              jobs_per_gpu=getattr(args, 'jobs_per_gpu', None), **opts)
     except ValueError as e: raise UsageError(str(e))
 
 def _throughput(throughput:str|None) -> dict|None:
@@ -391,7 +392,7 @@ def _throughput(throughput:str|None) -> dict|None:
 def _priced(prep, throughput:dict|None, ex) -> tuple[dict, dict]:
     "`--plan`: the planned jobs still to run priced (`plan_cost`; on this machine without a GPU, timed on its CPU), printed; the summary and per-row totals."
     from stance_nb.experiment import plan_cost, plan_text
-    df, summary = plan_cost(prep, throughput=throughput, here=ex.kind in ('local', 'submitit-local'))
+    df, summary = plan_cost(prep, throughput=throughput, here=ex.kind in ('local', 'submitit-local'), jobs_per_gpu=ex.jobs_per_gpu)
     print(plan_text(df, summary))
     return summary, {r: dict(jobs=len(g), device_hours=round(g.seconds.dropna().sum() / 3600, 2)) for r, g in df.groupby('row', sort=False)}
 

@@ -112,6 +112,7 @@ def _reproduce_options(r):
     x.add_argument('--executor', choices=list(EXECUTORS), help="local (this process; the default), submitit-local (worker processes "
                    "on this machine, one GPU each), submitit (a Slurm job array)")
     x.add_argument('--workers', type=_POSITIVE, help='workers sharing the job store; with the local executor, N > 1 means submitit-local')
+    x.add_argument('--jobs-per-gpu', type=_POSITIVE, help='jobs sharing each GPU at once (submitit executors; a job out of memory is requeued)')
     x.add_argument('--wait', action='store_true', help='submit nothing: wait for the workers submitted earlier, then write the tables')
     x.add_argument('--from', dest='reuse', action='append', default=[], metavar='JOB_STORE',
                    help='another job store (e.g. results/benchmark/runs, committed): its finished jobs with the same parameters are copied in, not run again')

@@ -22,9 +22,13 @@ def estimate_encoder_seconds(model:str,        # a Hub id or folder `AutoModel` 
                              n_predict:int=0,  # examples predicted in all
                              length:float=64,  # subword tokens per example
                              batch_size:int=16, eval_batch_size:int=64, steps:int=2,
-                             local_files_only:bool=False) -> tuple[float, float]|None:
+                             local_files_only:bool=False,
+                             device:str='cpu', # where to time it: 'cpu', or 'cuda' (bf16 autocast as training there, synchronised)
+                            ) -> tuple[float, float]|None:
     "(training, predicting) seconds of `model` on this machine, from the measured time of a few steps at `length`; `None`: not loadable."
-    import torch
+    import contextlib, torch
+    dev = torch.device(device)
+    if dev.type == 'cuda' and not torch.cuda.is_available(): raise RuntimeError(f"device {device!r}: no CUDA device is visible here")
     from transformers import AutoModel
     from transformers.utils import logging as hf_logging
     verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
@@ -34,15 +38,20 @@ def estimate_encoder_seconds(model:str,        # a Hub id or folder `AutoModel` 
     finally:
         hf_logging.set_verbosity(verbosity)
         if bars: hf_logging.enable_progress_bar()
+    m = m.to(dev)
+    sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
+    cast = (lambda: torch.autocast('cuda', dtype=torch.bfloat16)) if dev.type == 'cuda' else contextlib.nullcontext
     def timed(n, step):   # seconds per example: one warm-up step, then `steps` timed
-        ids = torch.randint(5, int(m.config.vocab_size), (n, max(2, int(round(length)))))
-        step(ids); t0 = time.perf_counter()
+        ids = torch.randint(5, int(m.config.vocab_size), (n, max(2, int(round(length)))), device=dev)
+        step(ids); sync(); t0 = time.perf_counter()
         for _ in range(steps): step(ids)
-        return (time.perf_counter() - t0) / (steps * n)
+        sync(); return (time.perf_counter() - t0) / (steps * n)
     opt = torch.optim.SGD(m.parameters(), lr=0.0)
-    def train_step(ids): m(input_ids=ids).last_hidden_state.float().mean().backward(); opt.step(); opt.zero_grad()
+    def train_step(ids):
+        with cast(): loss = m(input_ids=ids).last_hidden_state.float().mean()
+        loss.backward(); opt.step(); opt.zero_grad()
     def predict_step(ids):
-        with torch.inference_mode(): m(input_ids=ids)
+        with torch.inference_mode(), cast(): m(input_ids=ids)
     m.train(); tr = timed(batch_size, train_step)
     m.eval(); pr = timed(eval_batch_size, predict_step) if n_predict else 0.0
     return tr * n_train, pr * n_predict
@@ -58,7 +67,9 @@ def mean_pair_length(tokenizer, frames:Sequence[pd.DataFrame], max_length:int, n
         lens.append(float(np.mean([len(x) for x in enc['input_ids']]))); sizes.append(len(f))
     return float(np.average(lens, weights=sizes)) if lens else float(max_length)
 
-def cpu_cost(todo:Sequence[tuple], settings:dict) -> dict:
+def cpu_cost(todo:Sequence[tuple], settings:dict,
+             device:str='cpu', # where the models are timed: this machine's CPU, or 'cuda' (its GPU)
+            ) -> dict:
     """What the transformer jobs of `todo` (`(job, Context)` of the jobs about to run) cost on this machine: job label ->
     model, examples trained (train rows × epochs), examples predicted (dev after each epoch, then every test set),
     mean tokens per example, and the seconds of each, timed per model at the jobs' mean length (linear in length)."""
@@ -85,7 +96,7 @@ def cpu_cost(todo:Sequence[tuple], settings:dict) -> dict:
         w = np.array([p['train_examples'] + p['predict_examples'] for p in mine], dtype=float)
         ref = float(np.average([p['tokens'] for p in mine], weights=w)) if w.sum() else 64.0
         est = estimate_encoder_seconds(m, 1, 1, length=ref, batch_size=mine[0]['batch_size'], eval_batch_size=mine[0]['eval_batch_size'],
-                                       local_files_only=settings.get('local_files_only', False))
+                                       local_files_only=settings.get('local_files_only', False), device=device)
         for p in mine:
             scale = p['tokens'] / ref
             p['train_seconds'] = round(est[0] * p['train_examples'] * scale, 1) if est else None

@@ -12,13 +12,13 @@ import pandas as pd
 import submitit, yaml
 from ..core import progress, available_cpus, load_average, write_text, portable_path
 from ..claims import pid_alive, worker_id
-from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped
-from .cost import mean_pair_length, cpu_cost, full_cpu_run
+from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped, JobRequeued
+from .cost import mean_pair_length, cpu_cost
 from .runner import Prepared, prepare, execute, job_states, finished_job
 
 # %% auto #0
-__all__ = ['SLURM_OPTIONS', 'DEVICE_TFLOPS', 'PARAMS_M', 'Executor', 'executor_from', 'WorkSpec', 'work', 'run_on', 'plan_cost',
-           'plan_text']
+__all__ = ['SLURM_OPTIONS', 'DEVICE_TFLOPS', 'PARAMS_M', 'Executor', 'executor_from', 'WorkSpec', 'work', 'worker_gpus', 'run_on',
+           'plan_cost', 'plan_text']
 
 # %% ../../nbs/10n_experiment.executor.ipynb #a309b3ae
 SLURM_OPTIONS = dict(partition='slurm_partition', gpus_per_job='gpus_per_node', cpus_per_job='cpus_per_task', mem_gb='mem_gb',
@@ -29,18 +29,25 @@ SLURM_OPTIONS = dict(partition='slurm_partition', gpus_per_job='gpus_per_node', 
 class Executor:
     "Where a run's jobs execute (`EXECUTORS`), by how many workers, with which Slurm parameters; `validate` checks it before anything runs."
     kind:str='local'
-    workers:int|None=None      # workers sharing the job store; None: 1 here, one per GPU (else 1) for submitit-local, one per job still to run for submitit
+    workers:int|None=None      # workers sharing the job store; None: 1 here, `jobs_per_gpu` per GPU (else 1) for submitit-local,
+                               # one per job still to run for submitit
     slurm:dict=field(default_factory=dict)  # submitit AutoExecutor parameters: timeout_min, gpus_per_node, cpus_per_task, mem_gb, slurm_partition, slurm_* ...
     folder:str|None=None       # submitit's scripts, pickles and logs (default `<job store>/.submitit`)
     wait:bool=True             # wait for the workers and write the tables; False: submit and return
     attach:bool=False          # submit nothing: wait for the workers submitted earlier (an interrupted wait)
     retries:int=1              # times new workers are submitted for jobs whose workers died without finishing them
     poll_s:float=5.0           # seconds between two looks at the job store while waiting
+    jobs_per_gpu:int=1         # workers sharing each GPU (submitit-local: K processes per visible GPU; Slurm: K worker tasks in each GPU job)
 
     def validate(self) -> 'Executor':
         if self.kind not in EXECUTORS: raise ValueError(f"executor {self.kind!r} is unknown; valid: {', '.join(EXECUTORS)}")
         if self.workers is not None and (not isinstance(self.workers, int) or isinstance(self.workers, bool) or self.workers < 1):
             raise ValueError(f"workers={self.workers!r}: expected a whole number >= 1")
+        if not isinstance(self.jobs_per_gpu, int) or isinstance(self.jobs_per_gpu, bool) or self.jobs_per_gpu < 1:
+            raise ValueError(f"jobs_per_gpu={self.jobs_per_gpu!r}: expected a whole number >= 1")
+        if self.kind == 'local' and self.jobs_per_gpu > 1:
+            raise ValueError(f"executor 'local' runs one job at a time; jobs_per_gpu={self.jobs_per_gpu} needs executor "
+                             "'submitit-local' or 'submitit'")
         if self.kind == 'local' and (self.workers or 1) > 1:
             raise ValueError(f"executor 'local' is this one process; workers={self.workers} needs executor 'submitit-local' (this machine) or 'submitit' (Slurm)")
         if self.slurm and self.kind != 'submitit':
@@ -58,7 +65,7 @@ class Executor:
 
 def executor_from(kind:str='local', workers:int|None=None,
                   slurm_config:str|Path|None=None, # a YAML file of submitit parameters (AutoExecutor names)
-                  wait:bool=True, attach:bool=False, **options) -> Executor:
+                  wait:bool=True, attach:bool=False, jobs_per_gpu:int|None=None, **options) -> Executor:
     "An `Executor` from command-line style options (`partition`, `gpus_per_job`, `cpus_per_job`, `mem_gb`, `time_min`, `array_parallelism`, ...) and a YAML file."
     slurm = {}
     if slurm_config:
@@ -69,7 +76,7 @@ def executor_from(kind:str='local', workers:int|None=None,
     if bad: raise ValueError(f"unknown executor option(s) {bad}; valid: {sorted(SLURM_OPTIONS)}")
     slurm |= dict(options.pop('slurm', None) or {})
     slurm |= {SLURM_OPTIONS[k]: v for k, v in options.items() if v is not None}
-    return Executor(kind, workers, slurm, wait=wait, attach=attach).validate()
+    return Executor(kind, workers, slurm, wait=wait, attach=attach, jobs_per_gpu=1 if jobs_per_gpu is None else jobs_per_gpu).validate()
 
 # %% ../../nbs/10n_experiment.executor.ipynb #5b14865b
 @dataclass
@@ -81,6 +88,7 @@ class WorkSpec:
     threads:int|None=None     # CPU threads for this worker (torch, OpenMP, fastText grid cells)
     imports:tuple=()          # modules that register the run's systems
     wait:bool=False           # also wait for jobs other workers hold (and take over those whose worker died)
+    jobs_per_gpu:int=1        # workers sharing this worker's GPU: a job out of GPU memory is requeued (`JobRequeued`), not failed
 
 def work(spec:WorkSpec) -> dict:
     "A worker: plan the run's jobs, run each one it can claim from the job store; what it ran, reused and saw fail."
@@ -90,9 +98,14 @@ def work(spec:WorkSpec) -> dict:
         import torch
         os.environ.update(OMP_NUM_THREADS=str(spec.threads), MKL_NUM_THREADS=str(spec.threads)); torch.set_num_threads(spec.threads)
     for m in spec.imports: importlib.import_module(m)
-    prep = prepare(**spec.run)
-    res = execute(prep, force=spec.force, wait=spec.wait, allow_failed=True, since=spec.since)
-    return dict(worker=worker_id(), host=socket.gethostname(), pid=os.getpid(), jobs=len(prep.plan), finished=len(res.records),
+    prep = prepare(**{**spec.run, 'settings': {**(spec.run.get('settings') or {}), 'jobs_per_gpu': spec.jobs_per_gpu}})
+    try: res = execute(prep, force=spec.force, wait=spec.wait, allow_failed=True, since=spec.since)
+    except JobRequeued as e:   # this worker stops (its GPU has one process less); the job, untouched, waits for another
+        print(f"worker {worker_id()}: {e}", file=sys.stderr, flush=True)
+        return dict(worker=worker_id(), host=socket.gethostname(), pid=os.getpid(), jobs=len(prep.plan), ran=[], failed=[],
+                    requeued=[dict(job=e.label, reason=e.reason, jobs_per_gpu=spec.jobs_per_gpu)])
+    return dict(worker=worker_id(), host=socket.gethostname(), pid=os.getpid(), gpus=os.environ.get('CUDA_VISIBLE_DEVICES'),
+                jobs=len(prep.plan), finished=len(res.records),
                 ran=sorted(Path(f).name for f, r in res.records.items() if r.started >= spec.since and r.hardware.get('pid') == os.getpid()
                            and r.hardware.get('host') == socket.gethostname()),
                 failed=[f['label'] for f in res.failed], unfinished=res.conditions['unfinished'])
@@ -109,22 +122,43 @@ def _gpus() -> list[int]:
         return list(range(torch.cuda.device_count()))
     except ImportError: return []
 
+def worker_gpus(n:int, gpus:Sequence[int], jobs_per_gpu:int=1) -> list:
+    "The GPU each of `n` local workers sees (GPUs in turn: at most `jobs_per_gpu` on each while `n` allows); `None` each without GPUs."
+    if not gpus: return [None] * n
+    if n > len(gpus) * jobs_per_gpu:
+        warnings.warn(f"{n} workers share {len(gpus)} GPU(s) at {jobs_per_gpu} per GPU: some GPUs run more jobs at once")
+    return [gpus[i % len(gpus)] for i in range(n)]
+
 def _submit(ex:Executor, folder:Path, spec:WorkSpec, n:int, name:str) -> list:
-    "Submit `n` workers running `work(spec)`: one Slurm array (`submitit`), or `n` local processes with a GPU each where there are GPUs."
+    """Submit `n` workers running `work(spec)`: a Slurm array of `ceil(n / jobs_per_gpu)` jobs of `jobs_per_gpu` worker tasks
+    each (`submitit`), or `n` local processes placed `jobs_per_gpu` on each GPU where there are GPUs."""
+    k = ex.jobs_per_gpu
+    spec = replace(spec, jobs_per_gpu=k)
     if ex.kind == 'submitit':
         try: e = submitit.AutoExecutor(folder=folder, cluster='slurm')
         except RuntimeError as x: raise RuntimeError(f"executor 'submitit' submits to Slurm, which this machine lacks ({x}); use 'submitit-local' here") from None
-        e.update_parameters(**{'name': name, 'timeout_min': 24 * 60, 'nodes': 1, 'tasks_per_node': 1, **ex.slurm})
-        return e.map_array(work, [spec] * n)
-    gpus, jobs = _gpus(), []
-    if gpus and n > len(gpus): warnings.warn(f"{n} workers share {len(gpus)} GPU(s): some GPUs run two jobs at once")
-    threads = spec.threads or max(1, available_cpus() // n)
-    for i in range(n):
+        e.update_parameters(**{'name': name, 'timeout_min': 24 * 60, 'nodes': 1, 'tasks_per_node': k, **ex.slurm})
+        return e.map_array(work, [spec] * -(-n // k))
+    jobs, threads = [], spec.threads or max(1, available_cpus() // n)
+    for gpu in worker_gpus(n, _gpus(), k):
         e = submitit.LocalExecutor(folder=folder)
-        e.update_parameters(timeout_min=ex.slurm.get('timeout_min', 7 * 24 * 60), **(dict(gpus_per_node=1, visible_gpus=[gpus[i % len(gpus)]]) if gpus else {}))
+        e.update_parameters(timeout_min=ex.slurm.get('timeout_min', 7 * 24 * 60),
+                            **(dict(gpus_per_node=1, visible_gpus=[gpu]) if gpu is not None else {}))
         s = replace(spec, threads=threads, run={**spec.run, 'settings': {**(spec.run.get('settings') or {}), 'n_jobs': (spec.run.get('settings') or {}).get('n_jobs') or threads}})
         jobs.append(e.submit(work, s))
     return jobs
+
+def _workers(ex:Executor, pending:int) -> int:
+    "Workers for `pending` jobs: `ex.workers`, else one per job on Slurm, `jobs_per_gpu` per GPU here (1 without GPUs); at most one per job."
+    return min(ex.workers or (pending if ex.kind == 'submitit' else max(1, len(_gpus())) * ex.jobs_per_gpu), pending)
+
+def _requeued(jobs:list) -> list[dict]:
+    "The jobs that workers in `jobs` gave back after running out of memory on a shared GPU (`work`'s `requeued`)."
+    out = []
+    for j in jobs:
+        try: out += (j.result() or {}).get('requeued', []) if hasattr(j, 'result') and j.exception() is None else []
+        except Exception: continue   # a result that cannot be read back: `_worker_errors` says so
+    return out
 
 def _record(folder:Path, ex:Executor, jobs:list, prep:Prepared):
     "Append this submission to `submissions.jsonl`: executor, job ids, the job folders it covers."
@@ -194,7 +228,7 @@ def run_on(ex:Executor, force:bool=False, finished_only:bool=False, **run_kw) ->
         return new
     uncovered = [f for f in pending if f.name not in covered]
     if uncovered and not ex.attach:
-        jobs += submit(min(ex.workers or (len(uncovered) if ex.kind == 'submitit' else max(1, len(_gpus()))), len(uncovered)))
+        jobs += submit(_workers(ex, len(uncovered)))
     if not ex.wait:
         print(f"not waiting: `stance_nb reproduce ... --wait` (or `attach=True`) writes the tables when the workers have finished")
         return None
@@ -206,6 +240,12 @@ def run_on(ex:Executor, force:bool=False, finished_only:bool=False, **run_kw) ->
         if not pending and not st['running']: break
         if all(j.done() for j in jobs) and not st['running']:   # jobs left and no worker for them: workers died or crashed
             for line in _worker_errors(jobs): warnings.warn(line)
+            if (back := _requeued(jobs)) and ex.jobs_per_gpu > 1 and not ex.attach:   # out of memory beside other jobs: once more, alone
+                print(f"{len(back)} job(s) requeued after running out of GPU memory with {ex.jobs_per_gpu} jobs per GPU "
+                      f"({back[0]['job']}: {back[0]['reason']}): submitting new workers, 1 job per GPU")
+                ex = replace(ex, jobs_per_gpu=1)
+                jobs = submit(_workers(ex, len(pending)))
+                continue
             if retries == 0 or ex.attach: break
             retries -= 1
             print(f"{len(pending)} job(s) left by workers that ended without them: submitting new workers")
@@ -213,7 +253,7 @@ def run_on(ex:Executor, force:bool=False, finished_only:bool=False, **run_kw) ->
         time.sleep(ex.poll_s)
     bar.close()
     res = execute(prep, force=force, finished_only=True, allow_failed=True, since=since)
-    res.conditions['executor'] = dict(kind=ex.kind, workers=ex.workers, slurm=ex.slurm)
+    res.conditions['executor'] = dict(kind=ex.kind, workers=ex.workers, slurm=ex.slurm, jobs_per_gpu=ex.jobs_per_gpu)
     return res
 
 # %% ../../nbs/10n_experiment.executor.ipynb #256bfe34
@@ -254,18 +294,44 @@ def _store_seconds(prep:Prepared) -> dict:
         by.setdefault(p.get('system'), []).append(r['wall_time'])
     return {k: float(sum(v) / len(v)) for k, v in by.items()}
 
+def _timing_device(here:bool) -> str|None:
+    "Where the plan times the models: this machine's GPU; without one its CPU when the jobs run here; `None`: nowhere (a nominal rate)."
+    import torch
+    return 'cuda' if torch.cuda.is_available() else 'cpu' if here else None
+
+def _where(device:str|None) -> str:
+    import torch
+    return f"this GPU ({torch.cuda.get_device_name(0)})" if device == 'cuda' else 'this CPU (no GPU)'
+
+def _encoder_seconds(m:str, n_tr:int, n_pr:int, how_len:str, length:float, timed:dict|None, device, throughput:dict, tflops:float,
+                     size:tuple, load) -> tuple:
+    "(seconds, basis) of one transformer job: declared throughput, else timed here (`timed`), else its size at `tflops` (an assumed rate)."
+    if m in throughput:
+        return (n_tr / float(throughput[m]['train']) + n_pr / float(throughput[m]['predict']),
+                f"declared throughput of {m}: {throughput[m]['train']:g} / {throughput[m]['predict']:g} examples/s")
+    if timed is not None:
+        if timed['train_seconds'] is None: return None, f"cannot price: {m} not loadable here"
+        return (timed['train_seconds'] + timed['predict_seconds'], f"{m} timed on {_where(device)}: {timed['tokens']:.0f} tokens"
+                + ('' if device == 'cuda' else f", load average {'not known' if load is None else f'{load:.1f}'} when timed"))
+    pm, src = size
+    if pm is None: return None, f"{m}: size unknown (pass its throughput)"
+    why = '' if device else ' (an assumed rate, not a measurement: no GPU here to time the model; --throughput gives measured ones)'
+    return (6 * n_tr + 2 * n_pr) * pm * 1e6 * length / (tflops * 1e12), f"{m}: {pm:.0f}M parameters ({src}), {how_len}, at {tflops:g} TFLOP/s{why}"
+
 def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mapping|None=None, tflops:float=DEVICE_TFLOPS,
-              here:bool=False,   # the jobs run on this machine: without a GPU, its CPU times the transformer jobs (`cpu_cost`)
+              here:bool=False,    # the jobs run on this machine: its GPU, or without one its CPU, times the transformer jobs (`cpu_cost`)
+              jobs_per_gpu:int=1, # jobs sharing each GPU at once: the wall time on n GPUs is that of n × jobs_per_gpu workers
              ) -> tuple:
-    "The jobs of `prep` still to run with their estimated seconds and its basis, and a summary: jobs, device-hours, wall hours on `workers` workers."
+    "The jobs of `prep` still to run, their estimated seconds, examples trained and basis; a summary: jobs, device-hours, wall hours per GPU count."
     throughput, measured, toks, sizes, lines, not_run = dict(throughput or {}), _store_seconds(prep), {}, {}, [], {}
     lfo = prep.settings.get('local_files_only', False)
     todo = [(job, Context(job.row, job.seed, job.ratio, {k: prep.inp.frames[k, job.ratio] for k in job.keys}, ts, folder, prep.settings))
             for job, ts, params, folder in prep.plan if job.row.name not in prep.inp.skipped and finished_job(prep.exp, folder, params, ts) is None]
-    cpu = cpu_cost(todo, prep.settings) if here and full_cpu_run(prep.settings) else {}
-    load = load_average() if cpu else None   # other processes on the cores slow the timing: said beside it
+    device = _timing_device(here)
+    timed = cpu_cost(todo, prep.settings, device) if device and not prep.settings.get('smoke') else {}
+    load = load_average() if timed and device == 'cpu' else None   # other processes on the cores slow the timing: said beside it
     for job, ctx in todo:
-        sysm, secs, basis = SYSTEMS[job.row.system], None, ''
+        sysm, secs, basis, n_tr = SYSTEMS[job.row.system], None, '', None
         try: budget = sysm.budget(ctx) if sysm.budget is not None else None
         except RowSkipped as e: not_run[job.row.name] = str(e); continue
         if budget is not None:
@@ -279,37 +345,33 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
                 except Exception: toks[m] = None
             length = mean_pair_length(toks[m], list(ctx.data.values()), cfg.max_length) if toks[m] is not None else float(cfg.max_length)
             how_len = f"{length:.0f} tokens" + ('' if toks[m] is not None else ' (max_length: the tokenizer is not here)')
-            if m in throughput:
-                secs = n_tr / float(throughput[m]['train']) + n_pr / float(throughput[m]['predict'])
-                basis = f"declared throughput of {m}: {throughput[m]['train']:g} / {throughput[m]['predict']:g} examples/s"
-            elif (c := cpu.get(job.label)) and c['train_seconds'] is not None:
-                secs = c['train_seconds'] + c['predict_seconds']
-                basis = f"{m} timed on this CPU (no GPU): {c['tokens']:.0f} tokens, {c['train_examples']:,} examples trained, {c['predict_examples']:,} predicted, load average {'not known' if load is None else f'{load:.1f}'} when timed"
-            else:
-                if m not in sizes: sizes[m] = _params_m(m, lfo)
-                pm, src = sizes[m]
-                if pm is not None:
-                    secs = (6 * n_tr + 2 * n_pr) * pm * 1e6 * length / (tflops * 1e12)
-                    basis = f"{m}: {pm:.0f}M parameters ({src}), {how_len}, {n_tr:,} examples trained, {n_pr:,} predicted, at {tflops:g} TFLOP/s"
-                else: basis = f"{m}: size unknown (pass its throughput)"
+            if m not in sizes and m not in throughput and job.label not in timed: sizes[m] = _params_m(m, lfo)
+            secs, basis = _encoder_seconds(m, n_tr, n_pr, how_len, length, timed.get(job.label), device, throughput, tflops,
+                                           sizes.get(m, (None, '')), load)
         else:
             secs = measured.get((job.row.system, job.keys[0]), measured.get(job.row.system))
             basis = (f"finished {job.row.system} jobs in this job store" + (f" on {job.keys[0]}" if (job.row.system, job.keys[0]) in measured else '')
                      if secs is not None else f"unknown: no finished {job.row.system} job in this job store")
-        lines.append(dict(job=job.label, row=job.row.name, system=job.row.system, seconds=None if secs is None else round(secs, 1), basis=basis))
-    df = pd.DataFrame(lines, columns=['job', 'row', 'system', 'seconds', 'basis'])
+        lines.append(dict(job=job.label, row=job.row.name, system=job.row.system, seconds=None if secs is None else round(secs, 1),
+                          train_examples=n_tr, basis=basis))
+    df = pd.DataFrame(lines, columns=['job', 'row', 'system', 'seconds', 'train_examples', 'basis'])
     known = [s for s in df.seconds if s is not None and s == s]
     summary = dict(jobs=len(df), estimated=len(known), unknown=len(df) - len(known), device_hours=round(sum(known) / 3600, 2),
-                   wall_hours={int(n): round(_lpt(known, int(n)) / 3600, 2) for n in workers}, tflops=tflops, not_run=not_run)
+                   wall_hours={int(n): round(_lpt(known, int(n) * jobs_per_gpu) / 3600, 2) for n in workers}, tflops=tflops, not_run=not_run,
+                   jobs_per_gpu=jobs_per_gpu, train_examples=int(df.train_examples.dropna().sum()), timed_on=device)
     return df, summary
 
 def plan_text(df:pd.DataFrame, summary:dict) -> str:
-    "A plan as a few lines: per row jobs and device-hours, the totals, the wall time on each number of workers."
+    "A plan as a few lines: per row jobs, examples trained and device-hours, the totals, the wall time on each number of GPUs."
     lines = [f"{summary['jobs']} job(s) to run; {summary['device_hours']:.1f} device-hours estimated"
              + (f" ({summary['unknown']} without an estimate)" if summary['unknown'] else '')]
     for row, g in df.groupby('row', sort=False):
-        s = g.seconds.dropna()
-        lines.append(f"  {row}: {len(g)} job(s), {s.sum() / 3600:.2f} h" + (f"; {g.basis.iloc[0]}" if len(g) else ''))
+        s, n = g.seconds.dropna(), g.train_examples.dropna()
+        lines.append(f"  {row}: {len(g)} job(s), {s.sum() / 3600:.2f} h" + (f", {int(n.sum()):,} examples trained" if len(n) else '')
+                     + (f"; {g.basis.iloc[0]}" if len(g) else ''))
     lines += [f"  {row}: not run ({why})" for row, why in (summary.get('not_run') or {}).items()]
-    lines.append("wall time: " + ', '.join(f"{h:.1f} h on {n} worker{'s' * (n != 1)}" for n, h in summary['wall_hours'].items()))
+    k = summary.get('jobs_per_gpu', 1)
+    lines.append("wall time: " + ', '.join(f"{h:.1f} h on {n} {'GPU' if k > 1 else 'worker'}{'s' * (n != 1)}"
+                                           for n, h in summary['wall_hours'].items())
+                 + (f" ({k} jobs at once on each GPU, each assumed to run as fast as alone)" if k > 1 else ''))
     return '\n'.join(lines)

@@ -16,7 +16,7 @@ from ..data import DATASETS
 from ..data.core import fingerprint
 from ..metrics import score
 from ..records import RunRecord, read_predictions
-from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS)
+from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS, JobRequeued, out_of_memory)
 from .data import load_data, split_of, full_data_loads
 from .store import job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished, why_not_taken
 from .store import migrate_store
@@ -237,6 +237,8 @@ def _attempt(exp:Experiment, item:tuple, inp:_Inputs, settings:dict, force:bool,
     except ClaimBusy as e: return 'busy', str(e)
     except RowSkipped as e: return 'skipped', str(e)
     except Exception as e:
+        k = settings.get('jobs_per_gpu') or 1   # a shared GPU out of memory: nothing kept, the job goes back to the queue (executor.work)
+        if k > 1 and out_of_memory(e): raise JobRequeued(job.label, k, e) from e
         err = save_failure(folder, job.label, e)
         warnings.warn(f"{job.label} failed: {err['error']}: {err['message']} (kept in {folder/'error.json'}; the other jobs go on)")
         return 'failed', err

@@ -15,7 +15,7 @@ from ..registry import Registry, UnknownName
 # %% auto #0
 __all__ = ['SAFE_NAME', 'EXPERIMENTS', 'SYSTEMS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'load_papers', 'get_experiment',
            'System', 'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row',
-           'Experiment', 'Job', 'RunResult', 'JobsFailed']
+           'Experiment', 'Job', 'RunResult', 'JobsFailed', 'out_of_memory', 'JobRequeued']
 
 # %% ../../nbs/10_experiment.spec.ipynb #01cf2c2a
 SAFE_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')   # a key, name or run name: no path separators, no '..'
@@ -205,7 +205,7 @@ class RunResult:
 EXECUTORS = Registry('executor', describe=str)   # where a run's jobs execute (`stance_nb.experiment.executor`): name -> what it is
 EXECUTORS.register('local', 'this process, one job after another (the default)')
 EXECUTORS.register('submitit', 'Slurm, through submitit: an array of workers that claim jobs from the shared job store')
-EXECUTORS.register('submitit-local', "submitit's local executor: worker processes on this machine, one GPU each where there are GPUs")
+EXECUTORS.register('submitit-local', "submitit's local executor: worker processes on this machine, `jobs_per_gpu` on each GPU where there are GPUs")
 
 class JobsFailed(RuntimeError):
     "Jobs of a run raised: their errors are kept in their folders and the tables show them as failed; the run ends with this."
@@ -215,3 +215,19 @@ class JobsFailed(RuntimeError):
         super().__init__(f"{len(failed)} job(s) failed: {first['label']}: {first['reason']}"
                          + (f" (and {len(failed) - 1} more; each job folder keeps its error.json)" if len(failed) > 1 else " (its error.json keeps the traceback)")
                          + where)
+
+# %% ../../nbs/10_experiment.spec.ipynb #d4c3c206
+def out_of_memory(e:BaseException) -> bool:
+    "`e`, or an error it was raised from, is a GPU out-of-memory error (`torch.cuda.OutOfMemoryError`, however it was wrapped)."
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if type(e).__name__ == 'OutOfMemoryError' and type(e).__module__.startswith('torch'): return True
+        e = e.__cause__ or e.__context__
+    return False
+
+class JobRequeued(RuntimeError):
+    "A job ran out of GPU memory on a GPU it shared with other workers: nothing of it was kept, and it goes back to the queue."
+    def __init__(self, label:str, jobs_per_gpu:int, error:BaseException):
+        self.label, self.reason = label, f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0][:200]}"
+        super().__init__(f"{label}: out of GPU memory with {jobs_per_gpu} jobs on its GPU ({self.reason}); requeued, to run with fewer jobs per GPU")

