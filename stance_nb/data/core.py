@@ -16,7 +16,7 @@ from ..core import sha256_file
 __all__ = ['TIDY_COLUMNS', 'SPLITS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load', 'check_rows',
            'fingerprint', 'require_text', 'require_file', 'read_table', 'safe_extract', 'missing_files', 'download']
 
-# %% ../../nbs/01_data.core.ipynb #8b3205dc
+# %% ../../nbs/01_data.core.ipynb #cb518c99
 TIDY_COLUMNS = ('id', 'split', 'target', 'text', 'label')
 SPLITS = ('train', 'dev', 'test')
 
@@ -38,6 +38,8 @@ class DatasetInfo:
     url:str|None=None           # direct download URL, when public
     sha256:str|None=None        # checksum of the download
     options:dict=field(default_factory=dict) # documented loader options -> default
+    split:dict=field(default_factory=dict)   # where it has several train/test splits: the options of its one stated split (a leaderboard column)
+    setting:str=''              # that split in words, for the notes beside a table
 
     def __post_init__(self):
         if self.labels is not None: self.labels = sorted(self.labels)

@@ -9,15 +9,16 @@ from typing import Sequence
 from pathlib import Path
 from ..core import outputs_dir, portable_path
 from .spec import Experiment, RunResult, JobsFailed
+from .params import RunArgs
 from .data import data_specs
 from .runner import prepare
 from .executor import Executor, executor_from, run_on
 from .report import render
 
 # %% auto #0
-__all__ = ['with_smoke', 'run_arguments', 'reproduce']
+__all__ = ['with_smoke', 'run_params', 'run_arguments', 'reproduce']
 
-# %% ../../nbs/10m_experiment.reproduce.ipynb #09ab4136
+# %% ../../nbs/10m_experiment.reproduce.ipynb #ad2db255
 def with_smoke(settings:dict, smoke:dict) -> dict:
     "Run settings for a smoke run: the smoke environment's tiny models, caps and overrides; the run's own overrides win."
     over = {sy: {**o, **(settings.get('overrides') or {}).get(sy, {})} for sy, o in (smoke.get('overrides') or {}).items()}
@@ -30,8 +31,13 @@ def _out_root(exp:Experiment, smoke) -> Path:
         return Path(tempfile.mkdtemp(prefix=f'{exp.name}-smoke-'))
     return outputs_dir(None, exp.name)
 
-def run_arguments(exp:Experiment, params:dict, smoke:dict|None=None) -> tuple[dict, Path, str]:
-    "The runner's arguments for the notebook's parameters (`prepare`'s keywords), the tables' folder and their file stem."
+def run_params(params:RunArgs|dict) -> dict:
+    "The parameters as the experiments' `configure` reads them: a parameter class's `run_params`, or a dict as it is."
+    return params.run_params() if isinstance(params, RunArgs) else dict(params)
+
+def run_arguments(exp:Experiment, params:RunArgs|dict, smoke:dict|None=None) -> tuple[dict, Path, str]:
+    "The runner's arguments for the checked parameters (`prepare`'s keywords), the tables' folder and their file stem."
+    params = run_params(params)
     if params.get('smoke') and smoke is None:
         raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
     kw = exp.configure(params, smoke if params.get('smoke') else None)
@@ -46,14 +52,15 @@ def run_arguments(exp:Experiment, params:dict, smoke:dict|None=None) -> tuple[di
     return dict(kw, exp=exp, rows=rows, out=folder/'runs'), folder, stem
 
 def reproduce(exp:Experiment,  # from `EXPERIMENTS`
-              params:dict,     # the notebook's parameters (checked by `parameters`)
+              params:RunArgs|dict, # the checked parameters (the experiment's parameter class, e.g. `BenchmarkArgs`)
               smoke:dict|None=None, # the smoke environment (fixture data folder, tiny models) when `params['smoke']`
               executor:Executor|None=None, # where the jobs run (default: the parameters' `executor`, `workers`, `slurm`)
-              reuse:Sequence=(),  # other job stores whose finished jobs with the same parameters are copied in, not run again (`prepare`)
+              reuse_from:Sequence=(), # other job stores whose finished jobs with the same parameters are copied in, not run again
              ) -> tuple[RunResult|None, dict]:
     "Run the experiment as the parameters say and write its tables; returns the run and the tables (`None, {}` when the workers were submitted without waiting)."
     run_kw, folder, stem = run_arguments(exp, params, smoke)
-    if reuse: run_kw['reuse'] = [str(r) for r in reuse]
+    params = run_params(params)
+    if reuse_from: run_kw['reuse'] = [str(r) for r in reuse_from]
     ex = executor or executor_from(params.get('executor') or 'local', params.get('workers'), slurm=params.get('slurm') or None)
     result = run_on(ex, finished_only=bool(params.get('finished_only')), **run_kw)
     if result is None: return None, {}
