@@ -16,7 +16,7 @@ from ..experiment import (Experiment, Row, DataSpec, per_data, by_ratio, attacke
 # %% auto #0
 __all__ = ['BENCHMARK_ATTACKS', 'BENCHMARK_RATIOS', 'BENCHMARK_EXPERIMENT', 'BenchmarkArgs', 'RobustnessArgs']
 
-# %% ../../nbs/11_papers.benchmark.ipynb #5e907920
+# %% ../../nbs/11_papers.benchmark.ipynb #91e8ba12
 BENCHMARK_ATTACKS = ('spelling', 'negation', 'paraphrase')
 BENCHMARK_RATIOS = (0.1, 0.3, 0.7, 1.0)
 _ROBUST = ('4', '5', '6', '7', '8', '11', 'Fig2b')
@@ -33,7 +33,8 @@ def _benchmark_configure(p:dict, smoke:dict|None) -> dict:
     "The runner's arguments from `run_benchmark`'s parameters."
     models = {'BERT': p['model'], 'MT-DNN': p.get('mtdnn_checkpoint')}
     changes = {k: p.get(k) for k in ('epochs', 'lr', 'batch_size', 'max_length') if p.get(k) is not None}
-    changes.update({k: True for k in ('group_by_length', 'pack', 'compile_optimizer') if p.get(k)})   # only when asked: the jobs of runs without them keep their keys
+    # only when asked: the jobs of runs without them keep their keys
+    changes.update({k: True for k in ('group_by_length', 'pack', 'compile_optimizer') if p.get(k)})
     settings = dict(smoke=bool(p['smoke']), models=models, mtdnn_tokenizer=p.get('mtdnn_tokenizer') or 'bert-large-uncased',
                     mdl_changes=changes, n_jobs=p.get('n_jobs') or len(os.sched_getaffinity(0)),
                     preset=p.get('fasttext_preset', 'benchmark'), correctness=p.get('correctness') or {},
@@ -69,7 +70,7 @@ BENCHMARK_EXPERIMENT.register()
 class BenchmarkArgs(RunArgs):
     "The parameters of the benchmark's reproduction (`nbs/run_benchmark.ipynb`, `stance_nb reproduce benchmark`)."
     experiment = 'benchmark'
-    smoke:bool = arg(False)                  # True: fixtures and tiny models, 2 seeds, 4 datasets unless given, ratios 0.7/1 (a minute; numbers mean nothing)
+    smoke:bool = arg(False)                  # True: fixtures, tiny models, 2 seeds, 4 datasets unless given, ratios 0.7/1 (numbers mean nothing)
     data_dir:str|None = arg(None)            # folder holding the benchmark datasets; None: $STANCE_NB_DATA
     datasets:list[str] = arg([], 'in datasets distinct')  # benchmark datasets; []: all ten (those whose data is missing are left out, with a note)
     data:dict = arg({})                      # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
