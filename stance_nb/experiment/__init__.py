@@ -3,7 +3,7 @@
 # `from stance_nb.experiment import ...` reaches every public name; the papers (`stance_nb.papers`) sit on top and are
 # found through the package's entry points, never imported from here.
 from .spec import *          # DataSpec, Row, Experiment, Job, Context, RunResult; the registries
-from .params import *        # a result notebook's typed parameters
+from .params import *        # the typed parameter class of each run kind (RunArgs), the annotations' checks
 from .data import *          # a DataSpec made into a run's tidy table
 from . import systems        # registers every system: baselines, encoders, NLI, zero-shot, LLMs
 from .store import *         # job keys and folders, finished jobs, a job's files

@@ -174,7 +174,7 @@ def benchmark_data(keys:Sequence[str], data:dict|None, max_train:int|None) -> tu
 
 def other_papers(keys:Sequence[str]) -> dict:
     "The other papers' datasets among `keys`, each with its stated split in words (the note beside the table)."
-    return {k: DATASETS[k].setting for k in keys if k not in BENCHMARK and DATASETS[k].setting}
+    return {k: DATASETS[k].setting for k in keys if k not in BENCHMARK and k in DATASETS and DATASETS[k].setting}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #0ba3f0aa
 def check_nli_labels(prep, systems:Sequence[SystemMeta]) -> None:

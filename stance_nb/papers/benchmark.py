@@ -11,7 +11,7 @@ from ..baselines import FASTTEXT_PRESETS
 from ..robustness import paper_table11
 from dataclasses import dataclass
 from ..experiment import (Experiment, Row, DataSpec, per_data, by_ratio, attacked, attack_averages, robustness, with_smoke,
-                                  RunArgs, RUN_ARGS, arg)
+                                  RunArgs, RUN_ARGS, arg, data_specs)
 
 # %% auto #0
 __all__ = ['BENCHMARK_ATTACKS', 'BENCHMARK_RATIOS', 'BENCHMARK_EXPERIMENT', 'BenchmarkArgs', 'RobustnessArgs']
@@ -99,6 +99,11 @@ class BenchmarkArgs(RunArgs):
     executor:str = arg('local', 'in executors')  # where the jobs run: local (this process), submitit-local (worker processes here), submitit (Slurm)
     workers:int|None = arg(None, 'positive')     # workers sharing the job store (submitit executors); None: one per GPU here, one per job on Slurm
     slurm:dict = arg({})                     # submitit parameters for executor submitit, e.g. {"slurm_partition": "gpu", "timeout_min": 600}
+
+    def validate(self):
+        "Your datasets' options, checked before anything is read (`stance_nb.experiment.data_specs`)."
+        try: data_specs(self.data)
+        except (KeyError, TypeError) as e: raise ValueError(str(e).strip("'\"")) from None
 
 RUN_ARGS.register('benchmark', BenchmarkArgs)
 
