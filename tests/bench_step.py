@@ -6,7 +6,7 @@ MDL steps and for Hugging Face `Trainer`'s step on the same model, alternating i
 
 At a tiny encoder the matrix work is nearly nothing, so what is left is what a GPU launches and waits for:
 
-- **ours_sdl**: `stance_nb.mdl.train_mdl` on one pair dataset, as a BERT_SDL job of the benchmark trains it
+- **ours_sdl**: `stance_nb.systems.mdl.train_mdl` on one pair dataset, as a BERT_SDL job of the benchmark trains it
   (`experiment/systems/encoders.py` -> `train_mdl` -> `stance_nb.train.fit`): the stand-in recipe (`MDL_PRESETS['small']`:
   SAN head, Adamax, lr 5e-4, clipping at 1.0, batch 16, length 100, `mixed_precision='auto'` autocast, the authors'
   random batches). The run is stopped from `fit`'s `on_step` hook once the measured steps are done (no evaluation).
@@ -164,7 +164,7 @@ def variant(name:str):
 def make_tasks(a, tok_texts=False):
     "Three synthetic datasets (two pair ones, one single-input) or `--dataset` (real rows) as `Task`s; the first is the SDL one."
     import pandas as pd
-    from stance_nb.mdl import Task
+    from stance_nb.systems.mdl import Task
     from stance_nb.test_utils import synthetic_stance
     if a.dataset:
         from stance_nb.data import load
@@ -189,7 +189,7 @@ def make_tasks(a, tok_texts=False):
 def run_ours(a, model_path, tasks, meter) -> None:
     "`train_mdl` as a BERT_SDL/MDL job calls it, stopped by `meter` after the measured steps."
     from dataclasses import replace
-    from stance_nb.mdl import MDL_PRESETS, train_mdl
+    from stance_nb.systems.mdl import MDL_PRESETS, train_mdl
     cfg = replace(MDL_PRESETS['small'].config, model=model_path, epochs=1, checkpoint=False, seed=a.seed, batch_size=a.batch_size)
     try: train_mdl(tasks, model_path, cfg, local_files_only=True, on_step=meter)
     except Stop: return
@@ -202,7 +202,7 @@ def run_hf(a, model_path, task, meter, tmp) -> None:
     from dataclasses import replace
     from transformers import AutoTokenizer, Trainer, TrainingArguments, TrainerCallback, DataCollatorWithPadding
     from stance_nb.core import set_seed
-    from stance_nb.mdl import MDL_PRESETS, MultiTaskModel, encode_task
+    from stance_nb.systems.mdl import MDL_PRESETS, MultiTaskModel, encode_task
     from stance_nb.train import EncodedDataset, build_optimizer, build_scheduler, resolve_precision
     import stance_nb.train.loop as loop
     cfg = replace(MDL_PRESETS['small'].config, model=model_path, epochs=1, checkpoint=False, seed=a.seed, batch_size=a.batch_size)

@@ -7,16 +7,16 @@ from __future__ import annotations
 import argparse, contextlib, json, os, sys
 from pathlib import Path
 import numpy as np
-from .options import (UsageError, _run_options, _data_options, _common, _names, _pairs, add_config_options,
-                                   _PLAN_SKIP, _BASELINE_SYSTEMS, _POSITIVE, _NONNEG)
+from .options import (UsageError, run_options, data_options, common_options, split_names, name_pairs, add_config_options,
+                                   add_args_options, PLAN_SKIP, BASELINE_SYSTEMS, POSITIVE, NONNEG)
 from .commands import COMMANDS
 from ..core import paper_modules
 from ..core import StanceDataError
 
 # %% auto #0
-__all__ = ['make_parser', 'set_threads', 'run_command', 'main']
+__all__ = ['LEADERBOARD_ALIASES', 'reproduce_parameters', 'make_parser', 'set_threads', 'run_command', 'main']
 
-# %% ../../nbs/12b_cli.main.ipynb #924e71a7
+# %% ../../nbs/12b_cli.main.ipynb #cd708472
 class _Parser(argparse.ArgumentParser):
     "argparse's parser, whose errors are one line (`stance_nb train: error: ...`) and exit 2, pointing at `--help` instead of printing the usage."
     def error(self, message):
@@ -37,55 +37,57 @@ _HELP = dict(
 
 def _baselines_options(b):
     from stance_nb.systems.baselines import FASTTEXT_PRESETS
-    _data_options(b); _run_options(b)
-    b.add_argument('--systems', type=_names, default=list(_BASELINE_SYSTEMS), help='comma-separated: majority, random, fasttext (default all)')
+    data_options(b); run_options(b)
+    b.add_argument('--systems', type=split_names, default=list(BASELINE_SYSTEMS), help='comma-separated: majority, random, fasttext (default all)')
     b.add_argument('--fasttext-preset', default='benchmark', choices=sorted(FASTTEXT_PRESETS),
                    help='fastText recipe (stance_nb.systems.baselines.FASTTEXT_PRESETS)')
 
 def _train_options(t):
     from stance_nb.train import TrainConfig, RunPlan
-    _data_options(t); _common(t)
+    data_options(t); common_options(t)
     t.add_argument('--grid', action='store_true', help="train the lr x epochs grid (the preset's, or --lrs/--epochs-grid), keep the best dev cell")
     add_config_options(t, TrainConfig)
-    add_config_options(t, RunPlan, skip=_PLAN_SKIP)
+    add_config_options(t, RunPlan, skip=PLAN_SKIP)
 
 def _mdl_options(m):
     from stance_nb.systems.mdl import MDLConfig
-    m.add_argument('--datasets', type=_names, default=[], help='comma-separated registered dataset names')
-    _data_options(m, required=False); _common(m)
+    m.add_argument('--datasets', type=split_names, default=[], help='comma-separated registered dataset names')
+    data_options(m, required=False); common_options(m)
     add_config_options(m, MDLConfig, aliases={'pair_head': ['--head']})
 
 def _predict_options(pr):
     pr.add_argument('--run', required=True, help='a `train` or `mdl` run folder (or its model folder), a baselines job folder or a fastText model')
     pr.add_argument('--input', required=True, help='the CSV (or TSV with --sep) to label')
-    pr.add_argument('--columns', type=_pairs, default={}, help='tidy name=your column for text, target and id, e.g. text=Sentence,target=Topic,id=ID '
+    pr.add_argument('--columns', type=name_pairs, default={},
+                    help='tidy name=your column for text, target and id, e.g. text=Sentence,target=Topic,id=ID '
                     '(with an id, the JSONL carries it and `evaluate` matches by it)')
     pr.add_argument('--sep', default=',', help="the input's delimiter (default ',')")
     pr.add_argument('--head', help='MDL runs: the dataset whose head predicts (default: the only one)')
     pr.add_argument('--output', required=True, help='output path without suffix: writes OUTPUT.jsonl and/or OUTPUT.csv')
-    pr.add_argument('--format', type=lambda s: ['jsonl', 'csv'] if s == 'both' else _names(s), default=['jsonl', 'csv'],
+    pr.add_argument('--format', type=lambda s: ['jsonl', 'csv'] if s == 'both' else split_names(s), default=['jsonl', 'csv'],
                     help='jsonl (official format), csv (the input with a label column), or both (the default; also jsonl,csv)')
     pr.add_argument('--label-column', default='label', help='name of the predicted-label column of the CSV output')
-    pr.add_argument('--batch-size', type=_POSITIVE, default=64, help='prediction batch size')
+    pr.add_argument('--batch-size', type=POSITIVE, default=64, help='prediction batch size')
     pr.add_argument('--mixed-precision', choices=['auto', 'no', 'bf16', 'fp16'], default='auto',
                     help="transformers: the forward's precision (default auto: bf16 on GPUs and on CPUs with native bf16, as training; no: fp32)")
-    _run_options(pr, seeds=False)
+    run_options(pr, seeds=False)
 
 def _evaluate_options(e):
-    _data_options(e)
-    e.add_argument('--predictions', required=True, help='official JSONL ({"label": ...} per line, with "id" or in test-file order), or a CSV with --label-column (and --id-column)')
+    data_options(e)
+    e.add_argument('--predictions', required=True, help='official JSONL ({"label": ...} per line, with "id" or in test-file order), '
+                   'or a CSV with --label-column (and --id-column)')
     e.add_argument('--label-column', default='label', help='the predicted-label column of a CSV predictions file')
     e.add_argument('--id-column', default='id', help='the id column of a CSV predictions file: predictions are matched to test rows by id '
                    '(a file without ids: by position, and the result says so)')
     e.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
 def _attack_options(a):
-    _data_options(a)
+    data_options(a)
     a.add_argument('--attack', required=True, help='spelling, negation or paraphrase (stance_nb.attacks.ATTACKS)')
-    a.add_argument('--seed', type=_NONNEG, default=0, help='seed of the perturbation')
+    a.add_argument('--seed', type=NONNEG, default=0, help='seed of the perturbation')
     a.add_argument('--split', default='test', choices=['train', 'dev', 'test'], help='the split to attack')
     a.add_argument('--output', required=True, help='the attacked rows as .csv or .jsonl')
-    a.add_argument('--translation-models', type=_names, help='paraphrase: the en->x and x->en models (Hub ids or folders)')
+    a.add_argument('--translation-models', type=split_names, help='paraphrase: the en->x and x->en models (Hub ids or folders)')
     a.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
 def _push_options(p):
@@ -102,20 +104,31 @@ def _download_options(d):
     d.add_argument('--force', action='store_true', help='download again even when the files are there')
     d.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
+LEADERBOARD_ALIASES = {'reuse_from': ['--from'], 'encoder_preset': ['--preset'], 'n_resamples': ['--resamples']}   # older spellings kept
+
+def reproduce_parameters() -> str:
+    "The `-p` parameters of every registered experiment, from its parameter class (`RUN_ARGS`): the epilog of `reproduce --help`."
+    from stance_nb.experiment import RUN_ARGS
+    RUN_ARGS.load_plugins()
+    return 'parameters (-p NAME=VALUE): ' + '; '.join(f"{name}: {', '.join(cls.annotations())}" for name, cls in sorted(RUN_ARGS.items()))
+
 def _reproduce_options(r):
     from stance_nb.experiment.spec import EXECUTORS
     r.add_argument('experiment', help=f"one of {', '.join(sorted(paper_modules()))} (the registered papers)")
     r.add_argument('-p', '--parameter', dest='parameters', action='append', nargs='+', default=[], metavar='NAME=VALUE',
-                   help="a parameter of nbs/run_<experiment>.ipynb, as `-p name=value` or papermill's `-p name value`")
-    _run_options(r, seeds=False)
+                   help="a parameter of the experiment (its class in stance_nb.papers, the parameters of nbs/run_<experiment>.ipynb), "
+                        "as `-p name=value` or papermill's `-p name value`")
+    r.epilog = reproduce_parameters()
+    run_options(r, seeds=False)
     x = r.add_argument_group('where the jobs run (workers share the job store; a job is never run twice)')
     x.add_argument('--executor', choices=list(EXECUTORS), help="local (this process; the default), submitit-local (worker processes "
                    "on this machine, one GPU each), submitit (a Slurm job array)")
-    x.add_argument('--workers', type=_POSITIVE, help='workers sharing the job store; with the local executor, N > 1 means submitit-local')
-    x.add_argument('--jobs-per-gpu', type=_POSITIVE, help='jobs sharing each GPU at once (submitit executors; a job out of memory is requeued)')
+    x.add_argument('--workers', type=POSITIVE, help='workers sharing the job store; with the local executor, N > 1 means submitit-local')
+    x.add_argument('--jobs-per-gpu', type=POSITIVE, help='jobs sharing each GPU at once (submitit executors; a job out of memory is requeued)')
     x.add_argument('--wait', action='store_true', help='submit nothing: wait for the workers submitted earlier, then write the tables')
-    x.add_argument('--from', dest='reuse', action='append', default=[], metavar='JOB_STORE',
-                   help='another job store (e.g. results/benchmark/runs, committed): its finished jobs with the same parameters are copied in, not run again')
+    x.add_argument('--reuse-from', '--from', dest='reuse_from', action='append', default=[], metavar='JOB_STORE',
+                   help='another job store (e.g. results/benchmark/runs, committed): its finished jobs with the same parameters are copied in, '
+                        'not run again')
     x.add_argument('--keep-records', metavar='DIR', help="after the run: copy its jobs' records and predicted labels (no weights) into DIR, "
                    'a job store to commit with the tables (--from DIR takes them in)')
     x.add_argument('--detach', action='store_true', help='submit the workers and return; --wait (or the same command) writes the tables later')
@@ -123,49 +136,25 @@ def _reproduce_options(r):
                    'on 1, 4 and 16 workers; run nothing')
     x.add_argument('--throughput', help='--plan: declared examples/s per model, JSON {"model": {"train": 90, "predict": 600}} or a JSON file')
     s = r.add_argument_group('Slurm (executor submitit)')
-    s.add_argument('--partition'); s.add_argument('--gpus-per-job', type=_POSITIVE); s.add_argument('--cpus-per-job', type=_POSITIVE)
-    s.add_argument('--mem-gb', type=_POSITIVE); s.add_argument('--time-min', type=_POSITIVE, help='time limit of a worker, minutes')
-    s.add_argument('--array-parallelism', type=_POSITIVE, help='workers of the array running at once')
+    s.add_argument('--partition'); s.add_argument('--gpus-per-job', type=POSITIVE); s.add_argument('--cpus-per-job', type=POSITIVE)
+    s.add_argument('--mem-gb', type=POSITIVE); s.add_argument('--time-min', type=POSITIVE, help='time limit of a worker, minutes')
+    s.add_argument('--array-parallelism', type=POSITIVE, help='workers of the array running at once')
     s.add_argument('--account'); s.add_argument('--qos'); s.add_argument('--constraint')
-    s.add_argument('--slurm-config', help="a YAML file of submitit parameters (its AutoExecutor names: timeout_min, gpus_per_node, slurm_partition, ...)")
-
-def _shares(s:str) -> list:
-    "Comma-separated numbers, e.g. 0.1,0.3 (argparse names the option when one is not a number)."
-    try: return [float(x) for x in _names(s)]
-    except ValueError: raise argparse.ArgumentTypeError(f"expected comma-separated numbers such as 0.1,0.3, got {s!r}")
+    s.add_argument('--slurm-config',
+                   help="a YAML file of submitit parameters (its AutoExecutor names: timeout_min, gpus_per_node, slurm_partition, ...)")
 
 def _leaderboard_options(b):
-    b.add_argument('--models', type=_names, default=[], help='comma-separated: majority, random, fasttext, sdl, mdl (the benchmark\'s recipes), nli (an MNLI checkpoint zero-shot), nli-ft (fine-tuned), llm (a language model prompted zero-shot); required unless --import-tables')
+    from stance_nb.leaderboard.params import LeaderboardArgs
     b.add_argument('--import-tables', metavar='FOLDER', help='no run: one leaderboard of the committed tables of earlier runs in FOLDER '
-                   '(its sources.json lists them), marked imported, written into FOLDER')
-    b.add_argument('--datasets', type=_names, default=[], help="registered datasets: the benchmark's ten, xstance, cheese, ezstance, vast "
-                   "(default: every one whose data is present; with --data only yours)")
-    b.add_argument('--model', help='the encoder of sdl/mdl: a Hub id or folder (default: the benchmark\'s); several, comma-separated, are compared (one recipe)')
-    b.add_argument('--preset', dest='encoder_preset', help="the recipe of sdl/mdl: paper (the benchmark's, default), small (lr 5e-4, 2 epochs: small encoders), smoke")
-    b.add_argument('--fasttext-preset', help="fastText's recipe: benchmark (default), xstance, xstance_code, cheese")
-    b.add_argument('--nli-model', help='the MNLI checkpoint of nli (zero-shot) and nli-ft (fine-tuned): a Hub id or folder (default: facebook/bart-large-mnli)')
-    b.add_argument('--nli-preset', help="nli-ft's recipe, a train preset (default ezstance_roberta: EZ-STANCE's for BART-MNLI-e)")
-    b.add_argument('--llm-model', dest='llm', help='the model of llm: a causal LM (Hub id or folder) or an endpoint as JSON {"base_url": ..., "model": ...} (default: meta-llama/Llama-2-13b-chat-hf)')
-    b.add_argument('--epochs', type=_POSITIVE, help='sdl/mdl epochs (default: the recipe\'s)')
-    b.add_argument('--lr', type=float, help='sdl/mdl learning rate (default: the recipe\'s)')
-    b.add_argument('--data', help='your own datasets as JSON, as the result notebooks\' `data` parameter')
-    b.add_argument('--data-dir', help='data directory of registered datasets (default: $STANCE_NB_DATA)')
-    b.add_argument('--run-name', default='leaderboard', help='file stem under outputs/leaderboard/')
-    b.add_argument('--resamples', type=_POSITIVE, default=1000, help='bootstrap resamples of each significance test (default 1000)')
-    b.add_argument('--alpha', type=float, default=0.05, help='significance level (default 0.05)')
-    b.add_argument('--attacks', type=_names, default=[], help='attacked test sets reported for sdl/mdl: spelling, negation, paraphrase')
-    b.add_argument('--from', dest='reuse', action='append', default=[], metavar='JOB_STORE',
-                   help='another job store (e.g. results/benchmark/runs, committed): its finished jobs with the same parameters are taken in, not run again')
-    b.add_argument('--keep-records', metavar='DIR', help="after the run: copy its jobs' records and predicted labels (no weights) into DIR (see reproduce --help)")
-    b.add_argument('--max-train', type=_POSITIVE, help='train every system on a seeded sample of at most this many rows per dataset (a quick look; no published numbers beside)')
-    b.add_argument('--ratios', type=_shares, default=[], help='training shares reported for sdl/mdl: 0.1, 0.3, 0.7 (the benchmark\'s), e.g. 0.1,0.3')
-    b.add_argument('--executor', choices=['local', 'submitit', 'submitit-local'], help='where the jobs run (see reproduce --help)')
-    b.add_argument('--workers', type=_POSITIVE, help='workers sharing the job store')
+                   '(its sources.json lists them), marked imported, written into FOLDER; takes --models, --run-name and --alpha')
+    add_args_options(b, LeaderboardArgs, aliases=LEADERBOARD_ALIASES)
+    b.add_argument('--keep-records', metavar='DIR', help="after the run: copy its jobs' records and predicted labels (no weights) into DIR "
+                   "(see reproduce --help)")
     b.add_argument('--plan', action='store_true', help="print the leaderboard's jobs still to run with their estimated cost, device-hours "
                    'and wall time on 1, 4 and 16 workers; run nothing (as reproduce --plan)')
     b.add_argument('--throughput', help='--plan: declared examples/s per model, JSON {"model": {"train": 90, "predict": 600}} or a JSON file')
     b.set_defaults(wait=False, detach=False, slurm_config=None)
-    _run_options(b)
+    run_options(b, seeds=False)
 
 _OPTIONS = dict(baselines=_baselines_options, train=_train_options, mdl=_mdl_options, predict=_predict_options, evaluate=_evaluate_options,
                 attack=_attack_options, download=_download_options, reproduce=_reproduce_options, leaderboard=_leaderboard_options,

@@ -10,13 +10,15 @@ from pathlib import Path
 from fastcore.docments import docments
 
 # %% auto #0
-__all__ = ['UsageError', 'data_spec', 'add_config_options', 'config_changes']
+__all__ = ['POSITIVE', 'NONNEG', 'PLAN_SKIP', 'BASELINE_SYSTEMS', 'UsageError', 'split_names', 'name_pairs', 'run_options',
+           'data_options', 'common_options', 'data_spec', 'add_config_options', 'config_changes', 'add_args_options',
+           'given_args']
 
 # %% ../../nbs/12_cli.options.ipynb #e17bece9
 class UsageError(ValueError):
     "A command used wrongly (a name, option or value it does not take): printed after the usage line, exit status 2, before any work."
 
-# %% ../../nbs/12_cli.options.ipynb #3327cbb1
+# %% ../../nbs/12_cli.options.ipynb #3584473e
 def _seeds(s:str) -> tuple:
     "Parse '1,2,3' into (1, 2, 3); a repeated value is an error (it would count one run twice)."
     try: out = tuple(int(x) for x in s.split(',') if x.strip())
@@ -24,7 +26,9 @@ def _seeds(s:str) -> tuple:
     if len(set(out)) != len(out): raise argparse.ArgumentTypeError(f"values must be distinct, got {s!r}")
     return out
 
-def _names(s:str) -> list: return [x.strip() for x in s.split(',') if x.strip()]
+def split_names(s:str) -> list:
+    "Parse 'a, b,,c' into ['a', 'b', 'c']."
+    return [x.strip() for x in s.split(',') if x.strip()]
 
 def _number(kind:type, lo=None, hi=None, what:str=''):
     "An argparse `type`: a `kind` number within (`lo`, `hi`] (either bound optional); `what` says the range."
@@ -35,11 +39,11 @@ def _number(kind:type, lo=None, hi=None, what:str=''):
         return v
     return parse
 
-_POSITIVE = _number(int, 0, what='a whole number >= 1')
-_NONNEG = _number(int, -1, what='a whole number >= 0')
+POSITIVE = _number(int, 0, what='a whole number >= 1')
+NONNEG = _number(int, -1, what='a whole number >= 0')
 _FRACTION = _number(float, 0, 1, what='a fraction between 0 and 1 (exclusive)')
 
-def _pairs(s:str) -> dict:
+def name_pairs(s:str) -> dict:
     "Parse 'train=a.csv,dev=b.csv' into {'train': 'a.csv', 'dev': 'b.csv'}."
     out = {}
     for item in (x for x in s.split(',') if x.strip()):
@@ -49,35 +53,35 @@ def _pairs(s:str) -> dict:
         out[k.strip()] = v.strip()
     return out
 
-def _run_options(p:argparse.ArgumentParser, seeds:bool=True):
+def run_options(p:argparse.ArgumentParser, seeds:bool=True):
     "The options of every command that runs something: seeds, outputs, threads, JSON output."
     if seeds: p.add_argument('--seeds', type=_seeds, nargs='?', const=(), help="comma-separated seeds; alone: the preset's seed list")
     p.add_argument('--output-dir', help='outputs root (default: $STANCE_NB_OUTPUTS or <repo>/outputs)')
-    p.add_argument('--threads', type=_POSITIVE, help='torch threads, and OMP/MKL threads of child processes (default: the libraries\' own)')
+    p.add_argument('--threads', type=POSITIVE, help='torch threads, and OMP/MKL threads of child processes (default: the libraries\' own)')
     p.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout; all other output goes to stderr')
 
-def _data_options(p:argparse.ArgumentParser, required:bool=True):
+def data_options(p:argparse.ArgumentParser, required:bool=True):
     "A registered dataset, or your own files (`--dataset csv|jsonl --path ... --columns ...`), and how to prepare them."
     p.add_argument('--dataset', required=required, help='a registered dataset name, or csv / jsonl for your own files (with --path)')
     p.add_argument('--path', type=str, help='your files: train=FILE,dev=FILE,test=FILE (or FILE with a split column)')
-    p.add_argument('--columns', type=_pairs, help='tidy name=your column, e.g. text=Sentence,target=Topic,label=Stance')
-    p.add_argument('--label-map', type=_pairs, help='label in the file=label name, e.g. 0=AGAINST,1=FAVOR,2=NONE')
+    p.add_argument('--columns', type=name_pairs, help='tidy name=your column, e.g. text=Sentence,target=Topic,label=Stance')
+    p.add_argument('--label-map', type=name_pairs, help='label in the file=label name, e.g. 0=AGAINST,1=FAVOR,2=NONE')
     p.add_argument('--dev-fraction', type=_FRACTION, help='no dev file: cut a seeded stratified dev split of this fraction from train')
-    p.add_argument('--max-train', type=_POSITIVE, help='train on a seeded sample of this many training rows')
-    p.add_argument('--split-seed', type=_NONNEG, help='seed of the --dev-fraction split and the --max-train sample (default 0)')
+    p.add_argument('--max-train', type=POSITIVE, help='train on a seeded sample of this many training rows')
+    p.add_argument('--split-seed', type=NONNEG, help='seed of the --dev-fraction split and the --max-train sample (default 0)')
     p.add_argument('--data-dir', help='data directory of registered datasets (default: $STANCE_NB_DATA or the cache)')
 
-def _common(p:argparse.ArgumentParser):
+def common_options(p:argparse.ArgumentParser):
     "The options of `train` and `mdl` that are no config field: preset, run name, saving, and the run options."
     p.add_argument('--preset', default='small', help='a preset name (see `presets`); default small: a small or base encoder on your own data')
-    _run_options(p)
+    run_options(p)
     p.add_argument('--name', help='experiment name in run ids and records')
     p.add_argument('--no-save-model', dest='save_model', action='store_false', help='do not save the final model')
 
-_PLAN_SKIP = ('seeds', 'grid_per_variant')   # `--seeds` has its own option; variants are a notebook's business
-_BASELINE_SYSTEMS = ('majority', 'random', 'fasttext')
+PLAN_SKIP = ('seeds', 'grid_per_variant')   # `--seeds` has its own option; variants are a notebook's business
+BASELINE_SYSTEMS = ('majority', 'random', 'fasttext')
 
-# %% ../../nbs/12_cli.options.ipynb #42c9bc03
+# %% ../../nbs/12_cli.options.ipynb #42aa6bc2
 def data_spec(args:argparse.Namespace, # parsed data options (`--dataset`, `--path`, `--columns`, ...)
              ):
     "The `DataSpec` of a command's data options; unknown datasets and misplaced options fail before any data is read."
@@ -90,10 +94,12 @@ def data_spec(args:argparse.Namespace, # parsed data options (`--dataset`, `--pa
         raise UsageError(f"unknown dataset {name!r}; valid datasets: {', '.join(sorted(DATASETS))}{hint}")
     info, opts = DATASETS[name], {}
     if info.folder is None:
-        if not args.path: raise UsageError(f"--dataset {name} reads your own files: give --path train=FILE,test=FILE[,dev=FILE] (or FILE with a split column)")
-        opts['path'] = _pairs(args.path) if '=' in args.path else args.path
+        if not args.path:
+            raise UsageError(f"--dataset {name} reads your own files: give --path train=FILE,test=FILE[,dev=FILE] (or FILE with a split column)")
+        opts['path'] = name_pairs(args.path) if '=' in args.path else args.path
         if args.columns: opts['columns'] = args.columns
-    elif args.path or args.columns: raise UsageError(f"--path/--columns are for your own files (--dataset csv|jsonl); {name!r} is read from --data-dir")
+    elif args.path or args.columns:
+        raise UsageError(f"--path/--columns are for your own files (--dataset csv|jsonl); {name!r} is read from --data-dir")
     for k in ('label_map', 'dev_fraction', 'max_train', 'split_seed'):
         if getattr(args, k, None) is not None: opts[k] = getattr(args, k)
     key = name
@@ -148,3 +154,34 @@ def config_changes(args:argparse.Namespace, cls, skip:tuple=()) -> dict:
     "The fields of `cls` given on the command line (not `None`), for `replace`/`TrainConfig.preset`."
     given = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if f.name not in skip and getattr(args, f.name, None) is not None}
     return {k: None if v is _NONE else v for k, v in given.items()}
+
+# %% ../../nbs/12_cli.options.ipynb #05fc2b23
+class _Extend(argparse.Action):
+    "A list option: comma-separated values, and a repeated flag adds to them."
+    def __call__(self, parser, ns, values, option_string=None):
+        setattr(ns, self.dest, (getattr(ns, self.dest) or []) + split_names(values))
+
+def add_args_options(parser:argparse.ArgumentParser, # the (sub)parser to extend
+                     cls,                             # a parameter class (`stance_nb.experiment.RunArgs`), e.g. `LeaderboardArgs`
+                     aliases:dict|None=None,          # field -> older option strings it keeps, e.g. {'reuse_from': ['--from']}
+                    ) -> list[str]:
+    "Add one option per field of `cls`: its name with dashes, its comment as help, its default from the class; return the field names."
+    docs, defaults, names = cls.docs(), cls().as_dict(), []
+    for name, anno in cls.annotations().items():
+        flags = [f"--{name.replace('_', '-')}", *(aliases or {}).get(name, [])]
+        help = f"{docs.get(name) or name} (default: {defaults[name]!r})".replace('%', '%%')
+        if anno.split()[0] == 'bool': parser.add_argument(*flags, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help)
+        elif 'list[' in anno: parser.add_argument(*flags, dest=name, action=_Extend, default=None, metavar='A,B', help=help)
+        else: parser.add_argument(*flags, dest=name, default=None, metavar=anno.split()[0].upper(), help=help)
+        names.append(name)
+    return names
+
+def given_args(args:argparse.Namespace, cls) -> dict:
+    "The fields of `cls` given on the command line, each read for its type (numbers, `none`; lists and JSON as the class reads them)."
+    from stance_nb.experiment.params import parse_annotation, text_value   # on use: `stance_nb --help` imports no run code
+    out = {}
+    for name, anno in cls.annotations().items():
+        v = getattr(args, name, None)
+        if v is None: continue
+        out[name] = v if isinstance(v, (bool, list)) else text_value(name, v, parse_annotation(anno))
+    return out

@@ -18,7 +18,7 @@ __all__ = ['TIDY_COLUMNS', 'SPLITS', 'STANCE_LABELS', 'DATASETS', 'DatasetInfo',
            'check_rows', 'fingerprint', 'require_text', 'require_file', 'read_table', 'to_stance_labels',
            'safe_extract', 'missing_files', 'download']
 
-# %% ../../nbs/01_data.core.ipynb #8b3205dc
+# %% ../../nbs/01_data.core.ipynb #cb518c99
 TIDY_COLUMNS = ('id', 'split', 'target', 'text', 'label')
 SPLITS = ('train', 'dev', 'test')
 STANCE_LABELS = ('AGAINST', 'FAVOR', 'NONE')   # the common stance label space of transfer between datasets (`DatasetInfo.label_map`)
@@ -45,6 +45,8 @@ class DatasetInfo:
     label_map_note:str=''       # where `label_map` loses information (merged labels, labels without a counterpart)
     report_by:str|None=None     # a column whose values the paper scores one by one (WT-WT: 'merger')
     hub:dict|None=None          # its Hugging Face Hub copy: {'repo', 'revision', 'reader', 'counts', 'note'} (`stance_nb.data.hub`)
+    split:dict=field(default_factory=dict)   # where it has several train/test splits: the options of its one stated split (a leaderboard column)
+    setting:str=''              # that split in words, for the notes beside a table
 
     def __post_init__(self):
         if self.labels is not None: self.labels = sorted(self.labels)

@@ -17,7 +17,7 @@ __all__ = ['XSTANCE_FILES', 'XSTANCE_TEST_SETS', 'CHEESE_LABELS', 'CHEESE_UNCLEA
            'EZSTANCE_DOMAINS', 'EZSTANCE_TABLE5', 'VAST_LABELS', 'VAST_FILES', 'read_questions', 'load_xstance',
            'cheese_fold_ids', 'load_cheese', 'ezstance_domain', 'load_ezstance', 'load_vast']
 
-# %% ../../nbs/01a_data.papers.ipynb #603dc2a1
+# %% ../../nbs/01a_data.papers.ipynb #3d232d5d
 XSTANCE_FILES = {'train': 'train.jsonl', 'dev': 'valid.jsonl', 'test': 'test.jsonl'}
 XSTANCE_TEST_SETS = ('new_comments_defr', 'new_comments_it', 'new_questions_defr', 'new_questions_it', 'new_topics_defr', 'new_topics_it')
 _XS_FIELDS = ('id', 'language', 'question_id', 'question', 'comment', 'label', 'topic')
@@ -47,6 +47,7 @@ def read_questions(path:str|Path) -> dict:
 def _english_questions(folder:Path) -> dict: return read_questions(require_file(folder, 'questions.en.jsonl', 'xstance'))
 
 @register_dataset('xstance', labels=list(_XS_LABELS), pair=True, metric='xstance_f1', folder='xstance',
+    setting='X-stance (Vamvas & Sennrich 2020): every language (de, fr, it) and its three test sets together',
     files=('train.jsonl', 'valid.jsonl', 'test.jsonl', 'questions.de.jsonl', 'questions.en.jsonl', 'questions.fr.jsonl', 'questions.it.jsonl'),
     citation='vamvas2020xstance: Vamvas & Sennrich (2020), X-Stance: A Multilingual Multi-Target Dataset for Stance Detection, SwissText/KONVENS',
     license='CC BY-NC 4.0 (c) www.smartvote.ch',
@@ -87,7 +88,7 @@ def load_xstance(folder:Path,
     if len(dup): raise StanceDataError(f"duplicate id {df.loc[dup[0], 'id']!r} in split {df.loc[dup[0], 'split']!r}", path=folder, field='id', expected='unique ids per file')
     return df
 
-# %% ../../nbs/01a_data.papers.ipynb #e0eef0be
+# %% ../../nbs/01a_data.papers.ipynb #1e8b394d
 CHEESE_LABELS = ('Diskutierend', 'Ja, dafür', 'Kein Bezug', 'Nein, dagegen')
 CHEESE_UNCLEAR = 'Unklar'
 _CH_ARTICLE = ('title', 'snippet', 'paragraphs', 'article_stance', 'article_id')
@@ -121,6 +122,8 @@ def cheese_fold_ids(labels, n_folds:int=5, seed:int=42, order:str='official') ->
     return folds
 
 @register_dataset('cheese', labels=list(CHEESE_LABELS), pair=True, metric='f1_macro', folder='cheese', files=('cheese.json',),
+    split={'test_fold': 0, 'dev_fraction': 0.1},
+    setting='CHeeSE (Mascarell et al. 2021): fold 0 of its five as the test set, the other four train, 10 % of them (stratified, seed 0) dev',
     citation='mascarell2021stance: Mascarell et al. (2021), Stance Detection in German News Articles, FEVER workshop',
     license='research use; see https://github.com/mediatechnologycenter/CHeeSE',
     source='CHeeSE is given out by ETH Zurich MTC: get cheese.json from https://projects.mtc.ethz.ch/cheese-data '
@@ -170,7 +173,7 @@ def load_cheese(folder:Path,
 # %% ../../nbs/01a_data.papers.ipynb #189679aa
 CHEESE_TABLE6 = {'Diskutierend': 774, 'Ja, dafür': 702, 'Nein, dagegen': 286, 'Kein Bezug': 1428, 'Unklar': 503}  # Mascarell et al. (2021), Table 6, 'All'
 
-# %% ../../nbs/01a_data.papers.ipynb #bcc77780
+# %% ../../nbs/01a_data.papers.ipynb #4c442a4b
 EZSTANCE_LABELS = ('AGAINST', 'FAVOR', 'NONE')
 _EZ_COLS = ('Text', 'Target 1', 'Stance 1')
 def _norm_kw(s:str) -> str: return re.sub(r'[^a-z0-9]', '', str(s).lower())
@@ -216,6 +219,7 @@ def _read_ez(path:Path, text_column:str) -> pd.DataFrame:
     return df
 
 @register_dataset('ezstance', labels=list(EZSTANCE_LABELS), pair=True, metric='f1_macro', folder='ezstance',
+    setting="EZ-STANCE (Zhao & Caragea 2024): subtask A, mixed targets (its Table 7's M->M split)",
     files=tuple(f'subtaskA/mixed/raw_{s}_all_onecol.csv' for s in ('train', 'val', 'test')),
     citation='zhao-caragea-2024-ez: Zhao & Caragea (2024), EZ-STANCE: A Large Dataset for English Zero-Shot Stance Detection, ACL',
     license='research use; see https://github.com/chenyez/EZ-STANCE',
@@ -317,8 +321,9 @@ def _read_vast(path:Path, split:str, target_column:str, text_column:str) -> pd.D
     if len(rows) != len(df): raise StanceDataError(f'read {len(rows)} of {len(df)} rows', path=path, expected='every row')
     return pd.DataFrame(rows, columns=list(_VAST_OUT))
 
-# %% ../../nbs/01a_data.papers.ipynb #db2e7c6b
+# %% ../../nbs/01a_data.papers.ipynb #dd305e46
 @register_dataset('vast', labels=list(VAST_LABELS.values()), pair=True, metric='f1_macro', folder='vast',
+    setting="VAST (Allaway & McKeown 2020): all topics (EZ-STANCE's Table 9)",
     files=tuple(VAST_FILES.values()),
     citation='allaway2020zero: Allaway & McKeown (2020), Zero-Shot Stance Detection: A Dataset and Model using Generalized Topic '
              'Representations, EMNLP',

@@ -4,7 +4,7 @@
 # (`stance_nb.papers`) sit on top and are found through the package's entry points, never imported from here.
 # The statistical tests (is A better than B?) live below, in `stance_nb.stats`.
 from .spec import *          # DataSpec, Row, Experiment, Job, Context, RunResult; the registries
-from .params import *        # a result notebook's typed parameters
+from .params import *        # the typed parameter class of each run kind (RunArgs), the annotations' checks
 from .data import *          # a DataSpec made into a run's tidy table
 from .store import *         # job keys and folders, finished jobs, a job's files
 from .cost import *          # what transformer jobs will cost on this machine

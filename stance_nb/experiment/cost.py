@@ -13,10 +13,10 @@ import pandas as pd
 from .spec import SYSTEMS, RowSkipped
 
 # %% auto #0
-__all__ = ['CPU_CHECKPOINT_EVERY', 'estimate_encoder_seconds', 'mean_pair_length', 'cpu_cost', 'full_cpu_run',
+__all__ = ['CPU_CHECKPOINT_EVERY', 'estimate_encoder_seconds', 'mean_pair_length', 'cpu_cost', 'duration_text', 'full_cpu_run',
            'announce_cpu_cost']
 
-# %% ../../nbs/10i_experiment.cost.ipynb #27d8b6d8
+# %% ../../nbs/10i_experiment.cost.ipynb #18fee452
 def estimate_encoder_seconds(model:str,        # a Hub id or folder `AutoModel` loads
                              n_train:int,      # training examples in all (examples × epochs)
                              n_predict:int=0,  # examples predicted in all
@@ -104,7 +104,9 @@ def cpu_cost(todo:Sequence[tuple], settings:dict,
     for p in plans.values(): p.pop('batch_size'); p.pop('eval_batch_size')
     return plans
 
-def _hours(s): return f"{s/3600:.1f} h" if s >= 360 else f"{s/60:.0f} min" if s >= 60 else f"{s:.0f} s"
+def duration_text(s:float) -> str:
+    "Seconds as a reader says them: '2.5 h', '12 min', '40 s'."
+    return f"{s/3600:.1f} h" if s >= 360 else f"{s/60:.0f} min" if s >= 60 else f"{s:.0f} s"
 
 def full_cpu_run(settings:dict) -> bool:
     "Whether this run trains on a machine without a GPU and is not a smoke run (then its cost is printed and it checkpoints within epochs)."
@@ -118,12 +120,12 @@ def announce_cpu_cost(pending:Callable, settings:dict) -> dict:
     if not plans: return {}
     known = {k: p for k, p in plans.items() if p['train_seconds'] is not None}
     tr, pr = sum(p['train_seconds'] for p in known.values()), sum(p['predict_seconds'] for p in known.values())
-    lines = [f"no GPU: {len(plans)} transformer job(s) to run on the CPU; measured estimate ≈ {_hours(tr + pr)} "
-             f"(training {sum(p['train_examples'] for p in known.values()):,} examples ≈ {_hours(tr)}, "
-             f"predicting {sum(p['predict_examples'] for p in known.values()):,} ≈ {_hours(pr)})"]
+    lines = [f"no GPU: {len(plans)} transformer job(s) to run on the CPU; measured estimate ≈ {duration_text(tr + pr)} "
+             f"(training {sum(p['train_examples'] for p in known.values()):,} examples ≈ {duration_text(tr)}, "
+             f"predicting {sum(p['predict_examples'] for p in known.values()):,} ≈ {duration_text(pr)})"]
     for k, p in sorted(known.items(), key=lambda kp: -(kp[1]['train_seconds'] + kp[1]['predict_seconds'])):
-        lines.append(f"  {k}: {p['tokens']:.0f} tokens per example, training {p['train_examples']:,} ≈ {_hours(p['train_seconds'])}, "
-                     f"predicting {p['predict_examples']:,} ≈ {_hours(p['predict_seconds'])}")
+        lines.append(f"  {k}: {p['tokens']:.0f} tokens per example, training {p['train_examples']:,} ≈ {duration_text(p['train_seconds'])}, "
+                     f"predicting {p['predict_examples']:,} ≈ {duration_text(p['predict_seconds'])}")
     lines += [f"  {k}: unknown ({p['model']} is not loadable here)" for k, p in plans.items() if k not in known]
     print('\n'.join(lines))
     return plans

@@ -9,12 +9,14 @@ from ..data import DATASETS
 from ..data.benchmark import BENCHMARK, PAPER_METRICS
 from ..systems.baselines import FASTTEXT_PRESETS
 from ..robustness import paper_table11
-from ..experiment import (Experiment, Row, DataSpec, per_data, by_ratio, attacked, attack_averages, robustness, with_smoke)
+from dataclasses import dataclass
+from ..experiment import (Experiment, Row, DataSpec, per_data, by_ratio, attacked, attack_averages, robustness, with_smoke,
+                                  RunArgs, RUN_ARGS, arg, data_specs)
 
 # %% auto #0
-__all__ = ['BENCHMARK_ATTACKS', 'BENCHMARK_RATIOS', 'BENCHMARK_EXPERIMENT']
+__all__ = ['BENCHMARK_ATTACKS', 'BENCHMARK_RATIOS', 'BENCHMARK_EXPERIMENT', 'BenchmarkArgs', 'RobustnessArgs']
 
-# %% ../../nbs/11_papers.benchmark.ipynb #5e907920
+# %% ../../nbs/11_papers.benchmark.ipynb #91e8ba12
 BENCHMARK_ATTACKS = ('spelling', 'negation', 'paraphrase')
 BENCHMARK_RATIOS = (0.1, 0.3, 0.7, 1.0)
 _ROBUST = ('4', '5', '6', '7', '8', '11', 'Fig2b')
@@ -31,7 +33,8 @@ def _benchmark_configure(p:dict, smoke:dict|None) -> dict:
     "The runner's arguments from `run_benchmark`'s parameters."
     models = {'BERT': p['model'], 'MT-DNN': p.get('mtdnn_checkpoint')}
     changes = {k: p.get(k) for k in ('epochs', 'lr', 'batch_size', 'max_length') if p.get(k) is not None}
-    changes.update({k: True for k in ('group_by_length', 'pack', 'compile_optimizer') if p.get(k)})   # only when asked: the jobs of runs without them keep their keys
+    # only when asked: the jobs of runs without them keep their keys
+    changes.update({k: True for k in ('group_by_length', 'pack', 'compile_optimizer') if p.get(k)})
     settings = dict(smoke=bool(p['smoke']), models=models, mtdnn_tokenizer=p.get('mtdnn_tokenizer') or 'bert-large-uncased',
                     mdl_changes=changes, n_jobs=p.get('n_jobs') or len(os.sched_getaffinity(0)),
                     preset=p.get('fasttext_preset', 'benchmark'), correctness=p.get('correctness') or {},
@@ -61,3 +64,74 @@ BENCHMARK_EXPERIMENT = Experiment(
     metrics=_benchmark_metrics, configure=_benchmark_configure, choices=_benchmark_choices)
 
 BENCHMARK_EXPERIMENT.register()
+
+# %% ../../nbs/11_papers.benchmark.ipynb #e28a3018
+@dataclass
+class BenchmarkArgs(RunArgs):
+    "The parameters of the benchmark's reproduction (`nbs/run_benchmark.ipynb`, `stance_nb reproduce benchmark`)."
+    experiment = 'benchmark'
+    smoke:bool = arg(False)                  # True: fixtures, tiny models, 2 seeds, 4 datasets unless given, ratios 0.7/1 (numbers mean nothing)
+    data_dir:str|None = arg(None)            # folder holding the benchmark datasets; None: $STANCE_NB_DATA
+    datasets:list[str] = arg([], 'in datasets distinct')  # benchmark datasets; []: all ten (those whose data is missing are left out, with a note)
+    data:dict = arg({})                      # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
+    rows:list[str] = arg([], 'in rows distinct')      # table rows to run, e.g. "Majority baseline,fastText"; []: all
+    tables:list[str] = arg([], 'in tables distinct')  # tables to write: 4, 5, 6, 7, 8, 11, Fig2b; []: all (and only their rows run)
+    seeds:list[int] = arg([1, 2, 3, 4, 5], 'nonneg distinct')  # seeds of every trained row and of the random baseline (paper: 5 runs)
+    model:str = arg('bert-large-uncased', 'model')  # encoder of the BERT rows (paper: BERT large, uncased); a Hub id or a local folder
+    mtdnn_checkpoint:str|None = arg(None, 'model')  # the authors' MT-DNN (large, uncased) checkpoint file; None: MT-DNN rows not run
+    mtdnn_tokenizer:str = arg('bert-large-uncased', 'model')  # the MT-DNN checkpoint's tokenizer (a Hub id or a folder)
+    ratios:list[float] = arg([0.1, 0.3, 0.7, 1.0], 'fraction distinct')  # training-data fractions for Table 8 and Figure 2 (1.0 alone: no Table 8)
+    epochs:int|None = arg(None, 'positive')      # override the recipe's 5 epochs
+    lr:float|None = arg(None, 'positive')        # override the recipe's learning rate 5e-5
+    batch_size:int|None = arg(None, 'positive')  # override the recipe's batch size 16
+    max_length:int|None = arg(None, 'min8')      # override the recipe's 100 tokens
+    group_by_length:bool = arg(False)    # BERT rows: batches of similar length (about 2x faster on short texts); False: random rows, as the authors'
+    pack:bool = arg(False)               # BERT rows: the authors' random batches, each packed into rows of max_length tokens (less padding)
+    compile_optimizer:bool = arg(False)  # BERT rows: Adamax's step compiled into one loop in runs of 600+ steps (faster; other rounding)
+    fasttext_preset:str = arg('benchmark', 'in fasttext_presets')  # fastText preset (stance_nb.systems.baselines.FASTTEXT_PRESETS)
+    n_jobs:int|None = arg(None, 'positive')  # fastText grid cells trained at once (each single-threaded); None: all cores
+    attack_seed:int = arg(0, 'nonneg')       # seed of the spelling attack
+    correctness:dict = arg({})               # measured correctness ratios c_a, e.g. {"spelling": 0.81}; {}: the paper's Table 5 values
+    translation_models:list[str] = arg([])   # paraphrase attack: the en->de and de->en models; []: Helsinki-NLP/opus-mt-en-de and -de-en
+    checkpoint_every:int|None = arg(None, 'positive')  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
+    run_name:str = arg('benchmark', 'name')  # file stem of the tables: <run_name>_table<N>.csv|.md
+    finished_only:bool = arg(False)          # run nothing: tables from the jobs that already finished (the others listed as not finished)
+    executor:str = arg('local', 'in executors')  # where the jobs run: local (this process), submitit-local (worker processes here), submitit (Slurm)
+    workers:int|None = arg(None, 'positive')     # workers sharing the job store (submitit executors); None: one per GPU here, one per job on Slurm
+    slurm:dict = arg({})                     # submitit parameters for executor submitit, e.g. {"slurm_partition": "gpu", "timeout_min": 600}
+
+    def validate(self):
+        "Your datasets' options, checked before anything is read (`stance_nb.experiment.data_specs`)."
+        try: data_specs(self.data)
+        except (KeyError, TypeError) as e: raise ValueError(str(e).strip("'\"")) from None
+
+RUN_ARGS.register('benchmark', BenchmarkArgs)
+
+# %% ../../nbs/11_papers.benchmark.ipynb #486e9a9d
+@dataclass
+class RobustnessArgs(RunArgs):
+    "The parameters of the benchmark's robustness study (`nbs/run_robustness.ipynb`): correctness ratios, and Tables 5, 7, Figure 2b."
+    experiment = 'benchmark'
+    smoke:bool = arg(False)            # True: fixtures and tiny models (a minute; the numbers mean nothing)
+    data_dir:str|None = arg(None)      # folder holding the benchmark datasets; None: $STANCE_NB_DATA
+    datasets:list[str] = arg([], 'in datasets distinct')  # test sets whose samples are judged, and the benchmark run's datasets; []: all ten
+    n_samples:int = arg(25, 'positive')   # samples per test set for a correctness ratio (paper: 25)
+    sample_seed:int = arg(0, 'nonneg')    # seed of the sample draw
+    attack_seed:int = arg(0, 'nonneg')    # seed of the attacks (the same as run_benchmark's, so its jobs are reused)
+    annotation:str|None = arg(None)    # a filled paraphrase annotation CSV (two annotators): its c_a replaces the paper's 0.484
+    export_annotation:bool = arg(False)   # write the paraphrase pairs of the samples to annotate (needs the translation models)
+    use_measured:bool = arg(False)     # Tables 5/7 with the c_a measured here instead of the paper's, the default of every notebook
+    seeds:list[int] = arg([1, 2, 3, 4, 5], 'nonneg distinct')  # the benchmark run's seeds
+    model:str = arg('bert-large-uncased', 'model')   # the benchmark run's BERT encoder
+    mtdnn_checkpoint:str|None = arg(None, 'model')   # the benchmark run's MT-DNN checkpoint; None: MT-DNN rows not run
+    ratios:list[float] = arg([0.1, 0.3, 0.7, 1.0], 'fraction distinct')  # training-data fractions for Figure 2b
+    run_name:str = arg('robustness', 'name')     # file stem of the tables: <run_name>_table<N>.csv|.md under outputs/benchmark/
+    executor:str = arg('local', 'in executors')  # where the jobs run: local (this process), submitit-local (worker processes here), submitit (Slurm)
+    workers:int|None = arg(None, 'positive')     # workers sharing the job store (submitit executors); None: one per GPU here, one per job on Slurm
+    slurm:dict = arg({})                # submitit parameters for executor submitit, e.g. {"slurm_partition": "gpu", "timeout_min": 600}
+
+    def benchmark_args(self, correctness:dict) -> BenchmarkArgs:
+        "The benchmark's parameters of Tables 5, 7 and Figure 2b from this study's run: its jobs are `run_benchmark`'s own."
+        shared = {k: getattr(self, k) for k in ('smoke', 'data_dir', 'datasets', 'attack_seed', 'seeds', 'model', 'mtdnn_checkpoint', 'ratios',
+                                                'run_name', 'executor', 'workers', 'slurm')}
+        return BenchmarkArgs(**shared, tables=['5', '7', 'Fig2b'], rows=[], correctness=correctness).checked()
