@@ -165,14 +165,16 @@ def add_args_options(parser:argparse.ArgumentParser, # the (sub)parser to extend
                      cls,                             # a parameter class (`stance_nb.experiment.RunArgs`), e.g. `LeaderboardArgs`
                      aliases:dict|None=None,          # field -> older option strings it keeps, e.g. {'reuse_from': ['--from']}
                     ) -> list[str]:
-    "Add one option per field of `cls`: its name with dashes, its comment as help, its default from the class; return the field names."
-    docs, defaults, names = cls.docs(), cls().as_dict(), []
+    "Add one option per field of `cls`: its name with dashes, its comment as help, its valid values and default; return the field names."
+    from stance_nb.experiment.params import parse_annotation   # on use: `stance_nb --help` imports no run code
+    docs, defaults, choices, names = cls.docs(), cls().as_dict(), cls().choices(), []
     for name, anno in cls.annotations().items():
-        flags = [f"--{name.replace('_', '-')}", *(aliases or {}).get(name, [])]
-        help = f"{docs.get(name) or name} (default: {defaults[name]!r})".replace('%', '%%')
-        if anno.split()[0] == 'bool': parser.add_argument(*flags, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help)
-        elif 'list[' in anno: parser.add_argument(*flags, dest=name, action=_Extend, default=None, metavar='A,B', help=help)
-        else: parser.add_argument(*flags, dest=name, default=None, metavar=anno.split()[0].upper(), help=help)
+        t, flags = parse_annotation(anno), [f"--{name.replace('_', '-')}", *(aliases or {}).get(name, [])]
+        valid = f"; one of {', '.join(map(str, choices[t.choices]))}" if t.choices in choices else ''
+        help = f"{docs.get(name) or name}{valid} (default: {defaults[name]!r})".replace('%', '%%')
+        if t.base == 'bool': parser.add_argument(*flags, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help)
+        elif t.base.startswith('list['): parser.add_argument(*flags, dest=name, action=_Extend, default=None, metavar='A,B', help=help)
+        else: parser.add_argument(*flags, dest=name, default=None, metavar='JSON' if t.base == 'dict' else t.base.upper(), help=help)
         names.append(name)
     return names
 

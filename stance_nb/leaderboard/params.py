@@ -22,7 +22,7 @@ __all__ = ['LeaderboardArgs']
 class LeaderboardArgs(RunArgs):
     "The parameters of a leaderboard (`nbs/run_leaderboard.ipynb`, `stance_nb leaderboard`): systems, datasets, recipes, significance."
     smoke:bool = arg(False)     # True: fixtures; models, datasets, seeds left at their defaults become SMOKE_RUN's, the fixtures' (a minute)
-    models:list[str] = arg(['majority', 'random', 'fasttext', 'sdl', 'mdl'], 'in models distinct')  # the systems (rows), see `SYSTEMS`
+    models:list[str] = arg(['majority', 'random', 'fasttext', 'sdl', 'mdl'], 'in models distinct')  # the systems (rows): `SYSTEMS`' meta records
     datasets:list[str] = arg([], 'in leaderboard_datasets distinct')  # columns: the benchmark's ten, xstance, cheese, ezstance, vast; []: all present
     data:dict = arg({})         # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
     seeds:list[int] = arg([1], 'nonneg distinct')  # seeds of the seeded systems: mean ± std over them; 3 or more add a paired t-test over seeds
