@@ -371,9 +371,9 @@ def _imported(args) -> dict:
 
 def _leaderboard(args) -> dict:
     "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`); or import committed tables."
-    from stance_nb.leaderboard.spec import SYSTEMS
+    from stance_nb.leaderboard.spec import LEADERBOARD_SYSTEMS
     from stance_nb.leaderboard.run import leaderboard, prepare_leaderboard
-    try: SYSTEMS.check(args.models or [])
+    try: LEADERBOARD_SYSTEMS.check(args.models or [])
     except KeyError as e: raise UsageError(str(e)) from None
     if args.import_tables: return _imported(args)
     if not args.models: raise UsageError("--models is required (e.g. --models majority,fasttext,sdl), unless --import-tables")

@@ -12,7 +12,7 @@ from ..systems.mdl import MDL_PRESETS
 from ..experiment import RunArgs, arg, data_specs, EXECUTORS
 from ..stats import NEMENYI_Q
 from ..papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS, BenchmarkArgs
-from .spec import SYSTEMS, LEADERBOARD_BENCHMARK, leaderboard_datasets, benchmark_data, encoder_names
+from .spec import LEADERBOARD_SYSTEMS, LEADERBOARD_BENCHMARK, leaderboard_datasets, benchmark_data, encoder_names
 
 # %% auto #0
 __all__ = ['LeaderboardArgs']
@@ -22,7 +22,7 @@ __all__ = ['LeaderboardArgs']
 class LeaderboardArgs(RunArgs):
     "The parameters of a leaderboard (`nbs/run_leaderboard.ipynb`, `stance_nb leaderboard`): systems, datasets, recipes, significance."
     smoke:bool = arg(False)     # True: fixtures; models, datasets, seeds left at their defaults become SMOKE_RUN's, the fixtures' (a minute)
-    models:list[str] = arg(['majority', 'random', 'fasttext', 'sdl', 'mdl'], 'in models distinct')  # the systems (rows): `SYSTEMS`' meta records
+    models:list[str] = arg(['majority', 'random', 'fasttext', 'sdl', 'mdl'], 'in models distinct')  # the systems (rows): `LEADERBOARD_SYSTEMS`' meta records
     datasets:list[str] = arg([], 'in leaderboard_datasets distinct')  # columns: the benchmark's ten, xstance, cheese, ezstance, vast; []: all present
     data:dict = arg({})         # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
     seeds:list[int] = arg([1], 'nonneg distinct')  # seeds of the seeded systems: mean ± std over them; 3 or more add a paired t-test over seeds
@@ -49,27 +49,27 @@ class LeaderboardArgs(RunArgs):
 
     def choices(self) -> dict:
         "Valid values of the `in NAME` constraints: the systems, datasets, presets, significance levels, attacks and executors."
-        return dict(models=list(SYSTEMS), leaderboard_datasets=list(LEADERBOARD_BENCHMARK.datasets), encoder_presets=list(MDL_PRESETS),
+        return dict(models=list(LEADERBOARD_SYSTEMS), leaderboard_datasets=list(LEADERBOARD_BENCHMARK.datasets), encoder_presets=list(MDL_PRESETS),
                     train_presets=list(PRESETS), fasttext_presets=list(FASTTEXT_PRESETS), alphas=sorted(NEMENYI_Q),
                     attacks=list(BENCHMARK_ATTACKS), executors=list(EXECUTORS))
 
     def systems(self) -> list:
         "The meta records of `models`, in their order."
-        return [SYSTEMS[m] for m in self.models]
+        return [LEADERBOARD_SYSTEMS[m] for m in self.models]
 
 # %% ../../nbs/11e_leaderboard.params.ipynb #26f174ff
 def _given_for_others(a:LeaderboardArgs) -> None:
     "A parameter of a system that is not in `models` is refused, naming the systems it is for."
     chosen, default = set(a.models), LeaderboardArgs()
-    for f in dict.fromkeys(f for m in SYSTEMS.values() for f in m.fields):
+    for f in dict.fromkeys(f for m in LEADERBOARD_SYSTEMS.values() for f in m.fields):
         if getattr(a, f) == getattr(default, f): continue
-        users = [m.name for m in SYSTEMS.values() if f in m.fields]
+        users = [m.name for m in LEADERBOARD_SYSTEMS.values() if f in m.fields]
         if not chosen & set(users): raise ValueError(f"{f}={getattr(a, f)!r} is for {' and '.join(users)}: add {' or '.join(users)} to models")
 
 def _validate(self:LeaderboardArgs) -> None:
     "The checks across fields, and unless a smoke run: the named datasets are present and every system's model loads."
-    encoders = [m.name for m in SYSTEMS.values() if m.encoder]
-    if not self.models: raise ValueError(f"parameter models: expected one system or more; valid: {', '.join(SYSTEMS)}")
+    encoders = [m.name for m in LEADERBOARD_SYSTEMS.values() if m.encoder]
+    if not self.models: raise ValueError(f"parameter models: expected one system or more; valid: {', '.join(LEADERBOARD_SYSTEMS)}")
     if gone := [str(r) for r in self.reuse_from if not Path(r).expanduser().is_dir()]:
         raise ValueError(f"reuse_from: no job store at {gone[0]} (expected a folder of job folders, e.g. results/benchmark/runs)")
     if self.max_train is not None and self.ratios:

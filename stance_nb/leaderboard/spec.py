@@ -19,8 +19,8 @@ from ..systems.llm import check_llm, parse_failures
 from ..papers.benchmark import BenchmarkArgs
 
 # %% auto #0
-__all__ = ['NLI_MODEL', 'NLI_PRESET', 'LLM_MODEL', 'FAMILIES', 'SYSTEMS', 'LEADERBOARD_BENCHMARK', 'SystemMeta', 'nli_row',
-           'nli_ft_row', 'llm_row', 'encoder_names', 'Benchmark', 'leaderboard_datasets', 'benchmark_data',
+__all__ = ['NLI_MODEL', 'NLI_PRESET', 'LLM_MODEL', 'FAMILIES', 'LEADERBOARD_SYSTEMS', 'LEADERBOARD_BENCHMARK', 'SystemMeta',
+           'nli_row', 'nli_ft_row', 'llm_row', 'encoder_names', 'Benchmark', 'leaderboard_datasets', 'benchmark_data',
            'other_papers', 'check_nli_labels', 'check_own_data']
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #fca64e36
@@ -45,7 +45,7 @@ class SystemMeta:
     settings:Callable|None=None  # (leaderboard parameters) -> its part of the run's settings: the models it names, its recipe
     notes:Callable|None=None     # (leaderboard parameters, the run's rows beyond the benchmark's, the run) -> its part of the stats
 
-SYSTEMS = Registry('model', describe=lambda m: f"{m.recipe} ({m.paper})")   # leaderboard name -> `SystemMeta`, in the table's order
+LEADERBOARD_SYSTEMS = Registry('model', describe=lambda m: f"{m.recipe} ({m.paper})")   # leaderboard name -> `SystemMeta`, in the table's order
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #ecd91581
 def nli_row(checkpoint:str=NLI_MODEL) -> Row:
@@ -129,7 +129,7 @@ for _m in [
     SystemMeta('llm', 'llm', "a causal LM or an endpoint asked EZ-STANCE's ChatGPT prompt with each dataset's labels", 'zhao2024',
                'LLM prompting', fields=('llm_model', 'llm_endpoint'), make_row=lambda a: llm_row(), check=_check_llm, notes=_llm_notes,
                settings=lambda a: {'models': {'LLM': a.llm_endpoint or a.llm_model or LLM_MODEL}})]:
-    SYSTEMS.register(_m.name, _m)
+    LEADERBOARD_SYSTEMS.register(_m.name, _m)
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #bbced0d1
 @dataclass(frozen=True)
@@ -180,7 +180,7 @@ def other_papers(keys:Sequence[str]) -> dict:
 def check_nli_labels(prep, systems:Sequence[SystemMeta]) -> None:
     "The systems that map labels to NLI labels by name: a dataset whose labels do not map stops the run before any job."
     if not any(m.nli for m in systems): return
-    names = [m.name for m in SYSTEMS.values() if m.nli]
+    names = [m.name for m in LEADERBOARD_SYSTEMS.values() if m.nli]
     for k in prep.keys:
         df = prep.inp.frames[k, 1.0]
         try: stance_nli_map(list(df.attrs.get('labels') or sorted(df.label.unique())))
