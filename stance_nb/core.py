@@ -30,10 +30,12 @@ def repo_root() -> Path|None:
         if (d/'settings.ini').exists() and (d/'stance_nb').is_dir(): return d
     return None
 
+# %% ../nbs/00_core.ipynb #af078a0d
 def cache_dir() -> Path:
     "The per-user cache directory (`$XDG_CACHE_HOME/stance_nb`, default `~/.cache/stance_nb`)."
     return Path(os.environ.get('XDG_CACHE_HOME', Path.home()/'.cache'))/'stance_nb'
 
+# %% ../nbs/00_core.ipynb #03562654
 def portable_path(p) -> str|None:
     "A path as committed tables and conditions name it: relative to the repository when it lies next to or inside it."
     if p is None or not str(p): return None
@@ -42,16 +44,19 @@ def portable_path(p) -> str|None:
     rel = os.path.relpath(os.path.abspath(str(p)), os.path.abspath(root))   # as written: a link next to the checkout stays next to it
     return rel if not rel.startswith('../..') else str(p)
 
+# %% ../nbs/00_core.ipynb #020a46fc
 PAPERS_GROUP = 'stance_nb.papers'   # the entry-point group naming the modules that declare papers (stance_nb.experiment.load_papers)
 
 def paper_modules() -> dict:
     "The modules that declare papers, by name (each registers the experiment of that name): the installed packages' entry points of `PAPERS_GROUP`."
     return {ep.name: ep for ep in importlib.metadata.entry_points(group=PAPERS_GROUP)}
 
+# %% ../nbs/00_core.ipynb #c3e3e807
 _ABSOLUTE = re.compile(r"(?<![\w.~:/<$-])/(?:[^\s'\"`,;:()\[\]{}<>|]+)")   # an absolute path in a string (not part of a URL)
 
 def portable(obj):
-    "`obj` (JSON-like: dicts, lists, strings) with each absolute path inside or next to the repository written relative to it, in values and messages alike."
+    """`obj` (JSON-like: dicts, lists, strings) with each absolute path inside or next to the repository written relative to it, in values and
+    messages alike."""
     if isinstance(obj, dict): return {k: portable(v) for k, v in obj.items()}
     if isinstance(obj, list): return [portable(v) for v in obj]
     if isinstance(obj, tuple): return tuple(portable(v) for v in obj)
@@ -59,6 +64,7 @@ def portable(obj):
     if isinstance(obj, str): return _ABSOLUTE.sub(lambda m: portable_path(m.group(0)), obj)
     return obj
 
+# %% ../nbs/00_core.ipynb #bd94007f
 def sha256_file(path:str|Path, chunk:int=1<<20) -> str:
     "The SHA-256 of a file's content (hex), read in chunks: the one content hash of downloads, model files and checkpoints."
     h = hashlib.sha256()
@@ -84,6 +90,7 @@ def data_dir(path:str|Path|None=None, # explicit data directory; wins over every
     root = root.expanduser().resolve()
     return root/name if name else root
 
+# %% ../nbs/00_core.ipynb #5aeea137
 def outputs_dir(path:str|Path|None=None, # explicit output directory
                 *parts:str,              # sub-folders, created on demand (one folder name each: see `check_name`)
                ) -> Path:
@@ -126,6 +133,7 @@ def set_seed(seed:int, # the seed for `random`, `numpy`, `torch` and every CUDA 
         torch.backends.cudnn.benchmark = False
     return seed
 
+# %% ../nbs/00_core.ipynb #2253508b
 def get_device(device:str|None=None, # 'cpu', 'cuda', 'cuda:1', 'mps'; `None` picks the best available
               ):
     "The `torch.device` to run on: the one asked for, else CUDA when present, else MPS, else CPU."
@@ -152,21 +160,25 @@ def atomic_write(path:str|Path, # the file to (re)write
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
         raise
 
+# %% ../nbs/00_core.ipynb #ef12b79c
 def write_text(path:str|Path, text:str) -> Path:
     "Atomically write `text` to `path`."
     with atomic_write(path) as f: f.write(text)
     return Path(path)
 
+# %% ../nbs/00_core.ipynb #03cf0b07
 def write_json(path:str|Path, obj:Any, indent:int=2) -> Path:
     "Atomically write `obj` as JSON (numpy scalars and paths converted)."
     return write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False, default=json_default) + '\n')
 
+# %% ../nbs/00_core.ipynb #d457a200
 def write_csv(path:str|Path, df, **kwargs) -> Path:
     "Atomically write a DataFrame as CSV (no index unless asked)."
     kwargs.setdefault('index', False)
     with atomic_write(path) as f: df.to_csv(f, **kwargs)
     return Path(path)
 
+# %% ../nbs/00_core.ipynb #68d7aa94
 def json_default(o):
     "What `json.dumps` writes for NumPy values, paths and dataclasses (its `default`); anything else fails naming its type."
     if isinstance(o, np.generic): return o.item()
@@ -180,6 +192,7 @@ def is_quiet() -> bool:
     "True under `nbdev_test`/pytest or when `STANCE_NB_QUIET` is set: no progress bars."
     return bool(os.environ.get('IN_TEST') or os.environ.get('STANCE_NB_QUIET') or 'PYTEST_CURRENT_TEST' in os.environ)
 
+# %% ../nbs/00_core.ipynb #e6f8cbb3
 def progress(it:Iterable, desc:str|None=None, total:int|None=None, **kwargs):
     "A `tqdm` progress bar over `it`, silent under test."
     from tqdm.auto import tqdm
@@ -197,22 +210,27 @@ def library_versions(libs:Iterable[str]=_LIBS) -> dict:
         except importlib.metadata.PackageNotFoundError: out[l] = None
     return out
 
+# %% ../nbs/00_core.ipynb #c4725987
 def git_sha(path:str|Path|None=None) -> str|None:
-    "The git commit of the checkout at `path` (default: this repository), with `+dirty` when its code has changes (outside `outputs/`, which runs write)."
+    """The git commit of the checkout at `path` (default: this repository), with `+dirty` when its code has changes (outside `outputs/`, which runs
+    write)."""
     path = path or repo_root()
     if path is None: return None
     try:
         sha = subprocess.run(['git', 'rev-parse', 'HEAD'], cwd=path, capture_output=True, text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)outputs'], cwd=path, capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)outputs'], cwd=path,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError): return None
     return (sha + ('+dirty' if dirty else '')) or None
 
+# %% ../nbs/00_core.ipynb #cfafd29c
 def cpu_info(cpuinfo:str|Path='/proc/cpuinfo') -> dict:
     "The fields Linux lists for the first CPU (`model name`, `flags`, ...); `{}` where there is no such file."
     try: first = Path(cpuinfo).read_text(errors='replace').split('\n\n')[0]
     except OSError: return {}
     return {k.strip(): v.strip() for k, _, v in (l.partition(':') for l in first.splitlines())}
 
+# %% ../nbs/00_core.ipynb #79e88bdf
 def cpu_name(cpuinfo:str|Path='/proc/cpuinfo') -> str|None:
     "The CPU model as Linux names it, with its family and model numbers (`AMD EPYC, family 25 model 17`), else `platform.processor()`."
     info = cpu_info(cpuinfo)
@@ -220,8 +238,10 @@ def cpu_name(cpuinfo:str|Path='/proc/cpuinfo') -> str|None:
     if name and info.get('cpu family') and info.get('model'): name += f", family {info['cpu family']} model {info['model']}"
     return name
 
+# %% ../nbs/00_core.ipynb #ccfb2120
 def hardware() -> dict:
-    "The machine a run used: host, platform, CPU model and the CPU kernels torch picked, CPU count, and GPU names and CUDA version when CUDA is present."
+    """The machine a run used: host, platform, CPU model and the CPU kernels torch picked, CPU count, and GPU names and CUDA version when CUDA is
+    present."""
     hw = dict(host=socket.gethostname(), platform=platform.platform(), python=platform.python_version(), cpu=cpu_name(), cpus=os.cpu_count())
     try:
         import torch
@@ -233,6 +253,7 @@ def hardware() -> dict:
     except ImportError: pass
     return hw
 
+# %% ../nbs/00_core.ipynb #aa447573
 def machine_label(hw:dict) -> str:
     "The machine of a `hardware()` dict in a few words: CPU model, the CPU kernels torch picked, GPUs."
     cpu = hw.get('cpu') or 'CPU not recorded'
@@ -244,6 +265,7 @@ def available_cpus() -> int:
     try: return len(os.sched_getaffinity(0))
     except AttributeError: return os.cpu_count() or 1   # macOS and Windows have no affinity call
 
+# %% ../nbs/00_core.ipynb #a3ff8708
 def load_average() -> float|None:
     "The machine's 1-minute load average, to two decimals (`None` where the system has none, as on Windows)."
     try: return round(os.getloadavg()[0], 2)
@@ -312,4 +334,5 @@ def as_list(name:str,          # the parameter's name, for the error message
         if isinstance(v, (int, float)) and not isinstance(v, bool): v = [v]
         if isinstance(v, str): v = json.loads(v) if v.strip().startswith('[') else [s.strip() for s in v.split(',') if s.strip()]
         return [item(x) for x in v]
-    except (ValueError, TypeError) as e: raise ValueError(f"parameter {name}={v!r} must be a list of {getattr(cast, '__name__', cast)} ({e})") from None
+    except (ValueError,
+            TypeError) as e: raise ValueError(f"parameter {name}={v!r} must be a list of {getattr(cast, '__name__', cast)} ({e})") from None

@@ -14,7 +14,8 @@ __all__ = ['load_predictor']
 def load_predictor(run:str|Path,        # run folder, model folder, or fastText model file
                    head:str|None=None,  # MDL runs and baselines job folders: the dataset whose model predicts (default: the only one)
                    batch_size:int=64,   # prediction batch size (transformers)
-                   mixed_precision:str='auto', # transformers: the forward's autocast, as `TrainConfig.mixed_precision` ('auto': bf16 on GPUs and on CPUs with native bf16; 'no': fp32)
+                   mixed_precision:str='auto', # transformers: the forward's autocast, as `TrainConfig.mixed_precision` ('auto': bf16 on GPUs and on
+                                               # CPUs with native bf16; 'no': fp32)
                   ) -> tuple:
     "`(predict, info)`: `predict(df)` labels a frame with `text` (and `target`) columns; `info` says what model it is."
     from stance_nb.systems.baselines import FastTextClassifier
@@ -36,6 +37,7 @@ def load_predictor(run:str|Path,        # run folder, model folder, or fastText 
         raise FileNotFoundError(f"{p}: no model (expected model/config.json, model/mdl_config.json or a fastText file)")
     return _hf_predictor(md, params, batch_size, mixed_precision)
 
+# %% ../nbs/09_predict.ipynb #b67ff940
 def _encoder_predict(tok, pair:bool, max_length:int, truncation:str, logits_fn):
     "A `predict(df)` that tokenizes (target, text) as in training and maps logits to labels."
     from stance_nb.train import tokenize_pairs, EncodedDataset
@@ -44,12 +46,14 @@ def _encoder_predict(tok, pair:bool, max_length:int, truncation:str, logits_fn):
         return logits_fn(EncodedDataset(enc))
     return predict
 
+# %% ../nbs/09_predict.ipynb #023b037f
 def _on_device(model):
     "`model` on the device `predict_logits` sends batches to (this process's: a GPU if there is one), and that device."
     from stance_nb.train import process_state
     dev = process_state().device
     return model.to(dev), dev
 
+# %% ../nbs/09_predict.ipynb #d3086509
 def _hf_predictor(md:Path, params:dict, batch_size:int, mixed_precision:str):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
     from stance_nb.train import predict_logits, forward_precision
@@ -62,6 +66,7 @@ def _hf_predictor(md:Path, params:dict, batch_size:int, mixed_precision:str):
                 precision=forward_precision(mixed_precision, dev))
     return _encoder_predict(tok, pair, info['max_length'], params.get('truncation', 'longest_first'), fn), info
 
+# %% ../nbs/09_predict.ipynb #751826a9
 def _mdl_predictor(md:Path, config:dict, head:str|None, batch_size:int, mixed_precision:str):
     from transformers import AutoTokenizer
     from stance_nb.systems.mdl import MultiTaskModel, predict as mdl_predict

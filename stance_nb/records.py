@@ -23,17 +23,20 @@ def write_jsonl(path:str|Path, rows:Iterable[dict]) -> Path:
         for r in rows: f.write(json.dumps(r, ensure_ascii=False, default=json_default) + '\n')
     return Path(path)
 
+# %% ../nbs/00a_records.ipynb #627395fb
 def read_jsonl(path:str|Path, required:Iterable[str]=(), encoding:str='utf-8',
                line_numbers:bool=False, # return `(line number, record)` pairs (blank lines are skipped)
               ) -> list[dict]:
     "Read a JSON-lines file; a broken line, a missing field or a wrong encoding is reported with its line number."
     path, out = Path(path), []
     try: lines = path.read_text(encoding=encoding).splitlines()
-    except UnicodeDecodeError as e: raise StanceDataError(f"cannot decode as {encoding}: {e.reason} at byte {e.start}", path=path, expected=f'{encoding} text') from None
+    except UnicodeDecodeError as e: raise StanceDataError(f"cannot decode as {encoding}: {e.reason} at byte {e.start}", path=path,
+                                                          expected=f'{encoding} text') from None
     for i, line in enumerate(lines, 1):
         if not line.strip(): continue
         try: rec = json.loads(line)
-        except json.JSONDecodeError as e: raise StanceDataError(f"broken JSON: {e.msg}", path=path, row=i, expected='one JSON object per line') from None
+        except json.JSONDecodeError as e: raise StanceDataError(f"broken JSON: {e.msg}", path=path, row=i,
+                                                                expected='one JSON object per line') from None
         if not isinstance(rec, dict): raise StanceDataError(f"a JSON {type(rec).__name__}", path=path, row=i, expected='a JSON object')
         for f in required:
             if f not in rec: raise StanceDataError("missing field", path=path, row=i, field=f, expected=f"fields {list(required)}")
@@ -45,6 +48,7 @@ def write_predictions(path:str|Path, labels:Iterable) -> Path:
     "Write predictions in the official format (JSONL, one `{\"label\": ...}` per line in test-file order), atomically."
     return write_jsonl(path, ({'label': l.item() if isinstance(l, np.generic) else l} for l in labels))
 
+# %% ../nbs/00a_records.ipynb #b26bf8e9
 def read_predictions(path:str|Path) -> list:
     "Read an official-format predictions file (JSONL, one `{\"label\": ...}` per line) into a list of labels."
     return [r['label'] for r in read_jsonl(path, required=['label'])]
@@ -64,7 +68,8 @@ class RunRecord:
     hardware:dict=field(default_factory=hardware)
     files:dict=field(default_factory=dict)    # role -> path of what the run wrote (predictions, model)
     phases:dict=field(default_factory=dict)   # phase name -> wall seconds (tokenize, train, evaluate, attack, write)
-    cpu_time:float|None=None  # CPU seconds of this process (all its threads) from start to `finish`: far below wall time x threads, the run waited (a shared or paused machine)
+    cpu_time:float|None=None  # CPU seconds of this process (all its threads) from start to `finish`: far below wall time x threads, the run waited
+                              # (a shared or paused machine)
     load_average:list|None=None # the machine's 1-minute load average at the start and at `finish`
 
     def __post_init__(self): self._cpu0, self._load0 = time.process_time(), machine_load()
@@ -93,7 +98,8 @@ class RunRecord:
         "Read a record written by `save`; relative file paths come back absolute (resolved against the record's folder)."
         try: d = json.loads(Path(path).read_text(encoding='utf-8'))
         except json.JSONDecodeError as e:
-            raise StanceDataError(f"not a run record: broken JSON ({e.msg} at line {e.lineno})", path=path, expected='a record written by RunRecord.save') from None
+            raise StanceDataError(f"not a run record: broken JSON ({e.msg} at line {e.lineno})", path=path,
+                                  expected='a record written by RunRecord.save') from None
         fields = {f.name for f in dataclasses.fields(cls)}
         if not isinstance(d, dict) or not {'name', 'params'} <= set(d) or (bad := sorted(set(d) - fields)):
             what = f"unknown field(s) {bad}" if isinstance(d, dict) and {'name', 'params'} <= set(d) else 'no name and params'
@@ -102,11 +108,13 @@ class RunRecord:
         d['files'] = {k: v if not isinstance(v, str) or Path(v).is_absolute() else str(folder/v) for k, v in d.get('files', {}).items()}
         return cls(**d)
 
+# %% ../nbs/00a_records.ipynb #fe42998e
 def _outputs_root() -> Path:
     "The outputs folder `outputs_dir()` resolves to, without creating it."
     if os.environ.get('STANCE_NB_OUTPUTS'): return Path(os.environ['STANCE_NB_OUTPUTS']).expanduser().resolve()
     return ((repo_root()/'outputs') if repo_root() else cache_dir()/'outputs').resolve()
 
+# %% ../nbs/00a_records.ipynb #90107f75
 def _portable(f, folder:Path):
     "A record's file path as stored: relative to the record's `folder` when both lie in the outputs folder or in `folder`'s parent, else absolute."
     if not isinstance(f, (str, Path)) or not Path(f).is_absolute(): return f
@@ -133,6 +141,7 @@ def record_run(runs:str|Path,        # the run folder: predictions go to `runs/p
     rec.finish(**metrics).save(runs/'records'/f'{tag}.json')
     return rec
 
+# %% ../nbs/00a_records.ipynb #7093d4db
 def read_runs(runs:str|Path) -> pd.DataFrame:
     "The records under `runs/records` as one row per (run, metric): system, dataset, seed, metric, value, seconds."
     recs = [RunRecord.load(p) for p in sorted((Path(runs)/'records').glob('*.json'))]

@@ -56,6 +56,7 @@ class DatasetInfo:
             if self.labels is not None and (gone := sorted(set(self.labels) - set(self.label_map))):
                 raise ValueError(f"dataset {self.name!r}: label_map has no entry for the label(s) {gone}")
 
+# %% ../../nbs/01_data.core.ipynb #90063b05
 DATASETS = Registry('dataset', describe=lambda i: ', '.join(x for x in (i.domain, i.paper) if x))
 
 def register_dataset(name:str, **info):
@@ -73,23 +74,27 @@ def check_tidy(df:pd.DataFrame, info:DatasetInfo, path=None) -> pd.DataFrame:
     "Validate a loader's output: tidy columns, known splits and labels, no missing text."
     where = path or info.folder or info.name
     labels = df.attrs.get('labels', info.labels)
-    if labels is None: raise StanceDataError(f"loader for {info.name!r} declared no label list", path=where, expected="`DatasetInfo.labels` or `df.attrs['labels']`")
+    if labels is None: raise StanceDataError(f"loader for {info.name!r} declared no label list", path=where,
+                                             expected="`DatasetInfo.labels` or `df.attrs['labels']`")
     miss = [c for c in TIDY_COLUMNS if c not in df.columns]
     if miss: raise StanceDataError(f"loader for {info.name!r} returned no column(s) {miss}", path=where, expected=f"columns {list(TIDY_COLUMNS)}")
     bad = sorted(set(df['split']) - set(SPLITS))
     if bad: raise StanceDataError(f"unknown split(s) {bad}", path=where, field='split', expected=f"one of {list(SPLITS)}")
     unk = df.index[~df['label'].isin(labels)]
-    if len(unk): raise StanceDataError(f"unknown label {df.loc[unk[0], 'label']!r}", path=where, row=int(unk[0]), field='label', expected=f"one of {list(labels)}")
+    if len(unk): raise StanceDataError(f"unknown label {df.loc[unk[0], 'label']!r}", path=where, row=int(unk[0]), field='label',
+                                       expected=f"one of {list(labels)}")
     for col in ('text', 'target'):
         na = df.index[df[col].isna()]
         if len(na): raise StanceDataError(f"missing {col}", path=where, row=int(na[0]), field=col, expected='a string')
     return df
 
+# %% ../../nbs/01_data.core.ipynb #e617f3ad
 def _from_hub(info:DatasetInfo, hub_path, options:dict) -> pd.DataFrame:
     "The dataset read from its Hub copy by the reader its `hub` entry names (`stance_nb.data.hub`)."
     if not info.hub: raise ValueError(f"dataset {info.name!r} has no Hugging Face Hub copy; load it from its files (source='files')")
     return info.hub['reader'](info, hub_path, **options)
 
+# %% ../../nbs/01_data.core.ipynb #ed69487c
 def load(name:str,            # a key of `DATASETS`
          data_dir:str|Path|None=None, # data directory (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dir`)
          source:str='files',  # 'files': the official files in the data directory; 'hub': its Hugging Face Hub copy (`DatasetInfo.hub`)
@@ -150,6 +155,7 @@ def require_text(value, # a text or target read from a data file
     kind = 'null' if value is None else 'empty' if isinstance(value, str) else f'non-string ({type(value).__name__})'
     raise StanceDataError(f"{kind} {what}", path=path, row=row, field=field, expected='a string' if allow_empty else 'a non-empty string')
 
+# %% ../../nbs/01_data.core.ipynb #e20813ef
 def require_file(folder:Path, rel:str, dataset:str='') -> Path:
     "The path `folder/rel`, or a clear error saying which file is missing."
     p = Path(folder)/rel
@@ -158,6 +164,7 @@ def require_file(folder:Path, rel:str, dataset:str='') -> Path:
         raise StanceDataError(f"missing file{' of dataset ' + repr(dataset) if dataset else ''}. {src}".strip(), path=p, expected='the file to exist')
     return p
 
+# %% ../../nbs/01_data.core.ipynb #f8e4c641
 def _check_fields(path:Path, sep:str, encoding:str):
     "Every record of a delimited file has as many fields as its header; else an error naming the data row."
     with open(path, encoding=encoding, newline='') as f:
@@ -170,6 +177,7 @@ def _check_fields(path:Path, sep:str, encoding:str):
                 raise StanceDataError(f"{len(rec)} fields where the header has {len(header)}", path=path, row=row,
                                       expected=f"{len(header)} fields {header}; quote a field that contains {sep!r}")
 
+# %% ../../nbs/01_data.core.ipynb #04a49381
 def _check_header(path:Path, sep:str, encoding:str):
     "A header that names each column once; pandas would keep the first of two and rename the other (`text.1`)."
     with open(path, encoding=encoding, newline='') as f: header = next(csv.reader(f, delimiter=sep), [])
@@ -179,6 +187,7 @@ def _check_header(path:Path, sep:str, encoding:str):
                                             expected='one column per name')
         seen[h] = i
 
+# %% ../../nbs/01_data.core.ipynb #f9d9cf4e
 def read_table(path:str|Path, required:Iterable[str]=(), sep:str=',', encoding:str='utf-8',
                dtype=str,                # column types: `str` for all, or a dict `{column: type}`
                check_fields:bool=False,  # refuse a record with more or fewer fields than the header (a stray separator)
@@ -188,11 +197,15 @@ def read_table(path:str|Path, required:Iterable[str]=(), sep:str=',', encoding:s
     try:
         _check_header(path, sep, encoding)
         if check_fields: _check_fields(path, sep, encoding)
-        df = pd.read_csv(path, sep=sep, encoding=encoding, dtype=dtype, keep_default_na=False, **({'index_col': False} if check_fields else {}), **kwargs)
-    except UnicodeDecodeError as e: raise StanceDataError(f"cannot decode as {encoding}: {e.reason} at byte {e.start}", path=path, expected=f'{encoding} text') from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as e: raise StanceDataError(f"cannot parse: {e}", path=path, expected='a delimited table') from None
+        df = pd.read_csv(path, sep=sep, encoding=encoding, dtype=dtype, keep_default_na=False, **({'index_col': False} if check_fields else {}),
+                         **kwargs)
+    except UnicodeDecodeError as e: raise StanceDataError(f"cannot decode as {encoding}: {e.reason} at byte {e.start}", path=path,
+                                                          expected=f'{encoding} text') from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, csv.Error) as e: raise StanceDataError(f"cannot parse: {e}", path=path,
+            expected='a delimited table') from None
     miss = [c for c in required if c not in df.columns]
-    if miss: raise StanceDataError(f"missing column(s) {miss}; found {list(df.columns)}", path=path, field=miss[0], expected=f"columns {list(required)}")
+    if miss: raise StanceDataError(f"missing column(s) {miss}; found {list(df.columns)}", path=path, field=miss[0],
+                                   expected=f"columns {list(required)}")
     return df
 
 # %% ../../nbs/01_data.core.ipynb #0ea7e0f7
@@ -217,6 +230,7 @@ def _archive_kind(path:Path, url:str) -> str|None:
     if low.endswith(('.tar', '.tar.gz', '.tgz', '.tar.bz2', '.tar.xz')): return 'tar'
     return None
 
+# %% ../../nbs/01_data.core.ipynb #54b2440d
 def _check_member(name:str, archive:Path):
     "Refuse a member name that is absolute or climbs out of the extraction folder."
     p = name.replace('\\', '/')
@@ -240,9 +254,11 @@ def safe_extract(archive:str|Path, # a zip or tar(.gz/.bz2/.xz) file
                 for i in infos:
                     _check_member(i.filename, archive)
                     if (i.external_attr >> 16) & 0o170000 == 0o120000:
-                        raise StanceDataError(f"unsafe archive member {i.filename!r}: symbolic link", path=archive, expected='regular files and folders')
+                        raise StanceDataError(f"unsafe archive member {i.filename!r}: symbolic link", path=archive,
+                                              expected='regular files and folders')
                 bad = z.testzip()
-                if bad is not None: raise StanceDataError(f"corrupt archive member {bad!r} (CRC mismatch)", path=archive, expected='an intact zip archive')
+                if bad is not None: raise StanceDataError(f"corrupt archive member {bad!r} (CRC mismatch)", path=archive,
+                                                          expected='an intact zip archive')
                 dest.mkdir(parents=True, exist_ok=True)
                 z.extractall(dest)
                 return [i.filename for i in infos]
@@ -252,7 +268,8 @@ def safe_extract(archive:str|Path, # a zip or tar(.gz/.bz2/.xz) file
                 for m in members:
                     _check_member(m.name, archive)
                     if not (m.isfile() or m.isdir()):
-                        raise StanceDataError(f"unsafe archive member {m.name!r}: {'link' if m.issym() or m.islnk() else 'special file'}", path=archive, expected='regular files and folders')
+                        raise StanceDataError(f"unsafe archive member {m.name!r}: {'link' if m.issym() or m.islnk() else 'special file'}",
+                                              path=archive, expected='regular files and folders')
                 dest.mkdir(parents=True, exist_ok=True)
                 if hasattr(tarfile, 'data_filter'): t.extractall(dest, members=members, filter='data')
                 else: t.extractall(dest, members=members)
@@ -271,6 +288,7 @@ def missing_files(name:str,                  # a key of `DATASETS`
     folder = _data_dir(data_dir, info.folder)
     return [f for f in info.files if not (folder/f).exists()]
 
+# %% ../../nbs/01_data.core.ipynb #70cbe78b
 def download(name:str,                  # a key of `DATASETS`
              data_dir:str|Path|None=None, # data directory (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dir`)
              force:bool=False,          # download again even when the files are already there

@@ -23,7 +23,6 @@ XSTANCE_TEST_SETS = ('new_comments_defr', 'new_comments_it', 'new_questions_defr
 _XS_FIELDS = ('id', 'language', 'question_id', 'question', 'comment', 'label', 'topic')
 _XS_LABELS = ('AGAINST', 'FAVOR')
 
-
 def _xstance_split_list(folder:Path, splits) -> list[str]:
     "The splits to read, resolving the default and the `valid` alias."
     if splits is None:
@@ -37,6 +36,7 @@ def _xstance_split_list(folder:Path, splits) -> list[str]:
     if bad: raise ValueError(f"unknown X-stance split(s) {bad}; use {list(XSTANCE_FILES)}")
     return [s for s in SPLITS if s in out]
 
+# %% ../../nbs/01a_data.papers.ipynb #73a0f41a
 def read_questions(path:str|Path) -> dict:
     "`{question_id: text}` from an X-stance `questions.<lang>.jsonl` file; a broken line or empty text names its line."
     out = {}
@@ -44,8 +44,10 @@ def read_questions(path:str|Path) -> dict:
         out[q['id']] = require_text(q['text'], path, i, 'text', what='question text')
     return out
 
+# %% ../../nbs/01a_data.papers.ipynb #de807917
 def _english_questions(folder:Path) -> dict: return read_questions(require_file(folder, 'questions.en.jsonl', 'xstance'))
 
+# %% ../../nbs/01a_data.papers.ipynb #2ec29fed
 @register_dataset('xstance', labels=list(_XS_LABELS), pair=True, metric='xstance_f1', folder='xstance',
     setting='X-stance (Vamvas & Sennrich 2020): every language (de, fr, it) and its three test sets together',
     files=('train.jsonl', 'valid.jsonl', 'test.jsonl', 'questions.de.jsonl', 'questions.en.jsonl', 'questions.fr.jsonl', 'questions.it.jsonl'),
@@ -69,14 +71,17 @@ def load_xstance(folder:Path,
         recs = read_jsonl(path, required=_XS_FIELDS + (('test_set',) if split == 'test' else ()), line_numbers=True)
         rows = []
         for i, r in recs:
-            if r['label'] not in _XS_LABELS: raise StanceDataError(f"unknown label {r['label']!r}", path=path, row=i, field='label', expected=f'one of {list(_XS_LABELS)}')
+            if r['label'] not in _XS_LABELS: raise StanceDataError(f"unknown label {r['label']!r}", path=path, row=i, field='label',
+                                                                   expected=f'one of {list(_XS_LABELS)}')
             for f in ('comment', 'question'):
                 require_text(r[f], path, i, f, what=f)
             ts = r.get('test_set', '') if split == 'test' else ''
-            if split == 'test' and ts not in XSTANCE_TEST_SETS: raise StanceDataError(f'unknown test_set {ts!r}', path=path, row=i, field='test_set', expected=f'one of {list(XSTANCE_TEST_SETS)}')
+            if split == 'test' and ts not in XSTANCE_TEST_SETS: raise StanceDataError(f'unknown test_set {ts!r}', path=path, row=i, field='test_set',
+                                                                                      expected=f'one of {list(XSTANCE_TEST_SETS)}')
             target = r['question']
             if english is not None:
-                if r['question_id'] not in english: raise StanceDataError(f"question_id {r['question_id']!r} has no English question in questions.en.jsonl", path=path, row=i, field='question_id', expected='an id listed in questions.en.jsonl')
+                if r['question_id'] not in english: raise StanceDataError(f"question_id {r['question_id']!r} has no English question in "
+                    "questions.en.jsonl", path=path, row=i, field='question_id', expected='an id listed in questions.en.jsonl')
                 target = english[r['question_id']]
             rows.append(dict(id=str(r['id']), split=split, target=target, text=r['comment'], label=r['label'], language=r['language'],
                              test_set=ts, topic=r['topic'], question_id=int(r['question_id']), question=r['question'],
@@ -85,7 +90,8 @@ def load_xstance(folder:Path,
         frames.append(pd.DataFrame(rows))
     df = pd.concat(frames, ignore_index=True)
     dup = df.index[df.duplicated(['split', 'id'])]
-    if len(dup): raise StanceDataError(f"duplicate id {df.loc[dup[0], 'id']!r} in split {df.loc[dup[0], 'split']!r}", path=folder, field='id', expected='unique ids per file')
+    if len(dup): raise StanceDataError(f"duplicate id {df.loc[dup[0], 'id']!r} in split {df.loc[dup[0], 'split']!r}", path=folder, field='id',
+                                       expected='unique ids per file')
     return df
 
 # %% ../../nbs/01a_data.papers.ipynb #1e8b394d
@@ -98,12 +104,15 @@ def _read_json_records(path:Path) -> list[tuple[int, dict]]:
     "Records of a JSON-lines file, or of a file holding one JSON array, with their line (or array position)."
     path = Path(path)
     try: head = path.read_text(encoding='utf-8').lstrip()[:1]
-    except UnicodeDecodeError as e: raise StanceDataError(f"cannot decode as utf-8: {e.reason} at byte {e.start}", path=path, expected='utf-8 text') from None
+    except UnicodeDecodeError as e: raise StanceDataError(f"cannot decode as utf-8: {e.reason} at byte {e.start}", path=path,
+                                                          expected='utf-8 text') from None
     if head != '[': return read_jsonl(path, line_numbers=True)
     try: arr = json.loads(path.read_text(encoding='utf-8'))
-    except json.JSONDecodeError as e: raise StanceDataError(f"broken JSON: {e.msg}", path=path, row=e.lineno, expected='a JSON array of objects') from None
+    except json.JSONDecodeError as e: raise StanceDataError(f"broken JSON: {e.msg}", path=path, row=e.lineno,
+                                                            expected='a JSON array of objects') from None
     return [(i, r) for i, r in enumerate(arr, 1)]
 
+# %% ../../nbs/01a_data.papers.ipynb #24b04c13
 def cheese_fold_ids(labels, n_folds:int=5, seed:int=42, order:str='official') -> np.ndarray:
     "Fold number of each pair, stratified by label; `order='official'` reproduces the released code's shuffled order."
     from sklearn.model_selection import StratifiedKFold, train_test_split
@@ -121,6 +130,7 @@ def cheese_fold_ids(labels, n_folds:int=5, seed:int=42, order:str='official') ->
     for k, (_, test) in enumerate(StratifiedKFold(n_folds, shuffle=True, random_state=seed).split(perm, y[perm])): folds[perm[test]] = k
     return folds
 
+# %% ../../nbs/01a_data.papers.ipynb #d0770333
 @register_dataset('cheese', labels=list(CHEESE_LABELS), pair=True, metric='f1_macro', folder='cheese', files=('cheese.json',),
     split={'test_fold': 0, 'dev_fraction': 0.1},
     setting='CHeeSE (Mascarell et al. 2021): fold 0 of its five as the test set, the other four train, 10 % of them (stratified, seed 0) dev',
@@ -145,14 +155,18 @@ def load_cheese(folder:Path,
         if not isinstance(a, dict): raise StanceDataError(f'a JSON {type(a).__name__}', path=path, row=i, expected='one article object per line')
         for f in _CH_ARTICLE:
             if f not in a: raise StanceDataError('missing field', path=path, row=i, field=f, expected=f'article fields {list(_CH_ARTICLE)}')
-        if not isinstance(a['paragraphs'], list): raise StanceDataError('paragraphs is not a list', path=path, row=i, field='paragraphs', expected='a list of {text, paragraph_emotion}')
+        if not isinstance(a['paragraphs'], list): raise StanceDataError('paragraphs is not a list', path=path, row=i, field='paragraphs',
+                                                                        expected='a list of {text, paragraph_emotion}')
         paras = [p.get('text', '') if isinstance(p, dict) else '' for p in a['paragraphs']]
         text = '\n'.join(s for s in [a['title'] or '', a['snippet'] or '', *paras] if s and s.strip())
-        if not text: raise StanceDataError('empty article (no title, snippet or paragraph text)', path=path, row=i, field='title', expected='article text')
+        if not text: raise StanceDataError('empty article (no title, snippet or paragraph text)', path=path, row=i, field='title',
+                                           expected='article text')
         for j, s in enumerate(a['article_stance']):
             for f in _CH_STANCE:
-                if f not in s: raise StanceDataError('missing field', path=path, row=i, field=f'article_stance[{j}].{f}', expected=f'fields {list(_CH_STANCE)}')
-            if s['stance'] not in known: raise StanceDataError(f"unknown stance {s['stance']!r}", path=path, row=i, field=f'article_stance[{j}].stance', expected=f'one of {list(known)}')
+                if f not in s: raise StanceDataError('missing field', path=path, row=i, field=f'article_stance[{j}].{f}',
+                                                     expected=f'fields {list(_CH_STANCE)}')
+            if s['stance'] not in known: raise StanceDataError(f"unknown stance {s['stance']!r}", path=path, row=i,
+                                                               field=f'article_stance[{j}].stance', expected=f'one of {list(known)}')
             require_text(s['question'], path, i, f'article_stance[{j}].question', what='question')
             if s['stance'] == CHEESE_UNCLEAR and not include_unclear: continue
             rows.append(dict(id=f"{a['article_id']}_{s['question_id']}", split='train', target=s['question'], text=text, label=s['stance'],
@@ -171,16 +185,19 @@ def load_cheese(folder:Path,
     return df
 
 # %% ../../nbs/01a_data.papers.ipynb #189679aa
-CHEESE_TABLE6 = {'Diskutierend': 774, 'Ja, dafür': 702, 'Nein, dagegen': 286, 'Kein Bezug': 1428, 'Unklar': 503}  # Mascarell et al. (2021), Table 6, 'All'
+CHEESE_TABLE6 = {'Diskutierend': 774, 'Ja, dafür': 702, 'Nein, dagegen': 286, 'Kein Bezug': 1428,
+                 'Unklar': 503}  # Mascarell et al. (2021), Table 6, 'All'
 
 # %% ../../nbs/01a_data.papers.ipynb #4c442a4b
 EZSTANCE_LABELS = ('AGAINST', 'FAVOR', 'NONE')
 _EZ_COLS = ('Text', 'Target 1', 'Stance 1')
 def _norm_kw(s:str) -> str: return re.sub(r'[^a-z0-9]', '', str(s).lower())
 
+# %% ../../nbs/01a_data.papers.ipynb #d49c1171
 EZSTANCE_DOMAINS = {  # abbreviation: (name, folder in the release, query keywords of paper Table 3)
     'CE': ('Covid Epidemic', 'covid19_domain', ['epidemic prevention', 'living with covid', 'herd-immunity', 'WFH', 'booster', 'vaccine', 'mask mandate', 'FDA', 'post-covid', 'Fauci']),
-    'WE': ('World Events', 'world_event_domain', ['world news', 'Ukraine', 'Russia', 'migrant', 'NATO', 'China', 'Mideast', 'negative population growth', 'terrorism']),
+    'WE': ('World Events', 'world_event_domain', ['world news', 'Ukraine', 'Russia', 'migrant', 'NATO', 'China', 'Mideast', 'negative population '
+        'growth', 'terrorism']),
     'EdC': ('Education and Culture', 'education_and_culture_domain', ['public education', 'pop culture', 'cultural output', 'home schooling', 'AI assistance writing', 'arming teachers', 'private education', 'international student']),
     'EnC': ('Entertainment and Consumption', 'consumption_and_entertainment_domain', ['prices', 'gasoline price', 'online shopping', 'TikTok', 'iPhone', 'Reels', 'Disney', 'medical insurance', 'ethical consumption', 'vegetarian']),
     'S': ('Sports', 'sports_domain', ['World Cup', 'NBA', "men's football", "women's football", 'NCAA', 'MLB', 'NFL', 'WWE']),
@@ -190,15 +207,18 @@ EZSTANCE_DOMAINS = {  # abbreviation: (name, folder in the release, query keywor
 }
 def _ez_domains(): return EZSTANCE_DOMAINS
 
+# %% ../../nbs/01a_data.papers.ipynb #36e351a5
 def ezstance_domain(domain:str) -> str:
     "The Table 3 abbreviation of an EZ-STANCE domain given by abbreviation, name or release folder name."
     for ab, (name, fold, _) in _ez_domains().items():
         if _norm_kw(domain) in (_norm_kw(ab), _norm_kw(name), _norm_kw(fold)): return ab
     raise ValueError(f"unknown EZ-STANCE domain {domain!r}; one of {list(_ez_domains())} (or their names/folders)")
 
+# %% ../../nbs/01a_data.papers.ipynb #c57900bb
 def _kw_domain() -> dict:
     return {_norm_kw(k): ab for ab, (_, _, kws) in _ez_domains().items() for k in kws}
 
+# %% ../../nbs/01a_data.papers.ipynb #6b659d64
 def _ez_file(folder:Path, subtask:str, ttype:str, dom_dir:str|None, prompt:bool, split:str) -> Path:
     "Find one EZ-STANCE CSV among the accepted layouts; the error lists every place looked at."
     name, tried = f'raw_{split}_all_onecol.csv', []
@@ -211,13 +231,16 @@ def _ez_file(folder:Path, subtask:str, ttype:str, dom_dir:str|None, prompt:bool,
     raise StanceDataError(f"missing file of dataset 'ezstance'. {DATASETS['ezstance'].source}", path=folder/tried[0],
                           expected=f'one of {tried}')
 
+# %% ../../nbs/01a_data.papers.ipynb #f297f979
 def _read_ez(path:Path, text_column:str) -> pd.DataFrame:
     df = read_table(path, required=_EZ_COLS + ((text_column,) if text_column not in _EZ_COLS else ()))
     for i, (t, tgt, lab) in enumerate(zip(df[text_column], df['Target 1'], df['Stance 1']), 1):
-        if lab not in EZSTANCE_LABELS: raise StanceDataError(f'unknown label {lab!r}', path=path, row=i, field='Stance 1', expected=f'one of {list(EZSTANCE_LABELS)}')
+        if lab not in EZSTANCE_LABELS: raise StanceDataError(f'unknown label {lab!r}', path=path, row=i, field='Stance 1',
+                                                             expected=f'one of {list(EZSTANCE_LABELS)}')
         require_text(t, path, i, text_column); require_text(tgt, path, i, 'Target 1', what='target')
     return df
 
+# %% ../../nbs/01a_data.papers.ipynb #4b78979f
 @register_dataset('ezstance', labels=list(EZSTANCE_LABELS), pair=True, metric='f1_macro', folder='ezstance',
     setting="EZ-STANCE (Zhao & Caragea 2024): subtask A, mixed targets (its Table 7's M->M split)",
     files=tuple(f'subtaskA/mixed/raw_{s}_all_onecol.csv' for s in ('train', 'val', 'test')),
@@ -240,7 +263,8 @@ def load_ezstance(folder:Path,
     "EZ-STANCE subtask A or B as a tidy table with `target_type` and `domain` columns."
     subtask = str(subtask).upper()
     if subtask not in ('A', 'B'): raise ValueError(f"subtask must be 'A' or 'B', got {subtask!r}")
-    if target_type not in ('mixed', 'noun_phrase', 'claim'): raise ValueError(f"target_type must be 'mixed', 'noun_phrase' or 'claim', got {target_type!r}")
+    if target_type not in ('mixed', 'noun_phrase',
+                           'claim'): raise ValueError(f"target_type must be 'mixed', 'noun_phrase' or 'claim', got {target_type!r}")
     if variant not in ('raw', 'prompt'): raise ValueError(f"variant must be 'raw' or 'prompt', got {variant!r}")
     if subtask == 'B' and domain is None: raise ValueError(f"subtask B needs domain=, one of {list(_ez_domains())}")
     if subtask == 'A' and domain is not None: raise ValueError('domain= is only for subtask B')
@@ -258,7 +282,8 @@ def load_ezstance(folder:Path,
         n_read = len(df)
         in_use = pd.Series(['1']*len(df)) if 'In Use' not in df.columns else df['In Use'].str.strip()
         if subtask == 'B' and split != 'test':
-            if 'In Use' not in df.columns: raise StanceDataError("missing column(s) ['In Use']", path=path, field='In Use', expected="the subtask-B mask column 'In Use' (0/1)")
+            if 'In Use' not in df.columns: raise StanceDataError("missing column(s) ['In Use']", path=path, field='In Use',
+                                                                 expected="the subtask-B mask column 'In Use' (0/1)")
             odd = in_use.index[~in_use.isin(['0', '1', '0.0', '1.0'])]
             if len(odd): raise StanceDataError(f"In Use is {in_use[odd[0]]!r}", path=path, row=int(odd[0])+1, field='In Use', expected='0 or 1')
         use = in_use.isin(['1', '1.0'])
@@ -284,7 +309,8 @@ def load_ezstance(folder:Path,
         if subtask == 'B' and split != 'test' and in_use_only: out = out[use.values]
         frames.append(out)
     res = pd.concat(frames, ignore_index=True)
-    if (res.domain == 'unknown').any(): warnings.warn(f"{int((res.domain == 'unknown').sum())} EZ-STANCE rows have a keyword outside Table 3: domain 'unknown'")
+    if (res.domain == 'unknown').any(): warnings.warn(f"{int((res.domain == 'unknown').sum())} EZ-STANCE rows have a keyword outside Table 3: domain "
+        "'unknown'")
     return res
 
 # %% ../../nbs/01a_data.papers.ipynb #4fef6ad7
@@ -307,6 +333,7 @@ def _vast_code(value:str, path, row:int, field:str, known) -> str:
     if v not in known: raise StanceDataError(f'unknown {field} {value!r}', path=path, row=row, field=field, expected=f'one of {sorted(known)}')
     return v
 
+# %% ../../nbs/01a_data.papers.ipynb #0b9c62e1
 def _read_vast(path:Path, split:str, target_column:str, text_column:str) -> pd.DataFrame:
     "One official VAST CSV as tidy rows, in file order; rows in errors count data lines from 1."
     df = read_table(path, required=_VAST_COLS + tuple(c for c in (target_column, text_column) if c not in _VAST_COLS))

@@ -16,7 +16,8 @@ from ..data import DATASETS
 from ..data.core import fingerprint
 from ..metrics import score
 from ..records import RunRecord, read_predictions
-from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS, JobRequeued, out_of_memory)
+from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS, JobRequeued,
+                                       out_of_memory)
 from .data import load_data, split_of, full_data_loads
 from .store import job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished, why_not_taken
 from .store import migrate_store
@@ -42,6 +43,7 @@ def plan_jobs(exp:Experiment, rows:Sequence[Row], keys:Sequence[str], seeds:Sequ
                 jobs += [Job(r, tuple(ks), seed, ratio)] if sysm.joint else [Job(r, (k,), seed, ratio) for k in ks]
     return jobs
 
+# %% ../../nbs/10j_experiment.runner.ipynb #2593f056
 def _needed(rows:Sequence[Row], keys:Sequence[str], ratios) -> dict:
     "(data key, ratio) pairs that some row needs."
     need = {}
@@ -62,6 +64,7 @@ def score_predictions(exp:Experiment, key:str, spec:DataSpec, frame:pd.DataFrame
     labels = sorted(set(frame.attrs.get('labels') or DATASETS[spec.dataset].labels or gold))
     return [dict(table='', column=key, metric=m, value=score(None, gold, list(pred), metric=m, labels=labels)) for m in names]
 
+# %% ../../nbs/10j_experiment.runner.ipynb #78ef07da
 COLLAPSE_SHARE = 0.95   # a system that is not constant by design and predicts one label for this share of a test set has collapsed
 
 def label_shares(gold:Sequence, pred:Sequence, collapse_share:float=COLLAPSE_SHARE) -> dict:
@@ -74,6 +77,7 @@ def label_shares(gold:Sequence, pred:Sequence, collapse_share:float=COLLAPSE_SHA
     return dict(n=len(p), n_labels=int(len(counts)), top_label=label, top_share=share, gold_share=gold_share,
                 collapsed=bool(share >= collapse_share and not share - gold_share < 0.1))
 
+# %% ../../nbs/10j_experiment.runner.ipynb #3a2dd0e7
 def collapse_lines(labels:pd.DataFrame|None) -> list[str]:
     "One line per (row, data, ratio, seed) whose predictions collapsed onto one label, naming the test sets."
     if labels is None or not len(labels) or not labels.collapsed.any(): return []
@@ -110,9 +114,11 @@ class _Inputs:
     skipped:dict             # row name or 'attack <name>' -> why it did not run
     attack_seconds:dict      # (data key, attack) -> seconds spent building that attacked test set
 
+# %% ../../nbs/10j_experiment.runner.ipynb #73bd820e
 def _read_data(exp:Experiment, rows:list, keys:list, ratios, data_dir, strict:bool) -> tuple[dict, dict, dict, list]:
     "The table of every (data key, ratio) a row needs, the full data first; unreadable data left out or raised (`strict`)."
-    frames, missing, no_subset = {}, {}, {}   # no_subset: (key, ratio) without a usable low-resource subset; those jobs leave the key out, with a note
+    frames, missing, no_subset = {}, {}, {}   # no_subset: (key, ratio) without a usable low-resource subset; those jobs leave the key out, with a
+                                              # note
     for (k, x) in sorted(_needed(rows, keys, ratios), key=lambda kx: -kx[1]):   # the full data first
         if k in missing: continue
         try: frames[k, x] = load_data(exp.data[k], data_dir, x)
@@ -130,6 +136,7 @@ def _read_data(exp:Experiment, rows:list, keys:list, ratios, data_dir, strict:bo
         raise StanceDataError(f"no data of experiment {exp.name!r} could be read{first}", path=data_dir, expected=f"one of {list(exp.data)}")
     return frames, missing, no_subset, keys
 
+# %% ../../nbs/10j_experiment.runner.ipynb #e05b951e
 def _test_sets(exp:Experiment, rows:list, keys:list, frames:dict, attack_seed:int, settings:dict) -> tuple[dict, dict, dict]:
     "Each key's clean test split and its attacked copies; an attack that cannot be built (no translation model) is skipped, with why."
     tests, skipped, seconds = {}, {}, {}
@@ -146,6 +153,7 @@ def _test_sets(exp:Experiment, rows:list, keys:list, frames:dict, attack_seed:in
                 for kk in keys: tests.pop((kk, a), None)
     return tests, skipped, seconds
 
+# %% ../../nbs/10j_experiment.runner.ipynb #db319f3d
 def _read_inputs(exp:Experiment, rows:list, keys:list, ratios, data_dir, strict:bool, attack_seed:int, settings:dict) -> _Inputs:
     "Everything a run reads before any job: data, test sets, their fingerprints."
     frames, missing, no_subset, keys = _read_data(exp, rows, keys, ratios, data_dir, strict)
@@ -162,6 +170,7 @@ def _job_inputs(job:Job, inp:_Inputs) -> tuple[dict, dict]:
            (('@' in n and float(n.split('@')[1]) == job.ratio) or n.split(':')[-1] in ('test', *job.row.attacks))}
     return ts, fps
 
+# %% ../../nbs/10j_experiment.runner.ipynb #ac0e7db4
 def job_device(job:Job, settings:dict) -> str:
     """The device type `job` runs on here: an encoder's trainer takes the GPU when there is one; a system that declares the
     settings it reads and reads no `device` (the baselines) runs on the CPU; the others on `settings['device']`, else the GPU."""
@@ -169,6 +178,7 @@ def job_device(job:Job, settings:dict) -> str:
     if sysm.budget is None and isinstance(sysm.settings, tuple) and 'device' not in sysm.settings: return 'cpu'
     return get_device(None if sysm.budget is not None else settings.get('device')).type
 
+# %% ../../nbs/10j_experiment.runner.ipynb #408aeaae
 def _precision(job:Job, inp:_Inputs, ts:dict, settings:dict) -> tuple[str|None, str|None]:
     """What a job that trains an encoder trains in on this machine (`mixed_precision='auto'` resolved) and, where its recipe
     resolves it by device ('auto'), the device type (a GPU job is not a CPU job's); `(None, None)` for the other systems."""
@@ -179,6 +189,7 @@ def _precision(job:Job, inp:_Inputs, ts:dict, settings:dict) -> tuple[str|None, 
     except RowSkipped: return None, None   # no model: the job is reported as not run
     return resolve_precision(cfg.mixed_precision), (job_device(job, settings) if cfg.mixed_precision == 'auto' else None)
 
+# %% ../../nbs/10j_experiment.runner.ipynb #7a42ab3e
 def _plan(exp:Experiment, rows:list, seeds, ratios, inp:_Inputs, settings:dict, root:Path) -> list[tuple]:
     "Every job with its test sets, its parameters (data fingerprints, declared labels, precision) and its folder in the job store."
     plan = []
@@ -195,6 +206,7 @@ def _score_lines(job:Job, folder:Path, rec:RunRecord) -> list[dict]:
     "One line per score of a job's record, with the job's row, system, seed, ratio and folder."
     return [dict(row=job.row.name, system=job.row.system, seed=job.seed, ratio=job.ratio, job=folder.name, **s) for s in rec.metrics['scores']]
 
+# %% ../../nbs/10j_experiment.runner.ipynb #b34e1f24
 def _label_lines(job:Job, folder:Path, rec:RunRecord, tests:dict) -> list[dict]:
     "What each test set's predictions look like (`label_shares`): a head stuck on one label is reported."
     out = []
@@ -206,8 +218,10 @@ def _label_lines(job:Job, folder:Path, rec:RunRecord, tests:dict) -> list[dict]:
         out.append(dict(row=job.row.name, system=job.row.system, key=k, test=t, ratio=job.ratio, seed=job.seed, job=folder.name, **sh))
     return out
 
+# %% ../../nbs/10j_experiment.runner.ipynb #29788bdd
 def _verified(exp:Experiment, folder:Path, rec:RunRecord, tests:dict) -> RunRecord|None:
-    "A finished record whose stored scores its predictions files still give (scored again: cheap); else `None`, with a warning, and the job runs again."
+    """A finished record whose stored scores its predictions files still give (scored again: cheap); else `None`, with a warning, and the job runs
+    again."""
     stored = {(s['key'], s['test'], s['table'], s['column'], s['metric']): s['value'] for s in rec.metrics.get('scores', [])}
     for (k, t), frame in tests.items():
         f = rec.files.get(f'predictions/{k}/{t}')
@@ -219,12 +233,14 @@ def _verified(exp:Experiment, folder:Path, rec:RunRecord, tests:dict) -> RunReco
                 return None
     return rec
 
+# %% ../../nbs/10j_experiment.runner.ipynb #025e1e61
 def finished_job(exp:Experiment, folder:Path, params:dict, tests:dict, after:float|None=None) -> RunRecord|None:
     "The job's finished record when its files check out (`finished_record`, `_verified`) and it finished after `after` (a forced run's start)."
     rec = finished_record(folder, params)
     if rec is not None and after is not None and rec.started + (rec.wall_time or 0) < after: return None
     return _verified(exp, folder, rec, tests) if rec is not None else None
 
+# %% ../../nbs/10j_experiment.runner.ipynb #11dd5cd8
 def _attempt(exp:Experiment, item:tuple, inp:_Inputs, settings:dict, force:bool, finished_only:bool, t_start:float) -> tuple[str, object]:
     """One planned job: ('reused' or 'ran', its record), ('busy', who holds it) when another worker runs it, ('failed', its
     failure) when it raised (kept in its folder; a job that failed in this run is not tried again), ('skipped', why), ('unfinished', None)."""
@@ -243,6 +259,7 @@ def _attempt(exp:Experiment, item:tuple, inp:_Inputs, settings:dict, force:bool,
         warnings.warn(f"{job.label} failed: {err['error']}: {err['message']} (kept in {folder/'error.json'}; the other jobs go on)")
         return 'failed', err
 
+# %% ../../nbs/10j_experiment.runner.ipynb #4f98233d
 def _execute(exp:Experiment, plan:list, inp:_Inputs, settings:dict, force:bool, finished_only:bool, t_start:float,
              wait:bool=True) -> tuple[dict, list, list, list, list]:
     """Run each planned job, or reuse its finished record; a job another worker holds is waited for (`wait`) and taken over if
@@ -275,7 +292,6 @@ def _execute(exp:Experiment, plan:list, inp:_Inputs, settings:dict, force:bool, 
     unfinished += [f"{item[0].label} (running in another worker)" for item, why in busy]
     return recs, lines, shares, unfinished, failed
 
-
 # %% ../../nbs/10j_experiment.runner.ipynb #c8c2239a
 def _transformed(job:Job, data:dict, tests:dict) -> tuple[dict, dict]:
     "A row's data transform (`options['transform']`) applied to its data, the clean test sets taken from the result."
@@ -284,6 +300,7 @@ def _transformed(job:Job, data:dict, tests:dict) -> tuple[dict, dict]:
     data = {k: TRANSFORMS[t](f, job.seed or 0) for k, f in data.items()}
     return data, {(k, n): (split_of(data[k], 'test') if n == 'test' else f) for (k, n), f in tests.items()}
 
+# %% ../../nbs/10j_experiment.runner.ipynb #c0176948
 def _run_job(exp, job, params, folder, data, tests, settings, attack_seconds:dict|None=None, after:float|None=None) -> tuple[str, RunRecord]:
     """Execute one job under its folder's claim (('ran', record)); a job another worker finished meanwhile (after `after`: a
     forced run's start) is not run twice (('reused', record)). Predictions and record are written atomically, the record last,
@@ -322,6 +339,7 @@ def _where(hw:dict) -> str:
     "Where a job ran: its host, worker (a cluster task) and GPUs."
     return (hw.get('host') or '?') + (f" ({hw['worker']})" if hw.get('worker') else '') + (f" GPU {hw['devices']}" if hw.get('devices') else '')
 
+# %% ../../nbs/10j_experiment.runner.ipynb #8a291697
 ENV_FIELDS = ('device', 'gpu', 'precision', 'torch', 'transformers', 'cuda')   # what a job ran with, as the conditions name it
 
 def job_environment(rec:RunRecord) -> dict:
@@ -333,6 +351,7 @@ def job_environment(rec:RunRecord) -> dict:
     return dict(device=dev, gpu=', '.join(sorted(set(hw.get('gpus') or []))) or None if dev == 'cuda' else None, precision=p.get('precision'),
                 torch=v.get('torch'), transformers=v.get('transformers'), cuda=hw.get('cuda') if dev == 'cuda' else None)
 
+# %% ../../nbs/10j_experiment.runner.ipynb #3d79822e
 def environments(recs:Mapping) -> list[dict]:
     "Each environment (`job_environment`) the jobs of `recs` ran with, with its rows and their numbers of jobs (`jobs`), most jobs first."
     out = {}
@@ -341,11 +360,13 @@ def environments(recs:Mapping) -> list[dict]:
         row = r.name.split('/', 1)[-1]; e['jobs'][row] = e['jobs'].get(row, 0) + 1
     return sorted(out.values(), key=lambda e: -sum(e['jobs'].values()))
 
+# %% ../../nbs/10j_experiment.runner.ipynb #31e3b9c2
 def _cpu_seconds(recs:dict) -> dict|None:
     "The CPU seconds of the jobs whose records measured them (older records did not), beside their wall seconds."
     r = [x for x in recs.values() if x.cpu_time is not None]
     return dict(jobs=len(r), cpu=round(sum(x.cpu_time for x in r), 1), wall=round(sum(x.wall_time or 0 for x in r), 1)) if r else None
 
+# %% ../../nbs/10j_experiment.runner.ipynb #cf4d9ee4
 def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, settings:dict, inp:_Inputs, n_jobs:int, reused:int,
                 unfinished:list, recs:dict, git, t_start:float, estimate:dict, labels:pd.DataFrame) -> dict:
     "The conditions of a run: what ran on which data, seeds, settings, hardware, wall time by phase, precisions, collapsed predictions."
@@ -390,6 +411,7 @@ class Prepared:
     t_start:float; git:str|None; data_dir:object; attack_seed:int
     not_taken:dict=field(default_factory=dict) # job label -> why another job store's job for it was not taken (`prepare`'s `reuse`)
 
+# %% ../../nbs/10j_experiment.runner.ipynb #cde5a172
 def prepare(exp:Experiment,
             rows:Sequence[Row]|None=None,   # the rows to run (default all; see `Experiment.select`)
             keys:Sequence[str]|None=None,   # data keys (default all of the experiment's)
@@ -406,9 +428,11 @@ def prepare(exp:Experiment,
            ) -> Prepared:
     "Read what the run needs (data, test sets, fingerprints) and plan its jobs, each with its key and folder in the job store."
     t_start, git, settings = time.time(), git_sha(), dict(settings or {})   # the commit when the run starts: the code it runs, not a later one
-    if gone := [str(r) for r in reuse if not Path(r).is_dir()]: raise FileNotFoundError(f"reuse: no job store at {gone[0]} (expected a folder of job folders)")
+    if gone := [str(r) for r in reuse if not Path(r).is_dir()]: raise FileNotFoundError(f"reuse: no job store at {gone[0]} (expected a folder of job "
+        "folders)")
     if settings.get('checkpoint_every') is None and full_cpu_run(settings):
-        settings['checkpoint_every'] = CPU_CHECKPOINT_EVERY   # an epoch of full data takes hours on a CPU: an interrupted job loses minutes, not its epoch
+        settings['checkpoint_every'] = CPU_CHECKPOINT_EVERY   # an epoch of full data takes hours on a CPU: an interrupted job loses minutes, not its
+                                                              # epoch
     if specs: exp = replace(exp, data={**exp.data, **specs})
     if is_quiet():
         import transformers; transformers.logging.set_verbosity_error(); transformers.utils.logging.disable_progress_bar()
@@ -425,19 +449,22 @@ def prepare(exp:Experiment,
     not_taken, stores = {}, [Path(r) for r in reuse]
     if stores:
         took = collections.Counter(str(src) for job, ts, params, folder in plan if (src := import_finished(folder, params, stores)))
-        print(f"{sum(took.values())} finished job(s) taken into {portable_path(root)} from " + (', '.join(f'{portable_path(s)} ({n})' for s, n in took.items()) or 'none of ' + ', '.join(map(str, reuse))))
+        print(f"{sum(took.values())} finished job(s) taken into {portable_path(root)} from " + (', '.join(f'{portable_path(s)} ({n})' for s,
+                n in took.items()) or 'none of ' + ', '.join(map(str, reuse))))
         not_taken = {job.label: why for job, ts, params, folder in plan
                      if not (folder/'record.json').exists() and (why := why_not_taken(folder, params, stores))}
         for label, why in list(not_taken.items())[:5]: print(f"not taken (runs here): {label}: {why}")
         if len(not_taken) > 5: print(f"... and {len(not_taken) - 5} more job(s) not taken")
     return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed, not_taken)
 
+# %% ../../nbs/10j_experiment.runner.ipynb #c6693dad
 def _done_after(folder:Path, after:float|None) -> bool:
     "A record is in `folder` (finished after `after`, when given)."
     if after is None: return (folder/'record.json').exists()
     try: r = json.loads((folder/'record.json').read_text(encoding='utf-8')); return r['started'] + (r.get('wall_time') or 0) >= after
     except (OSError, ValueError, KeyError, TypeError): return False
 
+# %% ../../nbs/10j_experiment.runner.ipynb #b3da1352
 def job_states(prep:Prepared, since:float, force:bool=False) -> dict[str, list]:
     """The planned jobs by state (`finished` (after `since` when `force`), `failed` since `since`, `running` in a live worker,
     `pending`), read from the job store alone: cheap enough to poll."""
@@ -449,6 +476,7 @@ def job_states(prep:Prepared, since:float, force:bool=False) -> dict[str, list]:
         out[state].append(job.label)
     return out
 
+# %% ../../nbs/10j_experiment.runner.ipynb #ae2bb4f0
 def execute(prep:Prepared,
             force:bool=False,         # run every job again: records finished before `since` do not count
             finished_only:bool=False, # run nothing: results from the jobs already finished; the others are listed as not run
@@ -474,13 +502,15 @@ def execute(prep:Prepared,
     if failed and not allow_failed: raise JobsFailed(failed)
     return res
 
+# %% ../../nbs/10j_experiment.runner.ipynb #a4b57046
 def run(exp:Experiment, rows:Sequence[Row]|None=None, keys:Sequence[str]|None=None, seeds:Sequence[int]=(1,),
         data_dir:str|Path|None=None, out:str|Path|None=None, settings:dict|None=None, ratios:Sequence[float]|None=None,
         attack_seed:int=0, strict:bool=True,
         force:bool=False,               # run every job again, even when a finished record matches
         finished_only:bool=False,       # run nothing: results from the jobs already finished; the others are listed as not run
         specs:Mapping|None=None, wait:bool=True, allow_failed:bool=False) -> RunResult:
-    "Run the jobs of `rows` on `keys` (`prepare`, then `execute`): finished jobs with the same parameters and data are reused, every prediction scored."
+    """Run the jobs of `rows` on `keys` (`prepare`, then `execute`): finished jobs with the same parameters and data are reused, every prediction
+    scored."""
     if force and finished_only: raise ValueError("force=True runs every job again; finished_only=True runs none: choose one")
     return execute(prepare(exp, rows, keys, seeds, data_dir, out, settings, ratios, attack_seed, strict, specs),
                    force=force, finished_only=finished_only, wait=wait, allow_failed=allow_failed)

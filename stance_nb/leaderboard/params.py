@@ -22,7 +22,8 @@ __all__ = ['LeaderboardArgs']
 class LeaderboardArgs(RunArgs):
     "The parameters of a leaderboard (`nbs/run_leaderboard.ipynb`, `stance_nb leaderboard`): systems, datasets, recipes, significance."
     smoke:bool = arg(False)     # True: fixtures; models, datasets, seeds left at their defaults become SMOKE_RUN's, the fixtures' (a minute)
-    models:list[str] = arg(['majority', 'random', 'fasttext', 'sdl', 'mdl'], 'in models distinct')  # the systems (rows): `LEADERBOARD_SYSTEMS`' meta records
+    models:list[str] = arg(['majority', 'random', 'fasttext', 'sdl', 'mdl'],
+                           'in models distinct')  # the systems (rows): `LEADERBOARD_SYSTEMS`' meta records
     datasets:list[str] = arg([], 'in leaderboard_datasets distinct')  # columns: the benchmark's ten, xstance, cheese, ezstance, vast; []: all present
     data:dict = arg({})         # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
     seeds:list[int] = arg([1], 'nonneg distinct')  # seeds of the seeded systems: mean ± std over them; 3 or more add a paired t-test over seeds
@@ -66,6 +67,7 @@ def _given_for_others(a:LeaderboardArgs) -> None:
         users = [m.name for m in LEADERBOARD_SYSTEMS.values() if f in m.fields]
         if not chosen & set(users): raise ValueError(f"{f}={getattr(a, f)!r} is for {' and '.join(users)}: add {' or '.join(users)} to models")
 
+# %% ../../nbs/11e_leaderboard.params.ipynb #7275c719
 def _validate(self:LeaderboardArgs) -> None:
     "The checks across fields, and unless a smoke run: the named datasets are present and every system's model loads."
     encoders = [m.name for m in LEADERBOARD_SYSTEMS.values() if m.encoder]

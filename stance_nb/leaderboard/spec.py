@@ -53,11 +53,13 @@ def nli_row(checkpoint:str=NLI_MODEL) -> Row:
     return Row('NLI zero-shot', 'nli_zero_shot', {'checkpoint': checkpoint, 'prompt': 'none'}, tables=('4',),
                note='an NLI checkpoint without training: not in the benchmark paper')
 
+# %% ../../nbs/11d_leaderboard.spec.ipynb #246b9970
 def nli_ft_row(checkpoint:str=NLI_MODEL, preset:str=NLI_PRESET, encoder_only:bool=False) -> Row:
     "The leaderboard's fine-tuned NLI row: `checkpoint` trained on each dataset with `preset`, a new head over its labels."
     return Row('NLI fine-tuned', 'nli_finetune', {'checkpoint': checkpoint, 'preset': preset, 'encoder_only': encoder_only, 'prompt': 'none'},
                tables=('4',), note='an NLI checkpoint fine-tuned on each dataset: not in the benchmark paper')
 
+# %% ../../nbs/11d_leaderboard.spec.ipynb #f343ca38
 def llm_row() -> Row:
     "The leaderboard's LLM row: the run's `models['LLM']` asked the `choices` prompt (EZ-STANCE's ChatGPT prompt listing each dataset's labels)."
     return Row('LLM prompting', 'llm', {'prompt': 'choices', 'model': 'LLM'}, tables=('4',),
@@ -76,15 +78,19 @@ def _check_encoders(a) -> None:
     "Every encoder of `model` loads (config and tokenizer)."
     for m in encoder_names(a.model or [BenchmarkArgs().model]): check_encoder(m)   # the benchmark's encoder by default
 
+# %% ../../nbs/11d_leaderboard.spec.ipynb #6fbf42a8
 def _check_nli(a) -> None: check_encoder(a.nli_model or NLI_MODEL)
 
+# %% ../../nbs/11d_leaderboard.spec.ipynb #afd66755
 def _check_llm(a) -> None: check_llm(a.llm_endpoint or a.llm_model or LLM_MODEL)
 
+# %% ../../nbs/11d_leaderboard.spec.ipynb #3a98ae7b
 def _encoder_settings(a) -> dict:
     "The further encoders under their names in the run's models (`BERT [tag]`), and the encoders' preset when one is given."
     names = encoder_names(a.model)
     return {'models': {f'BERT [{t}]': m for m, t in list(names.items())[1:]}, **({'mdl_preset': a.encoder_preset} if a.encoder_preset else {})}
 
+# %% ../../nbs/11d_leaderboard.spec.ipynb #c92a979b
 def _encoder_notes(a, more:list, res) -> dict:
     "The encoders' recipe (one for all) and, when several are compared, each one's name."
     given = ''.join(f', {k} {v}' for k, v in (('epochs', a.epochs), ('lr', a.lr)) if v is not None)
@@ -92,14 +98,17 @@ def _encoder_notes(a, more:list, res) -> dict:
     if len(names := encoder_names(a.model)) > 1: out['encoders'] = {t: m for m, t in names.items()}
     return out
 
+# %% ../../nbs/11d_leaderboard.spec.ipynb #4f56f360
 def _nli_notes(a, more:list, res) -> dict:
     return {'nli': dict(checkpoint=a.nli_model or NLI_MODEL, prompt='none (the target is the hypothesis)', trained=False)}
 
+# %% ../../nbs/11d_leaderboard.spec.ipynb #c246287f
 def _nli_ft_notes(a, more:list, res) -> dict:
     o = next(r for r in more if r.system == 'nli_finetune').options
     what = ('its encoder and ' if o['encoder_only'] else '') + "a new head over the dataset's labels, the target as the hypothesis"
     return {'recipes': {'nli-ft': f"{o['checkpoint']} fine-tuned on each dataset, preset {o['preset']}, {what}"}}
 
+# %% ../../nbs/11d_leaderboard.spec.ipynb #495a6fff
 def _llm_notes(a, more:list, res) -> dict:
     "The model, its prompt, and per dataset the share of answers that named no label or several."
     pf = parse_failures(res)
@@ -172,6 +181,7 @@ def benchmark_data(keys:Sequence[str], data:dict|None, max_train:int|None) -> tu
     extra = {k: {'dataset': k, **DATASETS[k].split, **cap} for k in keys if k not in named}
     return named, {**extra, **{k: {**cap, **v} for k, v in (data or {}).items()}}
 
+# %% ../../nbs/11d_leaderboard.spec.ipynb #97a12430
 def other_papers(keys:Sequence[str]) -> dict:
     "The other papers' datasets among `keys`, each with its stated split in words (the note beside the table)."
     return {k: DATASETS[k].setting for k in keys if k not in BENCHMARK and k in DATASETS and DATASETS[k].setting}
@@ -186,6 +196,7 @@ def check_nli_labels(prep, systems:Sequence[SystemMeta]) -> None:
         try: stance_nli_map(list(df.attrs.get('labels') or sorted(df.label.unique())))
         except ValueError as e: raise ValueError(f"dataset {k!r} for {'/'.join(names)}: {e}") from None
 
+# %% ../../nbs/11d_leaderboard.spec.ipynb #cff6d0ca
 def check_own_data(prep, data:dict|None) -> list:
     """Your dataset under a registered dataset's name must have that dataset's labels (its reference entry), or the run stops
     before any job; returns the keys that hold your own data under a registered name (no published number beside them)."""

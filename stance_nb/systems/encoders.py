@@ -26,6 +26,7 @@ def with_probes(ctx:Context, key:str) -> tuple[pd.DataFrame, list]:
     extra = [ctx.tests[key, t].assign(split='test', probe=t) for t in names]
     return pd.concat([df, *extra], ignore_index=True), ['test', *names]
 
+# %% ../../nbs/10d_systems.encoders.ipynb #7d589063
 def unprobe(key:str, frame:pd.DataFrame, pred:Sequence) -> dict:
     "Split predictions of the test rows of `frame` (in order) by their `probe` back into test sets."
     probe = frame.loc[frame.split == 'test', 'probe'].to_numpy()
@@ -33,16 +34,20 @@ def unprobe(key:str, frame:pd.DataFrame, pred:Sequence) -> dict:
     s = pd.Series(list(pred))
     return {(key, t): s[probe == t].tolist() for t in dict.fromkeys(probe)}
 
+# %% ../../nbs/10d_systems.encoders.ipynb #f6794c28
 def named_encoder(row, settings:dict):
-    "The encoder a transformer row names: its `model` option, or the run's `models[<encoder>]` (a Hub id, a folder or an MT-DNN file); None if neither."
+    """The encoder a transformer row names: its `model` option, or the run's `models[<encoder>]` (a Hub id, a folder or an MT-DNN file); None if
+    neither."""
     return row.options.get('model') or (settings.get('models') or {}).get(row.options.get('encoder', ''))
 
+# %% ../../nbs/10d_systems.encoders.ipynb #aae4351e
 def encoder_name(ctx:Context) -> str:
     "The row's encoder (`named_encoder`); `RowSkipped` when the run gives none."
     m = named_encoder(ctx.row, ctx.settings)
     if not m: raise RowSkipped(f"no model for encoder {ctx.row.options.get('encoder')!r}: pass it in `models`")
     return str(m)
 
+# %% ../../nbs/10d_systems.encoders.ipynb #30465240
 def encoder_path(ctx:Context) -> str:
     "The encoder of a transformer row (`encoder_name`) as a model to load: an MT-DNN checkpoint file is converted once."
     m = encoder_name(ctx)
@@ -51,6 +56,7 @@ def encoder_path(ctx:Context) -> str:
                                                        ctx.settings.get('local_files_only', False)))
     return str(m)
 
+# %% ../../nbs/10d_systems.encoders.ipynb #9e551eb8
 def _mtdnn_folder(path:Path, root:Path, tokenizer:str, local_files_only:bool) -> Path:
     "The Hugging Face folder of the MT-DNN checkpoint `path` (converted by `stance_nb.systems.mdl.mtdnn_to_hf` on first use)."
     out = root/f'mtdnn-{sha256_file(path)[:16]}'
@@ -69,9 +75,11 @@ def _finetune_plan(ctx:Context, model:str):
     eps = (int(ctx.option('epochs')),) if ctx.option('epochs') is not None else geps
     return cfg, lrs, eps
 
+# %% ../../nbs/10d_systems.encoders.ipynb #19a47387
 def _finetune_budget(ctx:Context):
     cfg, lrs, eps = _finetune_plan(ctx, encoder_name(ctx)); return cfg, len(lrs) * sum(eps)
 
+# %% ../../nbs/10d_systems.encoders.ipynb #2077b30e
 @register_system('finetune', budget=_finetune_budget)
 def _finetune(ctx):
     "`stance_nb.train` with a preset: its lr × epochs grid chosen on dev (`select`), or one cell when the run fixes `lr`/`epochs`."

@@ -65,6 +65,7 @@ def _load_model(cfg:TrainConfig, labels:list):
     return from_pretrained_quietly(AutoModelForSequenceClassification, cfg.model, config=conf, trust_remote_code=cfg.trust_remote_code,
                                    ignore_mismatched_sizes=True)
 
+# %% ../../nbs/05f_train.classifier.ipynb #6325d620
 def _encode(df:pd.DataFrame, tok, cfg:TrainConfig, pair:bool, label2id:dict|None, cache_dir) -> EncodedDataset:
     enc = tokenize_pairs(tok, df.text.tolist(), df.target.tolist() if pair else None, cfg.max_length, cfg.truncation, cache_dir=cache_dir)
     labels = [label2id[l] for l in df.label] if label2id is not None and 'label' in df else None
@@ -81,6 +82,7 @@ def _check_model(cfg:TrainConfig, conf) -> None:
     if cfg.max_length > usable: raise ValueError(f"TrainConfig.max_length={cfg.max_length} exceeds the {usable} positions of model "
                                                  f"{cfg.model!r} (expected max_length <= {usable})")
 
+# %% ../../nbs/05f_train.classifier.ipynb #b283cc5f
 def _model_config(cfg:TrainConfig):
     "The model's config, or a `ValueError` naming `TrainConfig.model` when there is no model at that name or folder."
     from transformers import AutoConfig
@@ -89,6 +91,7 @@ def _model_config(cfg:TrainConfig):
         raise ValueError(f"TrainConfig.model={cfg.model!r}: no model found ({type(e).__name__}: {(str(e).splitlines() or [''])[0]}) "
                          f"(expected a local folder with config.json, or a Hub id available offline or online)") from None
 
+# %% ../../nbs/05f_train.classifier.ipynb #17ce453f
 def check_encoder(model:str, trust_remote_code:bool=False) -> None:
     """Stop before any work when `model` (a folder or a Hub id) does not load as a Hugging Face encoder with its tokenizer:
     the `ValueError` names the model and what failed (config or tokenizer) with the library's first line."""
@@ -133,8 +136,10 @@ def _check_data(df:pd.DataFrame, cfg:TrainConfig, labels:list|None, pair:bool|No
     if missing: raise StanceDataError(f"missing column(s) {missing}", field=missing[0], expected="columns id, split, target, text, label")
     check_rows(df, [c for c in ('target', 'text') if c in df], source="train_classifier's data")
     labels = sorted(labels if labels is not None else df.label.dropna().unique().tolist())
-    if unknown := sorted(set(df.label.dropna()) - set(labels)): raise StanceDataError(f"labels {unknown} are not in the label list {labels}", field='label')
-    if len(labels) < 2: raise StanceDataError(f"one label {labels}: a one-label head trains as a regression", field='label', expected='at least two labels')
+    if unknown := sorted(set(df.label.dropna()) - set(labels)): raise StanceDataError(f"labels {unknown} are not in the label list {labels}",
+                                                                                      field='label')
+    if len(labels) < 2: raise StanceDataError(f"one label {labels}: a one-label head trains as a regression", field='label',
+                                              expected='at least two labels')
     if pair is None: pair = 'target' in df and df.target.fillna('').astype(str).str.len().gt(0).any()
     parts = {s: df[df.split == s].reset_index(drop=True) for s in ('train', 'dev', 'test')}
     if not len(parts['train']): raise StanceDataError("no rows with split == 'train'", field='split')
@@ -198,7 +203,8 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
                      resume:bool=True,      # resume from this run's checkpoints if a previous call was interrupted
                      save_model:bool=True,  # `save_pretrained` the final model and tokenizer
                      on_step:Callable|None=None, # passed to `fit`
-                     model=None,            # a ready model (e.g. an NLI checkpoint with its head mapped to `labels`); default: `cfg.model` with a new head
+                     model=None,            # a ready model (e.g. an NLI checkpoint with its head mapped to `labels`); default: `cfg.model` with a
+                                            # new head
                      tokenizer=None,        # its tokenizer; default: `cfg.model`'s
                     ) -> TrainResult:
     "Fine-tune `cfg.model` on the train split, evaluate on dev each epoch, predict test; write model, predictions and record."

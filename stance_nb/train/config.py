@@ -22,15 +22,19 @@ _OPTIMIZERS = ('adamw', 'adamax')
 _PRECISIONS = ('auto', 'no', 'fp16', 'bf16')
 _TRUNCATIONS = ('longest_first', 'only_first', 'only_second')
 _SCHEDULE_FIELDS = ('checkpoint_every', 'keep_checkpoints', 'cleanup_checkpoints')   # when checkpoints are written and kept, not what is trained
-_LATER_FIELDS = ('target_key', 'pack', 'compile_optimizer')   # fields added after runs were made (`pack`: `MDLConfig`'s): left out of a run's identity while at their default, so those runs keep their ids
+_LATER_FIELDS = ('target_key', 'pack',
+                 'compile_optimizer')   # fields added after runs were made (`pack`: `MDLConfig`'s): left out of a run's identity while at their
+                                        # default, so those runs keep their ids
 
 @dataclass
 class TrainConfig:
-    "The hyperparameters and switches of one fine-tuning run (what to run is a `RunPlan`); `TrainConfig.preset(name, **changes)` starts from a paper's."
+    """The hyperparameters and switches of one fine-tuning run (what to run is a `RunPlan`); `TrainConfig.preset(name, **changes)` starts from a
+    paper's."""
     model:str='bert-base-multilingual-cased' # Hugging Face Hub id or local folder (loaded with `from_pretrained`)
     lr:float=5e-5                # peak learning rate
     epochs:int=3                 # passes over the training set
-    batch_size:int=16            # examples per optimizer step over all processes (before gradient accumulation); each of N processes takes batch_size/N
+    batch_size:int=16            # examples per optimizer step over all processes (before gradient accumulation); each of N processes takes
+                                 # batch_size/N
     eval_batch_size:int|None=None # examples per evaluation batch; `None`: 2 × `batch_size`
     max_length:int=512           # subword tokens per (target, text) pair, special tokens included
     optimizer:str='adamw'        # 'adamw' (decoupled weight decay) or 'adamax' (MT-DNN's default)
@@ -41,7 +45,8 @@ class TrainConfig:
     max_grad_norm:float|None=1.0 # gradient clipping (L2 norm); `None`: no clipping
     dropout:float|None=0.1       # dropout on all layers (set on the model config); `None`: keep the model's
     grad_accum:int=1             # batches whose gradients are summed per optimizer step
-    mixed_precision:str='auto'   # 'auto' (GPU: bf16 where supported, else fp16; CPU: bf16 with native bf16 instructions, else 'no'), 'no', 'fp16', 'bf16'
+    mixed_precision:str='auto'   # 'auto' (GPU: bf16 where supported, else fp16; CPU: bf16 with native bf16 instructions, else 'no'), 'no', 'fp16',
+                                 # 'bf16'
     seed:int=1                   # seeds model init, dropout, shuffling and upsampling
     group_by_length:bool=True    # batches of similar length (less padding); `False`: plain shuffling
     balance:bool=False           # upsample minority classes of the training split to the majority count
@@ -52,12 +57,14 @@ class TrainConfig:
     keep_checkpoints:int=1       # how many checkpoints to keep on disk
     cleanup_checkpoints:bool=True # delete checkpoints once a run has finished and saved its model
     target_tokens:bool=False     # segment A is one reserved token per target instead of the target's words
-    target_key:str|None=None     # with `target_tokens`: the column whose values get a token each (None: `question_id` if present, else `target`; X-stance Table 5: `topic`)
+    target_key:str|None=None     # with `target_tokens`: the column whose values get a token each (None: `question_id` if present, else `target`;
+                                 # X-stance Table 5: `topic`)
     disk_cache:bool=False        # also cache tokenized data under `outputs/cache/tokenized`
     num_workers:int=0            # DataLoader worker processes
     trust_remote_code:bool=False # allow model code from the Hub (off: only code shipped with transformers runs)
     oom_retry:bool=False         # on GPU out-of-memory, retry with half the batch and twice the accumulation (same effective batch)
-    compile_optimizer:bool=False # Adamax, which has no fused kernel: its step compiled into one (`torch.compile`) in runs of at least `COMPILE_OPTIMIZER_MIN_STEPS` steps; other rounding than the plain step, so a flag
+    compile_optimizer:bool=False # Adamax, which has no fused kernel: its step compiled into one (`torch.compile`) in runs of at least
+                                 # `COMPILE_OPTIMIZER_MIN_STEPS` steps; other rounding than the plain step, so a flag
 
     def validate(self) -> 'TrainConfig':
         "Check types and ranges; raise `ValueError` naming the field and the valid values."
@@ -83,7 +90,8 @@ class TrainConfig:
         return self
 
     def identity(self) -> dict:
-        "The config as a run id sees it (`asdict`) with the checkpoint schedule at its defaults: how often checkpoints are written changes no number, so a run restarted with another schedule finds its own folder and resumes."
+        """The config as a run id sees it (`asdict`) with the checkpoint schedule at its defaults: how often checkpoints are written changes no
+        number, so a run restarted with another schedule finds its own folder and resumes."""
         d = asdict(replace(self, **{f.name: f.default for f in dataclasses.fields(self) if f.name in _SCHEDULE_FIELDS}))
         return {k: v for k, v in d.items() if not (k in _LATER_FIELDS and v == getattr(type(self), k))}
 

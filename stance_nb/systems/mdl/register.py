@@ -26,14 +26,16 @@ def _mdl_config(ctx:Context, model:str):
         cfg = replace(cfg, max_eval_rows=(dev, None))
     return cfg
 
+# %% ../../../nbs/10f_systems.mdl.register.ipynb #59a6a3e1
 def _mdl_budget(ctx:Context):
     cfg = _mdl_config(ctx, encoder_name(ctx)); return cfg, cfg.epochs
 
+# %% ../../../nbs/10f_systems.mdl.register.ipynb #7b137ab1
 def _encoder_settings(row, settings:dict) -> tuple:
-    "The run settings an sdl/mdl job's numbers depend on: its model, the recipe, the attacks' options, and the MT-DNN tokenizer only where the row's model is an MT-DNN checkpoint file."
+    """The run settings an sdl/mdl job's numbers depend on: its model, the recipe, the attacks' options, and the MT-DNN tokenizer only where the
+    row's model is an MT-DNN checkpoint file."""
     m = named_encoder(row, settings)
     return ('models', 'mdl_preset', 'mdl_changes', 'attack_options') + (('mtdnn_tokenizer',) if m and Path(str(m)).is_file() else ())
-
 
 # %% ../../../nbs/10f_systems.mdl.register.ipynb #af3a9648
 @register_system('mdl', joint=True, budget=_mdl_budget, settings=_encoder_settings)

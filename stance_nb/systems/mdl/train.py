@@ -30,12 +30,15 @@ def predict(model:MultiTaskModel, dataset:str, ds:EncodedDataset, tokenizer, bat
     labels = model.tasks[dataset]['labels']
     return [labels[i] for i in predict_logits(RoutedModel(model, dataset), ds, tokenizer, batch_size, accelerator).argmax(-1)]
 
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #a0d2779c
 def _share(idx:np.ndarray, rank:int, world:int) -> np.ndarray:
-    "Process `rank`'s part of one batch over `world` processes; a batch of fewer rows than processes is filled up by repeating them (as Accelerate's `even_batches`)."
+    """Process `rank`'s part of one batch over `world` processes; a batch of fewer rows than processes is filled up by repeating them (as
+    Accelerate's `even_batches`)."""
     idx = np.asarray(idx)
     if len(idx) < world: idx = np.resize(idx, world)
     return idx[rank::world]
 
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #e7e2baff
 class _PlanBatches:
     """One epoch of `batch_plan` as padded batches. Over several processes every process takes its share of **every** batch
     (the same dataset, so the same head), so an optimizer step still covers `batch_size` rows and an epoch as many steps as on one process."""
@@ -62,6 +65,7 @@ class MDLResult:
         "Mean test macro-F1 over the datasets (the benchmark's Avg. column)."
         return float(self.scores.test_f1_macro.mean())
 
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #bc75cf23
 def _select(hist:pd.DataFrame, selection:str) -> dict:
     "dataset -> selected epoch (the first best on ties)."
     if selection == 'last': return dict.fromkeys(hist.dataset.unique(), int(hist.epoch.max()))
@@ -80,7 +84,8 @@ def _as_tasks(datasets, cfg:MDLConfig, seed:int, data_dir=None) -> list[Task]:
     for d in datasets:
         if isinstance(d, str): t = Task.from_registry(d, data_dir=data_dir, train_ratio=cfg.train_ratio, seed=seed)
         elif d.train_ratio == cfg.train_ratio: t = d
-        elif d.train_ratio == 1.0: t = replace(d, frame=subsample_split(d.frame, 'train', frac=cfg.train_ratio, seed=seed), train_ratio=cfg.train_ratio)
+        elif d.train_ratio == 1.0: t = replace(d, frame=subsample_split(d.frame, 'train', frac=cfg.train_ratio, seed=seed),
+                                               train_ratio=cfg.train_ratio)
         else: raise ValueError(f"task {d.name!r} holds {d.train_ratio:.0%} of its training set, the config asks for {cfg.train_ratio:.0%}")
         df = t.frame
         if cfg.max_train_rows: df = subsample_split(df, 'train', n=cfg.max_train_rows, seed=seed)

@@ -21,6 +21,7 @@ def _typed(df:pd.DataFrame) -> pd.DataFrame:
     out.attrs.update(df.attrs)
     return out
 
+# %% ../../../nbs/10e_systems.nli.register.ipynb #c2eb1123
 def _hf_kwargs(ctx) -> dict: return {'local_files_only': True} if ctx.settings.get('local_files_only') else {}
 
 # %% ../../../nbs/10e_systems.nli.register.ipynb #d30b68b1
@@ -28,7 +29,9 @@ def _hf_kwargs(ctx) -> dict: return {'local_files_only': True} if ctx.settings.g
 def _nli_zero_shot(ctx):
     "An MNLI checkpoint scores each test set without training (the paper's BART-MNLI row)."
     name, opt = ctx.row.options.get('model', ctx.row.name), ctx.row.options
-    ckpt = str(opt['checkpoint']) if opt.get('checkpoint') else str(model_of(ctx, name))   # a row of its own checkpoint (the leaderboard's), else the run's models
+    ckpt = str(opt['checkpoint']) if opt.get('checkpoint') else str(model_of(ctx,
+                                                                             name))   # a row of its own checkpoint (the leaderboard's), else the
+                                                                                      # run's models
     prompt = opt['prompt'] if 'prompt' in opt else ezstance_model(name)['prompt']
     model, tok = load_nli_model(ckpt, device=ctx.settings.get('device'), **_hf_kwargs(ctx))
     preds = {}
@@ -41,22 +44,27 @@ def _nli_zero_shot(ctx):
 
 # %% ../../../nbs/10e_systems.nli.register.ipynb #0f083a3e
 def _nli_recipe(ctx) -> dict:
-    "The row's checkpoint, preset, encoder_only and prompt: its own options where it names a `checkpoint`, else its paper row's (`EZSTANCE_MODELS`) with the run's model."
+    """The row's checkpoint, preset, encoder_only and prompt: its own options where it names a `checkpoint`, else its paper row's (`EZSTANCE_MODELS`)
+    with the run's model."""
     o = ctx.row.options
     if o.get('checkpoint'):
-        return dict(model=str(o['checkpoint']), preset=o.get('preset') or 'ezstance_roberta', encoder_only=bool(o.get('encoder_only')), prompt=o.get('prompt', 'none'))
+        return dict(model=str(o['checkpoint']), preset=o.get('preset') or 'ezstance_roberta', encoder_only=bool(o.get('encoder_only')),
+                    prompt=o.get('prompt', 'none'))
     name = o.get('model', ctx.row.name); m = ezstance_model(name)
     return dict(model=str(model_of(ctx, name)), preset=m['preset'], encoder_only=m['encoder_only'], prompt=o.get('prompt', m['prompt']))
 
+# %% ../../../nbs/10e_systems.nli.register.ipynb #9730cb04
 def _nli_config(ctx, r:dict|None=None):
     "The trainer settings of an NLI row (its recipe `r`, default `_nli_recipe`): its preset (the smoke preset in a smoke run) with the run's changes."
     smoke, r = bool(ctx.settings.get('smoke')), r or _nli_recipe(ctx)
     changes = {**dict(model=r['model'], seed=ctx.seed, checkpoint=not smoke), **(ctx.settings.get('train_changes') or {})}
     return ctx.with_schedule(TrainConfig.preset('smoke' if smoke else r['preset'], **{k: v for k, v in changes.items() if v is not None}))
 
+# %% ../../../nbs/10e_systems.nli.register.ipynb #d629170e
 def _nli_budget(ctx):
     cfg = _nli_config(ctx); return cfg, cfg.epochs
 
+# %% ../../../nbs/10e_systems.nli.register.ipynb #c3b32247
 @register_system('nli_finetune', budget=_nli_budget)
 def _nli_finetune(ctx):
     "An MNLI checkpoint fine-tuned on each data key's training set (its prompt: the row's `prompt` option, else the paper's row's)."
