@@ -1,11 +1,13 @@
 "The package's structure, read from its own source: no import circles, modules a reader can hold in mind, layers that point down."
 import ast
 from pathlib import Path
-import pytest
+import pytest, sys
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT/'stance_nb'
 MAX_LINES = 600
+sys.path.insert(0, str(ROOT/'tools'))
+from cell_stats import summary as cell_summary   # the script that prints the export cells' sizes
 
 def _modules() -> dict:
     "Dotted module name -> file, for every module of the package (the generated `_modidx.py` aside)."
@@ -122,12 +124,9 @@ def _private_imports() -> set:
                 found |= {(str(p.relative_to(ROOT)), a.name) for a in node.names if a.name.startswith('_') and not a.name.startswith('__')}
     return found
 
-# still to be made public, in the modules of the command line and the runner/executor (being reworked beside this one)
-_PRIVATE_YET = {'stance_nb/cli/commands.py', 'stance_nb/cli/main.py', 'stance_nb/experiment/executor.py', 'stance_nb/experiment/runner.py'}
-
 def test_no_private_name_is_imported_across_modules():
     "A `_name` stays in its module: a name another module needs is public."
-    assert {(f, n) for f, n in _private_imports() if f not in _PRIVATE_YET} == set()
+    assert _private_imports() == set()
 
 def test_no_two_modules_define_the_same_public_name():
     "Every public name (`__all__`) is defined by one module: no homonyms to confuse a reader or a star import."
@@ -140,7 +139,24 @@ def test_no_two_modules_define_the_same_public_name():
     assert {k: v for k, v in where.items() if len(v) > 1} == {}
 
 def test_functions_stay_short():
-    "No function over 60 lines (the leaderboard's Markdown table aside: that package is being rebuilt beside this one)."
+    "No function over 60 lines."
     long = {f'{p.relative_to(ROOT)}:{n.name}' for p in _modules().values() for n in ast.walk(ast.parse(p.read_text(encoding='utf-8')))
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.end_lineno - n.lineno + 1 > 60}
-    assert long - {'stance_nb/leaderboard.py:to_markdown'} == set()
+    assert long == set()
+
+def test_lines_fit_the_page():
+    "No line of the package over 150 characters."
+    long = [f'{p.relative_to(ROOT)}:{i}' for p in _modules().values()
+            for i, l in enumerate(p.read_text(encoding='utf-8').splitlines(), start=1) if len(l) > 150]
+    assert long == []
+
+@pytest.mark.parametrize('wing', ['leaderboard', 'systems'])
+def test_wings_are_packages(wing):
+    "The leaderboard and the systems are packages of several modules, not flat modules beside the rest."
+    assert (PKG/wing/'__init__.py').exists() and not (PKG/f'{wing}.py').exists()
+    assert len([p for p in (PKG/wing).rglob('*.py') if p.name != '__init__.py']) >= 4
+
+def test_export_cells_are_small():
+    "Export cells of the library notebooks: at most 20 lines and 1.3 definitions each on average (`python tools/cell_stats.py`)."
+    s = cell_summary(ROOT)
+    assert s['mean_lines'] <= 20 and s['mean_definitions'] <= 1.3, {k: s[k] for k in ('cells', 'mean_lines', 'mean_definitions')}
