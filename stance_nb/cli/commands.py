@@ -28,7 +28,7 @@ def _check(kind:str, names, valid):
     if bad := [n for n in ([names] if isinstance(names, str) else names) if n not in valid]:
         raise UsageError(f"unknown {kind} {', '.join(map(repr, bad))}; valid {kind}s: {', '.join(sorted(valid))}")
 
-# %% ../../nbs/12a_cli.commands.ipynb #57f2fba9
+# %% ../../nbs/12a_cli.commands.ipynb #c0fff68f
 def _summary(rows:list) -> tuple[dict, dict]:
     "Mean and sample std of every numeric metric over runs (`stance_nb.metrics.summarize`; the std of one run is undefined: null)."
     from stance_nb.metrics import summarize
@@ -37,14 +37,14 @@ def _summary(rows:list) -> tuple[dict, dict]:
     s = {k: summarize([r[k] for r in rows]) for k in keys}
     return {k: v['mean'] for k, v in s.items()}, {k: None if math.isnan(v['std']) else v['std'] for k, v in s.items()}
 
-# %% ../../nbs/12a_cli.commands.ipynb #4e74e172
+# %% ../../nbs/12a_cli.commands.ipynb #333702f3
 def _record(out_dir) -> str|None:
     return str(Path(out_dir)/'record.json') if out_dir is not None else None
 
-# %% ../../nbs/12a_cli.commands.ipynb #3c013e8f
+# %% ../../nbs/12a_cli.commands.ipynb #730b9193
 def _flat(prefix:str, d:dict) -> dict: return {f'{prefix}_{k}': v for k, v in d.items()}
 
-# %% ../../nbs/12a_cli.commands.ipynb #f0542ad0
+# %% ../../nbs/12a_cli.commands.ipynb #f0a7ed8e
 def _load(spec, args, need_train:bool=True):
     "The tidy table of `spec` (`stance_nb.experiment.load_data`); commands that read only a test split need no train rows."
     from stance_nb.data import load, DATASETS
@@ -55,7 +55,7 @@ def _load(spec, args, need_train:bool=True):
     df = load(spec.dataset, args.data_dir, **opts)
     return prepare_data(df, label_map=prep['label_map']) if prep.get('label_map') else df
 
-# %% ../../nbs/12a_cli.commands.ipynb #23723100
+# %% ../../nbs/12a_cli.commands.ipynb #17a91e95
 def _data_summary(spec, df) -> dict:
     "What a command ran on: key, dataset, options, rows per split, labels, pair."
     return dict(key=spec.key, dataset=spec.dataset, options=dict(spec.options), labels=list(df.attrs.get('labels') or []),
@@ -80,7 +80,7 @@ def announce_cost(cfg, frames:list, runs:int=1) -> dict|None:
           f"≈ {duration_text(est[0])}, predicting {n_pr:,} ≈ {duration_text(est[1])}; measured on a few steps here)", flush=True)
     return dict(train_seconds=est[0], predict_seconds=est[1], train_examples=n_tr, predict_examples=n_pr, tokens=length)
 
-# %% ../../nbs/12a_cli.commands.ipynb #254e149c
+# %% ../../nbs/12a_cli.commands.ipynb #f3b3e924
 def _train(args) -> dict:
     from stance_nb.data import DATASETS
     from stance_nb.train import TrainConfig, RunPlan, PRESETS, MOVED_PRESETS, train_classifier, grid_search
@@ -121,7 +121,7 @@ def _train(args) -> dict:
     mean, std = _summary(runs)
     return dict(res, runs=runs, mean=mean, std=std, n=len(runs), records=records)
 
-# %% ../../nbs/12a_cli.commands.ipynb #8132d0ec
+# %% ../../nbs/12a_cli.commands.ipynb #6d13ba59
 def _mdl(args) -> dict:
     from stance_nb.data import DATASETS, load
     from stance_nb.systems.mdl import MDLConfig, MDL_PRESETS, Task, train_mdl
@@ -160,7 +160,7 @@ def _test_scores(scores) -> dict:
         out.setdefault(row, {})[metric] = dict(mean=sm['mean'], std=None if math.isnan(sm['std']) else sm['std'], n=sm['n'], values=v)
     return out
 
-# %% ../../nbs/12a_cli.commands.ipynb #20956157
+# %% ../../nbs/12a_cli.commands.ipynb #1f93b1b2
 def _baselines(args) -> dict:
     "Majority, random and fastText as rows of an ad-hoc experiment over the command's data (`stance_nb.experiment.run`)."
     from stance_nb.systems.baselines import FASTTEXT_PRESETS
@@ -233,7 +233,7 @@ def _read_pred(path:str, column:str, id_column:str='id') -> tuple[list, list|Non
                               expected='an id on every line or on none')
     return [r['label'] for n, r in recs], [r['id'] for n, r in recs] if with_id else None, [n for n, r in recs]
 
-# %% ../../nbs/12a_cli.commands.ipynb #d15f6143
+# %% ../../nbs/12a_cli.commands.ipynb #341248ff
 def match_predictions(test, labels:list, ids:list|None, rows:list, path:str) -> tuple[list, str]:
     """`labels` in the order of the `test` rows, and how they were matched: by id when the predictions carry ids (an id
     repeated, one the test split does not have, or a test row without a prediction is refused by name), else by position."""
@@ -256,7 +256,7 @@ def match_predictions(test, labels:list, ids:list|None, rows:list, path:str) -> 
                               expected='one prediction per test id')
     return [labels[seen[g]] for g in gold], 'id'
 
-# %% ../../nbs/12a_cli.commands.ipynb #aa880c17
+# %% ../../nbs/12a_cli.commands.ipynb #95212c39
 def _evaluate(args) -> dict:
     """Score a predictions file on the test split with the dataset's official metric (X-stance: its official table too).
     Predictions are matched to the test rows by id; a file without ids is matched by position, and the result says so."""
@@ -281,7 +281,7 @@ def _push(args) -> dict:
     from stance_nb.publish import push_run
     return dict(command='push', **push_run(args.run, args.repo_id, data_dir=args.data_dir, dry_run=args.dry_run, private=args.private))
 
-# %% ../../nbs/12a_cli.commands.ipynb #aadc1e49
+# %% ../../nbs/12a_cli.commands.ipynb #e8d305bf
 def _attack(args) -> dict:
     "Write an attacked copy of a split: `stance_nb.attacks.apply_attack` on its input segments, labels untouched."
     from stance_nb.attacks import ATTACKS, apply_attack, input_columns
@@ -303,7 +303,7 @@ def _attack(args) -> dict:
     return dict(command='attack', dataset=spec.key, attack=args.attack, seed=args.seed, split=args.split, columns=list(cols),
                 n=len(out), changed=changed, output=str(path))
 
-# %% ../../nbs/12a_cli.commands.ipynb #2ee7746f
+# %% ../../nbs/12a_cli.commands.ipynb #7a495606
 def _download(args) -> dict:
     from stance_nb.data import DATASETS, download
     _check('dataset', args.dataset, DATASETS)
@@ -336,6 +336,9 @@ def _reproduce(args) -> dict:
     P = reproduce_args(args.experiment, args.parameters)
     exp = get_experiment(args.experiment)
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
+    if args.data_dir and not Path(args.data_dir).expanduser().is_dir():
+        raise UsageError(f"--data-dir {args.data_dir}: no such folder (expected the folder that holds each dataset's folder)")
+    if args.data_dir: os.environ['STANCE_NB_DATA'] = str(Path(args.data_dir).expanduser().resolve())   # every dataset of the run
     if P.smoke:   # fixtures and tiny models come from the test utilities, which the package itself never imports
         raise UsageError(f"smoke runs are the result notebook's: papermill -k python3 nbs/run_{exp.name}.ipynb out.ipynb -p smoke True")
     ex = _executor(args, P.as_dict())
@@ -347,7 +350,7 @@ def _reproduce(args) -> dict:
                 tables={t: cmp.to_dict('records') for t, cmp in tables.items()}, skipped=result.skipped,
                 conditions=result.conditions, records=records, kept=_keep_records(args, records))
 
-# %% ../../nbs/12a_cli.commands.ipynb #2d9e2a6c
+# %% ../../nbs/12a_cli.commands.ipynb #0b5a4848
 def _keep_records(args, records:list) -> list:
     "`--keep-records DIR`: the run's job records and predictions copied into DIR (`export_jobs`); the folders written."
     from stance_nb.experiment import export_jobs
@@ -370,7 +373,7 @@ def _leaderboard_args(args):
         raise UsageError("smoke runs are the result notebook's: papermill -k python3 nbs/run_leaderboard.ipynb out.ipynb -p smoke True")
     return LeaderboardArgs(**given).checked()
 
-# %% ../../nbs/12a_cli.commands.ipynb #79f0be75
+# %% ../../nbs/12a_cli.commands.ipynb #a10397bb
 def _imported(args) -> dict:
     "`--import-tables FOLDER`: one leaderboard of the committed tables in FOLDER (`import_leaderboard`); a run's options are refused."
     from stance_nb.leaderboard.params import LeaderboardArgs
@@ -384,7 +387,7 @@ def _imported(args) -> dict:
     return dict(command='leaderboard', imported=True, table=lb.table.to_dict('records'), stats=lb.stats, files=lb.files,
                 conditions=lb.result.conditions)
 
-# %% ../../nbs/12a_cli.commands.ipynb #3f085ff4
+# %% ../../nbs/12a_cli.commands.ipynb #67b0f2c0
 def _leaderboard(args) -> dict:
     "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`); or import committed tables."
     from stance_nb.leaderboard.spec import LEADERBOARD_SYSTEMS
@@ -420,7 +423,7 @@ def _executor(args, P:dict):
                               jobs_per_gpu=getattr(args, 'jobs_per_gpu', None), **opts)
     except ValueError as e: raise UsageError(str(e))
 
-# %% ../../nbs/12a_cli.commands.ipynb #8b3d07f3
+# %% ../../nbs/12a_cli.commands.ipynb #f8bea1f2
 def _throughput(throughput:str|None) -> dict|None:
     "`--throughput`: declared examples/s per model, from JSON or a JSON file."
     if not throughput: return None
@@ -431,7 +434,7 @@ def _throughput(throughput:str|None) -> dict|None:
         raise UsageError(f"--throughput: expected {{\"model\": {{\"train\": examples/s, \"predict\": examples/s}}}}, got {throughput!r}")
     return tp
 
-# %% ../../nbs/12a_cli.commands.ipynb #13dd4a7e
+# %% ../../nbs/12a_cli.commands.ipynb #37bb9516
 def _priced(prep, throughput:dict|None, ex) -> tuple[dict, dict]:
     "`--plan`: the planned jobs still to run priced (`plan_cost`; without a GPU, timed on this CPU), printed; the summary and per-row totals."
     from stance_nb.experiment import plan_cost, plan_text
@@ -439,7 +442,7 @@ def _priced(prep, throughput:dict|None, ex) -> tuple[dict, dict]:
     print(plan_text(df, summary))
     return summary, {r: dict(jobs=len(g), device_hours=round(g.seconds.dropna().sum() / 3600, 2)) for r, g in df.groupby('row', sort=False)}
 
-# %% ../../nbs/12a_cli.commands.ipynb #f7492e42
+# %% ../../nbs/12a_cli.commands.ipynb #39cb4043
 def _plan(exp, P, ex, throughput:str|None, reuse_from:list=()) -> dict:
     "`--plan`: the jobs still to run, their estimated device time, device-hours and wall time on 1, 4 and 16 workers; nothing runs."
     from stance_nb.experiment import run_arguments, prepare

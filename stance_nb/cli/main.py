@@ -22,7 +22,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
-# %% ../../nbs/12b_cli.main.ipynb #4b64ecf0
+# %% ../../nbs/12b_cli.main.ipynb #cdbe0ec4
 _HELP = dict(
     baselines='majority, random and fastText (grid chosen on dev) on one dataset: test scores',
     train='fine-tune a classifier on one dataset (stance_nb.train)',
@@ -43,7 +43,7 @@ def _baselines_options(b):
     b.add_argument('--fasttext-preset', default='benchmark', choices=sorted(FASTTEXT_PRESETS),
                    help='fastText recipe (stance_nb.systems.baselines.FASTTEXT_PRESETS)')
 
-# %% ../../nbs/12b_cli.main.ipynb #fcf11c1e
+# %% ../../nbs/12b_cli.main.ipynb #a0f5c5e5
 def _train_options(t):
     from stance_nb.train import TrainConfig, RunPlan
     data_options(t); common_options(t)
@@ -51,14 +51,14 @@ def _train_options(t):
     add_config_options(t, TrainConfig)
     add_config_options(t, RunPlan, skip=PLAN_SKIP)
 
-# %% ../../nbs/12b_cli.main.ipynb #76541c02
+# %% ../../nbs/12b_cli.main.ipynb #fa3e3434
 def _mdl_options(m):
     from stance_nb.systems.mdl import MDLConfig
     m.add_argument('--datasets', type=split_names, default=[], help='comma-separated registered dataset names')
     data_options(m, required=False); common_options(m)
     add_config_options(m, MDLConfig, aliases={'pair_head': ['--head']})
 
-# %% ../../nbs/12b_cli.main.ipynb #3661b364
+# %% ../../nbs/12b_cli.main.ipynb #ce7e687c
 def _predict_options(pr):
     pr.add_argument('--run', required=True, help='a `train` or `mdl` run folder (or its model folder), a baselines job folder or a fastText model')
     pr.add_argument('--input', required=True, help='the CSV (or TSV with --sep) to label')
@@ -76,7 +76,7 @@ def _predict_options(pr):
                     help="transformers: the forward's precision (default auto: bf16 on GPUs and on CPUs with native bf16, as training; no: fp32)")
     run_options(pr, seeds=False)
 
-# %% ../../nbs/12b_cli.main.ipynb #5721fda0
+# %% ../../nbs/12b_cli.main.ipynb #61f42b26
 def _evaluate_options(e):
     data_options(e)
     e.add_argument('--predictions', required=True, help='official JSONL ({"label": ...} per line, with "id" or in test-file order), '
@@ -86,7 +86,7 @@ def _evaluate_options(e):
                    '(a file without ids: by position, and the result says so)')
     e.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
-# %% ../../nbs/12b_cli.main.ipynb #648562aa
+# %% ../../nbs/12b_cli.main.ipynb #91a2214f
 def _attack_options(a):
     data_options(a)
     a.add_argument('--attack', required=True, help='spelling, negation or paraphrase (stance_nb.attacks.ATTACKS)')
@@ -96,7 +96,7 @@ def _attack_options(a):
     a.add_argument('--translation-models', type=split_names, help='paraphrase: the en->x and x->en models (Hub ids or folders)')
     a.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
-# %% ../../nbs/12b_cli.main.ipynb #1adf102b
+# %% ../../nbs/12b_cli.main.ipynb #365f063c
 def _push_options(p):
     p.add_argument('run', help='a train or MDL run folder with a saved model (train or mdl without --no-save-model)')
     p.add_argument('repo_id', help="the Hub repository, 'user/name'")
@@ -105,14 +105,14 @@ def _push_options(p):
     p.add_argument('--private', action='store_true', help='create the repository private')
     p.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
-# %% ../../nbs/12b_cli.main.ipynb #56c4ab60
+# %% ../../nbs/12b_cli.main.ipynb #ffdf534e
 def _download_options(d):
     d.add_argument('dataset', help='a registered dataset name')
     d.add_argument('--data-dir', help='data directory (default: $STANCE_NB_DATA or the cache)')
     d.add_argument('--force', action='store_true', help='download again even when the files are there')
     d.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
-# %% ../../nbs/12b_cli.main.ipynb #f397053e
+# %% ../../nbs/12b_cli.main.ipynb #3679cc97
 LEADERBOARD_ALIASES = {'reuse_from': ['--from'], 'encoder_preset': ['--preset'], 'n_resamples': ['--resamples']}   # older spellings kept
 
 def reproduce_parameters() -> str:
@@ -121,7 +121,7 @@ def reproduce_parameters() -> str:
     RUN_ARGS.load_plugins()
     return 'parameters (-p NAME=VALUE): ' + '; '.join(f"{name}: {', '.join(cls.annotations())}" for name, cls in sorted(RUN_ARGS.items()))
 
-# %% ../../nbs/12b_cli.main.ipynb #7610b9cc
+# %% ../../nbs/12b_cli.main.ipynb #f57dbc8f
 def _reproduce_options(r):
     from stance_nb.experiment.spec import EXECUTORS
     r.add_argument('experiment', help=f"one of {', '.join(sorted(paper_modules()))} (the registered papers)")
@@ -130,6 +130,7 @@ def _reproduce_options(r):
                         "as `-p name=value` or papermill's `-p name value`")
     r.epilog = reproduce_parameters()
     run_options(r, seeds=False)
+    r.add_argument('--data-dir', help='data directory of the datasets (default: $STANCE_NB_DATA or the cache)')
     x = r.add_argument_group('where the jobs run (workers share the job store; a job is never run twice)')
     x.add_argument('--executor', choices=list(EXECUTORS), help="local (this process; the default), submitit-local (worker processes "
                    "on this machine, one GPU each), submitit (a Slurm job array)")
@@ -153,7 +154,7 @@ def _reproduce_options(r):
     s.add_argument('--slurm-config',
                    help="a YAML file of submitit parameters (its AutoExecutor names: timeout_min, gpus_per_node, slurm_partition, ...)")
 
-# %% ../../nbs/12b_cli.main.ipynb #d58d129e
+# %% ../../nbs/12b_cli.main.ipynb #5f1077ee
 def _leaderboard_options(b):
     from stance_nb.leaderboard.params import LeaderboardArgs
     b.add_argument('--import-tables', metavar='FOLDER', help='no run: one leaderboard of the committed tables of earlier runs in FOLDER '
@@ -167,7 +168,7 @@ def _leaderboard_options(b):
     b.set_defaults(wait=False, detach=False, slurm_config=None)
     run_options(b, seeds=False)
 
-# %% ../../nbs/12b_cli.main.ipynb #ea44332b
+# %% ../../nbs/12b_cli.main.ipynb #b20fe876
 _OPTIONS = dict(baselines=_baselines_options, train=_train_options, mdl=_mdl_options, predict=_predict_options, evaluate=_evaluate_options,
                 attack=_attack_options, download=_download_options, reproduce=_reproduce_options, leaderboard=_leaderboard_options,
                 presets=lambda p: None, push=_push_options)
@@ -206,7 +207,7 @@ def set_threads(n:int, # threads for torch here and for OpenMP/MKL in child proc
     os.environ.update(OMP_NUM_THREADS=str(n), MKL_NUM_THREADS=str(n))
     torch.set_num_threads(n)
 
-# %% ../../nbs/12b_cli.main.ipynb #7abb4275
+# %% ../../nbs/12b_cli.main.ipynb #db790749
 @contextlib.contextmanager
 def _stdout_to_stderr():
     "Send all output to stdout (Python's, C libraries', child processes') to stderr while the block runs."
@@ -218,7 +219,7 @@ def _stdout_to_stderr():
     finally:
         sys.stdout.flush(); os.dup2(saved, 1); os.close(saved)
 
-# %% ../../nbs/12b_cli.main.ipynb #a3b08b23
+# %% ../../nbs/12b_cli.main.ipynb #b9c945a2
 def _jsonable(o):
     "`o` with NaN/inf as None and paths and other objects as text, so `json.dumps` writes strict JSON."
     if isinstance(o, dict): return {str(k): _jsonable(v) for k, v in o.items()}
@@ -243,20 +244,20 @@ def run_command(argv:list|None=None, # arguments without the program name (defau
     try: return COMMANDS[args.command](args)
     except UsageError as e: usage(e)
 
-# %% ../../nbs/12b_cli.main.ipynb #91051762
+# %% ../../nbs/12b_cli.main.ipynb #0cfb53a3
 def _is_main_process() -> bool:
     try:
         from accelerate import PartialState
         return PartialState().is_main_process
     except Exception: return True
 
-# %% ../../nbs/12b_cli.main.ipynb #5d64a5d4
+# %% ../../nbs/12b_cli.main.ipynb #6b4303a9
 def _one_line(e:BaseException) -> str:
     "An error as one line: its own message when the library wrote it to be read, else its type and first line."
     msg = (str(e).strip().splitlines() or [''])[0]
     return msg if isinstance(e, (StanceDataError, FileNotFoundError, UsageError)) else f"{type(e).__name__}: {msg}"
 
-# %% ../../nbs/12b_cli.main.ipynb #25120e90
+# %% ../../nbs/12b_cli.main.ipynb #8bd8905a
 def main(argv:list|None=None) -> int:
     """Entry point of `python -m stance_nb.cli` and the `stance_nb` console script: run, print the result as JSON (main process only).
     Errors end as one line: exit status 2 for a wrong name, option or value (before any work), 1 for data or a run that
