@@ -66,6 +66,8 @@ CASES = {   # name -> (argv from (data folder, data options, run folder, tmp_pat
                                               '--max-train', '0', '--output-dir', str(t/'out')], 2, r"--max-train: expected a whole number >= 1"),
     'attack_paraphrase_offline': (lambda d, o, r, t: ['attack', *o, '--attack', 'paraphrase', '--output', str(t/'a.csv')], 1,
                                   r"Helsinki-NLP/opus-mt-en-de.*--translation-models"),
+    'reproduce_data_dir_missing': (lambda d, o, r, t: ['reproduce', 'benchmark', '--plan', '--data-dir', str(t/'no-such-folder')], 2,
+                                   r"--data-dir .*no-such-folder: no such folder"),
     'download_data_dir_is_a_file': (lambda d, o, r, t: ['download', 'semeval2016t6', '--data-dir', str(_write(t/'afile', 'x'))], 2,
                                     r'--data-dir .*afile.* is a file'),
     'reproduce_missing_model': (lambda d, o, r, t: ['reproduce', 'benchmark', '-p', 'rows=BERT_SDL', '-p', f"model={t/'no_such_model'}",
