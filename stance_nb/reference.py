@@ -102,7 +102,8 @@ def compare(ours,                      # our per-seed scores: DataFrame/records 
             if f is None: raise ValueError(f"cannot convert unit {unit!r} to {u!r}")
             s = dict(mean=s['mean']*f, std=s['std']*f, n=s['n'])
         note = refi.loc[k, 'note'] if inpaper else ''
-        status = ('not in paper' if not inpaper else ('unverified in paper' if note.startswith('UNVERIFIED') else 'unreadable in paper') if math.isnan(pv)
+        status = ('not in paper' if not inpaper
+                  else ('unverified in paper' if note.startswith('UNVERIFIED') else 'unreadable in paper') if math.isnan(pv)
                   else 'missing ours' if s is None else 'ok')
         out.append(dict(row=k[0], column=k[1], metric=k[2], unit=u, paper=pv,
                         ours_mean=s['mean'] if s else float('nan'), ours_std=s['std'] if s else float('nan'), n=s['n'] if s else 0,

@@ -158,7 +158,8 @@ def low_resource(df:pd.DataFrame, name:str, sdir:str|Path, ratio:float=1.0) -> p
     return df[mask].reset_index(drop=True)
 
 # %% ../../nbs/01b_data.benchmark.ipynb #5c1aa493
-_CITE = "Schiller, Daxenberger & Gurevych (2021). Stance detection benchmark: How robust is your stance detection? KI - Kuenstliche Intelligenz 35, 329-341."
+_CITE = ("Schiller, Daxenberger & Gurevych (2021). Stance detection benchmark: How robust is your stance detection? "
+         "KI - Kuenstliche Intelligenz 35, 329-341.")
 
 def _benchmark(name, labels, pair, folder, files, citation, license, source, domain, options=None, url=None):
     def deco(build):
@@ -307,8 +308,9 @@ def load_semeval2016t6(folder, sdir):
                              text=require_text(r[c['Tweet']], fp, i+1, 'Tweet', 'tweet'), label=r[c['Stance']],
                              opinion_towards=r[c['Opinion towards']], sentiment=r[c['Sentiment']]))
     for f, recs in data.items():
-        if len(used[f]) != len(recs) - 1: raise StanceDataError(f"the split files use {len(used[f])} of its {len(recs)-1} tweets",
-                                                                path=folder/_SE16_FILES[f], expected="the benchmark's split files for this exact release")
+        if len(used[f]) != len(recs) - 1:
+            raise StanceDataError(f"the split files use {len(used[f])} of its {len(recs)-1} tweets", path=folder/_SE16_FILES[f],
+                                  expected="the benchmark's split files for this exact release")
     return _frame(rows, ['id', 'split', 'target', 'text', 'label', 'opinion_towards', 'sentiment'])
 
 # %% ../../nbs/01b_data.benchmark.ipynb #00f93a0e
@@ -348,8 +350,8 @@ def _se19_posts(zpath) -> dict:
             if 'data' in d:
                 dd = d['data']
                 if 'body' in dd: posts[dd['id']] = (dd['body'], 'reddit', event, False, m, 'body')
-                elif dd.get('children') and isinstance(dd['children'][0],
-                                                       dict): posts[dd['children'][0]['data']['id']] = (dd['children'][0]['data']['title'], 'reddit', event, False, m, 'title')
+                elif dd.get('children') and isinstance(dd['children'][0], dict):
+                    posts[dd['children'][0]['data']['id']] = (dd['children'][0]['data']['title'], 'reddit', event, False, m, 'title')
                 elif dd.get('children'): posts[str(dd['children'][0])] = ('', 'reddit', event, True, m, 'children')
                 else: raise StanceDataError("Reddit object with neither body, title nor children", path=zpath, field=m,
                                             expected="a Reddit 't1' reply, 'Listing' source or 'more' stub")
@@ -360,8 +362,9 @@ def _se19_posts(zpath) -> dict:
 
 # %% ../../nbs/01b_data.benchmark.ipynb #89b4b6d3
 def _se19_key(key, where, zpath=None):
-    if 'subtaskaenglish' not in key: raise StanceDataError("no 'subtaskaenglish' key", path=zpath or where,
-                                                           field=where if zpath else 'subtaskaenglish', expected="a RumourEval key file with 'subtaskaenglish'")
+    if 'subtaskaenglish' not in key:
+        raise StanceDataError("no 'subtaskaenglish' key", path=zpath or where, field=where if zpath else 'subtaskaenglish',
+                              expected="a RumourEval key file with 'subtaskaenglish'")
     return key['subtaskaenglish']
 
 # %% ../../nbs/01b_data.benchmark.ipynb #1ecd986e
@@ -424,8 +427,9 @@ def load_snopes(folder, sdir):
         if not evid: continue  # an empty evidence field: no FGE selected, no stance pair (as in the benchmark)
         c = claims.setdefault(r[0], dict(target=require_text(r[6], path, i, 'Claim', 'claim').lower(), label=r[11], evidence={}))
         for e in evid:
-            if not e.isdigit() or int(e) >= len(fges): raise StanceDataError(f"evidence number {e!r} but {len(fges)} snippets", path=path, row=i,
-                                                                             field='Evidence (FGE numbers)', expected='numbers of snippets in Snippets (ETS)')
+            if not e.isdigit() or int(e) >= len(fges):
+                raise StanceDataError(f"evidence number {e!r} but {len(fges)} snippets", path=path, row=i,
+                                      field='Evidence (FGE numbers)', expected='numbers of snippets in Snippets (ETS)')
             c['evidence'][e] = require_text(fges[int(e)], path, i, 'Snippets (ETS)', f'evidence sentence {e}').lower()
     rows, seen = [], set()
     for s in SPLITS:
@@ -567,7 +571,8 @@ class _SCDFiles:
                 self.names = {'stance/' + p.relative_to(base).as_posix() for p in base.rglob('*') if p.is_file()}
                 return
         raise StanceDataError("missing file of dataset 'scd'. "
-            f"{'Download http://www.hlt.utdallas.edu/~saidul/stance/stance.zip into <data_dir>/scd/.'}", path=zp, expected='stance.zip or its unpacked stance/<topic>/ folders')
+            f"{'Download http://www.hlt.utdallas.edu/~saidul/stance/stance.zip into <data_dir>/scd/.'}", path=zp,
+            expected='stance.zip or its unpacked stance/<topic>/ folders')
     def text(self, member:str) -> str:
         if self.z is None: return (self.base/member[len('stance/'):]).read_bytes().decode('iso-8859-1')
         return _zip_text(self.z, self.path, member, 'iso-8859-1')

@@ -105,7 +105,8 @@ def load(name:str,            # a key of `DATASETS`
     if source not in ('files', 'hub'): raise ValueError(f"source must be 'files' or 'hub', got {source!r}")
     valid = info.options if source == 'files' else {}   # a Hub copy is read whole: no loader options
     if unknown := sorted(set(options) - set(valid)):
-        raise TypeError(f"unknown option(s) {unknown} for dataset {name!r}{'' if source == 'files' else ' read from the Hub'}; valid: {sorted(valid)}")
+        raise TypeError(f"unknown option(s) {unknown} for dataset {name!r}{'' if source == 'files' else ' read from the Hub'}; "
+                        f"valid: {sorted(valid)}")
     folder = None if info.folder is None or source == 'hub' else _data_dir(data_dir, info.folder)
     if folder is not None and not folder.is_dir():
         raise StanceDataError(f"dataset {name!r} not found. {info.source}", path=folder, expected=f"the files {list(info.files)}")

@@ -157,8 +157,9 @@ def _tidy(parts:list, labels, split:str, split_map, allow_empty_text:bool, label
     frames, has_target = [], None
     for fsplit, path, raw, rows, colmap in parts:
         tgt = colmap['target'] is not None
-        if has_target is not None and tgt != has_target: raise StanceDataError('some files have a target column and some do not', path=path,
-                                                                               field=colmap['target'] or 'target', expected='the same columns in every file')
+        if has_target is not None and tgt != has_target:
+            raise StanceDataError('some files have a target column and some do not', path=path,
+                                  field=colmap['target'] or 'target', expected='the same columns in every file')
         has_target = tgt
         frames.append(_part(fsplit, path, raw, list(rows), colmap, split, split_map, label_ok, allow_empty_text))
     df = pd.concat(frames, ignore_index=True)
@@ -218,8 +219,8 @@ def load_jsonl(folder, path=None, columns:dict|None=None, labels=None, label_map
         colmap = _column_map(dict(columns or {}), found, p)
         core = [c for c in colmap.values() if c is not None]
         for i, r in recs:
-            if miss := [colmap[k] for k in ('text', 'label', 'target', 'id',
-                                            'split') if colmap[k] is not None and colmap[k] not in r]: raise StanceDataError('missing field', path=p, row=i, field=miss[0], expected=f'fields {core}')
+            if miss := [colmap[k] for k in ('text', 'label', 'target', 'id', 'split') if colmap[k] is not None and colmap[k] not in r]:
+                raise StanceDataError('missing field', path=p, row=i, field=miss[0], expected=f'fields {core}')
         raw = pd.DataFrame({c: pd.Series([r[c] for _, r in recs], dtype=object) for c in core})   # values as written (7 stays 7)
         if extra := [c for c in found if c not in core]:   # other fields: the types pandas infers from the JSON values
             raw = pd.concat([raw, pd.DataFrame([{c: r.get(c) for c in extra} for _, r in recs])], axis=1)

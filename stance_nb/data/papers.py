@@ -195,15 +195,25 @@ def _norm_kw(s:str) -> str: return re.sub(r'[^a-z0-9]', '', str(s).lower())
 
 # %% ../../nbs/01a_data.papers.ipynb #d49c1171
 EZSTANCE_DOMAINS = {  # abbreviation: (name, folder in the release, query keywords of paper Table 3)
-    'CE': ('Covid Epidemic', 'covid19_domain', ['epidemic prevention', 'living with covid', 'herd-immunity', 'WFH', 'booster', 'vaccine', 'mask mandate', 'FDA', 'post-covid', 'Fauci']),
-    'WE': ('World Events', 'world_event_domain', ['world news', 'Ukraine', 'Russia', 'migrant', 'NATO', 'China', 'Mideast', 'negative population '
-        'growth', 'terrorism']),
-    'EdC': ('Education and Culture', 'education_and_culture_domain', ['public education', 'pop culture', 'cultural output', 'home schooling', 'AI assistance writing', 'arming teachers', 'private education', 'international student']),
-    'EnC': ('Entertainment and Consumption', 'consumption_and_entertainment_domain', ['prices', 'gasoline price', 'online shopping', 'TikTok', 'iPhone', 'Reels', 'Disney', 'medical insurance', 'ethical consumption', 'vegetarian']),
+    'CE': ('Covid Epidemic', 'covid19_domain',
+           ['epidemic prevention', 'living with covid', 'herd-immunity', 'WFH', 'booster', 'vaccine', 'mask mandate', 'FDA', 'post-covid', 'Fauci']),
+    'WE': ('World Events', 'world_event_domain',
+           ['world news', 'Ukraine', 'Russia', 'migrant', 'NATO', 'China', 'Mideast', 'negative population growth', 'terrorism']),
+    'EdC': ('Education and Culture', 'education_and_culture_domain',
+            ['public education', 'pop culture', 'cultural output', 'home schooling', 'AI assistance writing', 'arming teachers',
+             'private education', 'international student']),
+    'EnC': ('Entertainment and Consumption', 'consumption_and_entertainment_domain',
+            ['prices', 'gasoline price', 'online shopping', 'TikTok', 'iPhone', 'Reels', 'Disney', 'medical insurance', 'ethical consumption',
+             'vegetarian']),
     'S': ('Sports', 'sports_domain', ['World Cup', 'NBA', "men's football", "women's football", 'NCAA', 'MLB', 'NFL', 'WWE']),
-    'R': ('Rights', 'rights_domain', ['gender equality', 'equal rights', "women's rights", 'LGBTQ', 'BLM', 'doctors and patients', 'racism', 'Asian hate', 'gun control']),
-    'EP': ('Environmental Protection', 'environmental_protection_domain', ['climate change', 'clean energy', 'environmental awareness', 'environmental protection agency', 'shut down coal plants', 'nuclear energy', 'electric vehicle']),
-    'P': ('Politics', 'politic', ['government', 'republican', 'reform', 'leftists', 'democrat', 'democracy', 'right-wing', 'politic', 'presidential debate', 'presidential election', 'midterm election']),
+    'R': ('Rights', 'rights_domain',
+          ['gender equality', 'equal rights', "women's rights", 'LGBTQ', 'BLM', 'doctors and patients', 'racism', 'Asian hate', 'gun control']),
+    'EP': ('Environmental Protection', 'environmental_protection_domain',
+           ['climate change', 'clean energy', 'environmental awareness', 'environmental protection agency', 'shut down coal plants',
+            'nuclear energy', 'electric vehicle']),
+    'P': ('Politics', 'politic',
+          ['government', 'republican', 'reform', 'leftists', 'democrat', 'democracy', 'right-wing', 'politic', 'presidential debate',
+           'presidential election', 'midterm election']),
 }
 def _ez_domains(): return EZSTANCE_DOMAINS
 
@@ -239,6 +249,18 @@ def _read_ez(path:Path, text_column:str) -> pd.DataFrame:
                                                              expected=f'one of {list(EZSTANCE_LABELS)}')
         require_text(t, path, i, text_column); require_text(tgt, path, i, 'Target 1', what='target')
     return df
+
+# %% ../../nbs/01a_data.papers.ipynb #e2a7c4d1
+def _ez_target_types(df, folder, subtask, target_type, dom_dir, fsplit, path, text_column) -> list:
+    "Each row's target type: `target_type`, or for 'mixed' 'claim' where the claim file has its text and target, else 'noun_phrase'."
+    if target_type != 'mixed': return [target_type]*len(df)
+    try:
+        cp = _ez_file(folder, subtask, 'claim', dom_dir, False, fsplit)
+        claims = read_table(cp, required=_EZ_COLS)
+        pairs = set(zip(claims[text_column] if text_column in claims else claims['Text'], claims['Target 1']))
+        return ['claim' if p in pairs else 'noun_phrase' for p in zip(df[text_column], df['Target 1'])]
+    except StanceDataError:
+        warnings.warn(f'no claim file next to {path}: target_type is "unknown"'); return ['unknown']*len(df)
 
 # %% ../../nbs/01a_data.papers.ipynb #4b78979f
 @register_dataset('ezstance', labels=list(EZSTANCE_LABELS), pair=True, metric='f1_macro', folder='ezstance',
@@ -287,15 +309,7 @@ def load_ezstance(folder:Path,
             odd = in_use.index[~in_use.isin(['0', '1', '0.0', '1.0'])]
             if len(odd): raise StanceDataError(f"In Use is {in_use[odd[0]]!r}", path=path, row=int(odd[0])+1, field='In Use', expected='0 or 1')
         use = in_use.isin(['1', '1.0'])
-        if target_type == 'mixed':
-            try:
-                cp = _ez_file(folder, subtask, 'claim', dom_dir, False, fsplit)
-                claims = read_table(cp, required=_EZ_COLS)
-                pairs = set(zip(claims[text_column] if text_column in claims else claims['Text'], claims['Target 1']))
-                tt = ['claim' if p in pairs else 'noun_phrase' for p in zip(df[text_column], df['Target 1'])]
-            except StanceDataError:
-                warnings.warn(f'no claim file next to {path}: target_type is "unknown"'); tt = ['unknown']*len(df)
-        else: tt = [target_type]*len(df)
+        tt = _ez_target_types(df, folder, subtask, target_type, dom_dir, fsplit, path, text_column)
         if ab and split == 'test': doms = [ab]*len(df)
         elif 'Domain' in df.columns: doms = [ezstance_domain(x) if x.strip() else 'unknown' for x in df['Domain']]
         elif 'Keywords' in df.columns: doms = [kwmap.get(_norm_kw(k), 'unknown') for k in df['Keywords']]

@@ -213,7 +213,8 @@ def _worker_errors(jobs:list) -> list[str]:
         except Exception as x: e = x   # a result that cannot be read back
         if e is not None:
             log = getattr(getattr(j, 'paths', None), 'stderr', None)
-            out.append(f"worker {j.job_id}: {type(e).__name__}: {(str(e).strip().splitlines() or [''])[-1][:300]}" + (f" (log: {log})" if log else ''))
+            out.append(f"worker {j.job_id}: {type(e).__name__}: {(str(e).strip().splitlines() or [''])[-1][:300]}"
+                       + (f" (log: {log})" if log else ''))
     return out
 
 # %% ../../nbs/10n_experiment.executor.ipynb #34fe588c

@@ -181,7 +181,8 @@ def conditions_text(cond:dict) -> str:
     if cond.get('job_cpu_seconds'):   # CPU against wall time: jobs that shared the machine or were paused wall-time more than they computed
         c = cond['job_cpu_seconds']
         lines.append(f"- CPU time {c['cpu']:.1f} s over {c['wall']:.1f} s of wall time in the {c['jobs']} job(s) that measured it"
-                     + (f" ({c['cpu'] / c['wall']:.2f} CPU seconds a second with {hw.get('torch_threads', '?')} torch threads)" if c['wall'] >= 1 else '')
+                     + (f" ({c['cpu'] / c['wall']:.2f} CPU seconds a second with {hw.get('torch_threads', '?')} torch threads)"
+                        if c['wall'] >= 1 else '')
                      + (f"; the machine's load average reached {cond['job_load_max']:g}" if cond.get('job_load_max') is not None else ''))
     machines = cond.get('job_machines') or {}
     if set(machines) - {machine_label(hw)}:   # reused jobs that ran elsewhere: another CPU may train in another precision ('auto') or with other
@@ -190,7 +191,8 @@ def conditions_text(cond:dict) -> str:
     workers = cond.get('job_workers') or {}
     if len(workers) > 1 or any('(' in w for w in workers):   # jobs spread over workers or hosts
         lines.append("- workers: " + '; '.join(f"{w} ({n} job{'s' * (n != 1)})" for w, n in workers.items()))
-    if cond.get('failed'): lines.append(f"- failed (shown as failed in the tables; each job folder keeps its error.json): {'; '.join(cond['failed'])}")
+    if cond.get('failed'):
+        lines.append(f"- failed (shown as failed in the tables; each job folder keeps its error.json): {'; '.join(cond['failed'])}")
     if cond.get('phases'): lines.append("- job time by phase: " + ', '.join(f"{p} {v:.0f} s" for p, v in cond['phases'].items()))
     if cond.get('resumed'):
         lines.append("- resumed from a checkpoint after an interruption (their job time and phases count the last process only; "
@@ -198,7 +200,8 @@ def conditions_text(cond:dict) -> str:
     if cond.get('train_examples_per_s'):
         lines.append("- training throughput (examples/s, mean over jobs): " + ', '.join(f"{k} {v:g}" for k,
                                                                                         v in cond['train_examples_per_s'].items()))
-    if cond.get('job_environments'): lines.append(f"- the jobs ran with (device, precision, libraries): {environments_text(cond['job_environments'])}")
+    if cond.get('job_environments'):
+        lines.append(f"- the jobs ran with (device, precision, libraries): {environments_text(cond['job_environments'])}")
     if cond.get('train_precision'):   # two precisions in one row: its jobs are not comparable to the last digit
         lines.append("- training precision ('no' is fp32): " + '; '.join(f"{k} {' and '.join(v)}" for k, v in cond['train_precision'].items()))
     if cond.get('left_out'): lines.append(f"- left out (data not readable): {', '.join(cond['left_out'])}")
@@ -286,13 +289,15 @@ def render(exp:Experiment, result:RunResult,
         env_md = f"- this table's jobs ran with: {environments_text(envs)}"
         if diff := environment_differences(envs):   # said beside every number: they are not comparable to the last digit
             env_md += f" (they differ in {', '.join(diff)})"
-            cmp = cmp.assign(note=['; '.join(x for x in (n, f"the table's jobs differ in {', '.join(diff)} (see its conditions)") if isinstance(x, str) and x)
+            cmp = cmp.assign(note=['; '.join(x for x in (n, f"the table's jobs differ in {', '.join(diff)} (see its conditions)")
+                                             if isinstance(x, str) and x)
                                    for n in cmp.note])
         cmp = cmp.assign(note=[portable(n) for n in cmp.note])
         write_csv(out/f'{stem}_table{t}.csv', cmp)
         short = cmp.assign(note=[n if len(n) <= 90 else n[:87] + '...' for n in cmp.note.fillna('')])
         short.attrs.update(cmp.attrs)
-        write_text(out/f'{stem}_table{t}.md', f"# {stem}: {exp.paper} Table {t}\n\n{cond_md}\n{env_md}\n\n{comparison_markdown(short, notes=True)}\n\n"
+        write_text(out/f'{stem}_table{t}.md', f"# {stem}: {exp.paper} Table {t}\n\n{cond_md}\n{env_md}\n\n"
+                                              f"{comparison_markdown(short, notes=True)}\n\n"
                                               "Full notes: the CSV file of the same name.\n")
         done[t] = cmp
     return done
@@ -303,7 +308,8 @@ def show(cmp:pd.DataFrame, digits:int=4) -> pd.DataFrame:
     fmt = lambda v: '' if pd.isna(v) else f'{v:.{digits}f}'
     return pd.DataFrame(dict(row=cmp.row, column=cmp.column, metric=cmp.metric,
                              paper=[s if s != 'ok' and pd.isna(p) else fmt(p) for p, s in zip(cmp.paper, cmp.status)],
-                             ours=[('failed' if st == 'failed' else 'missing') if n == 0 else f'{m:.{digits}f}' + ('' if pd.isna(sd) else f' ± {sd:.{digits}f}') + f' (n={n})'
+                             ours=[('failed' if st == 'failed' else 'missing') if n == 0
+                                   else f'{m:.{digits}f}' + ('' if pd.isna(sd) else f' ± {sd:.{digits}f}') + f' (n={n})'
                                    for m, sd, n, st in zip(cmp.ours_mean, cmp.ours_std, cmp.n, cmp.status)],
                              delta=[fmt(d) for d in cmp.delta], note=cmp.note.fillna('')))
 

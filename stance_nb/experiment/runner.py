@@ -132,7 +132,8 @@ def _read_data(exp:Experiment, rows:list, keys:list, ratios, data_dir, strict:bo
     keys = [k for k in keys if k not in missing and any(kk == k for kk, _ in frames)]   # data no selected row runs on is not read
     if not keys:
         first = (f"; first: {next(iter(missing.values()))}" if missing else
-                 f"; no training subset at the ratios asked for: {'; '.join(f'{k}@{x:g}: {why}' for (k, x), why in no_subset.items())}" if no_subset else '')
+                 f"; no training subset at the ratios asked for: {'; '.join(f'{k}@{x:g}: {why}' for (k, x), why in no_subset.items())}"
+                 if no_subset else '')
         raise StanceDataError(f"no data of experiment {exp.name!r} could be read{first}", path=data_dir, expected=f"one of {list(exp.data)}")
     return frames, missing, no_subset, keys
 
@@ -229,7 +230,8 @@ def _verified(exp:Experiment, folder:Path, rec:RunRecord, tests:dict) -> RunReco
         for s in score_predictions(exp, k, exp.data[k], frame, read_predictions(folder/Path(f).name)):
             old = stored.get((k, t, s['table'], s['column'], s['metric']))
             if old is None or not (old == s['value'] or (math.isnan(old) and math.isnan(s['value'])) or abs(old - s['value']) < 1e-9):
-                warnings.warn(f"{folder/'record.json'}: its {s['metric']} on {k}/{t} is {old}, its predictions score {s['value']}: the job runs again")
+                warnings.warn(f"{folder/'record.json'}: its {s['metric']} on {k}/{t} is {old}, "
+                              f"its predictions score {s['value']}: the job runs again")
                 return None
     return rec
 
@@ -385,7 +387,8 @@ def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, set
                 phases={p: round(sum((r.phases or {}).get(p, 0.0) for r in recs.values()), 1)
                         for p in sorted({p for r in recs.values() for p in (r.phases or {})})},
                 job_seconds=round(sum((r.wall_time or 0) for r in recs.values()), 1),
-                job_cpu_seconds=_cpu_seconds(recs), job_load_max=max((l for r in recs.values() for l in (r.load_average or ()) if l is not None), default=None),
+                job_cpu_seconds=_cpu_seconds(recs),
+                job_load_max=max((l for r in recs.values() for l in (r.load_average or ()) if l is not None), default=None),
                 job_machines=dict(collections.Counter(machine_label(r.hardware or {}) for r in recs.values()).most_common()),
                 job_workers=dict(collections.Counter(_where(r.hardware or {}) for r in recs.values()).most_common()))
     speed, precision, resumed = {}, {}, []   # row -> training examples/s of its jobs, and the precisions they trained in (systems that report them)
@@ -487,7 +490,8 @@ def execute(prep:Prepared,
     "Run the planned jobs (or reuse finished ones); score every prediction; the run's conditions."
     exp, inp, plan, settings, since = prep.exp, prep.inp, prep.plan, prep.settings, since or prep.t_start
     pending = lambda: [(job, Context(job.row, job.seed, job.ratio, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, folder, settings))
-                       for job, ts, params, folder in plan if not finished_only and finished_job(exp, folder, params, ts, since if force else None) is None]
+                       for job, ts, params, folder in plan
+                       if not finished_only and finished_job(exp, folder, params, ts, since if force else None) is None]
     estimate = announce_cpu_cost(pending, settings)
     recs, lines, shares, unfinished, failed = _execute(exp, plan, inp, settings, force, finished_only, since, wait)
     reused = sum(1 for r in recs.values() if r.started + (r.wall_time or 0) < since)   # finished before this run began

@@ -247,7 +247,8 @@ def _llm(ctx):
 # %% ../../nbs/06b_systems.llm.ipynb #d5ca43a2
 def parse_failures(result) -> pd.DataFrame:
     "Per LLM job and data key: the answers that named no label (`n_unparsed`, predicted as the job's fallback), from the jobs' `info.json`."
-    rows = [dict(row=r.params['row'], data=k, n_unparsed=i['n_unparsed'], n=i['n'], unparsed_rate=i['unparsed_rate'], fallback=i.get('fallback', 'NONE'))
+    rows = [dict(row=r.params['row'], data=k, n_unparsed=i['n_unparsed'], n=i['n'], unparsed_rate=i['unparsed_rate'],
+                 fallback=i.get('fallback', 'NONE'))
             for f, r in result.records.items() if r.params.get('system') == 'llm'
             for k, i in json.loads((Path(f)/r.files['info']).read_text(encoding='utf-8')).items()]
     return pd.DataFrame(rows, columns=['row', 'data', 'n_unparsed', 'n', 'unparsed_rate', 'fallback'])

@@ -114,7 +114,8 @@ def _all_or_none(out:Path, names:Sequence[str]):
             elif p.exists(): p.unlink()
         free = shutil.disk_usage(out).free if out.exists() else 0
         raise OSError(e.errno, f"could not write the run's results in {out} ({type(e).__name__}: {(str(e).splitlines() or [''])[0]}); "
-                      f"none of them was kept. Check the disk space there ({free/2**30:.2f} GiB free); the run resumes from its last checkpoint") from e
+                      f"none of them was kept. Check the disk space there ({free/2**30:.2f} GiB free); "
+                      "the run resumes from its last checkpoint") from e
 
 # %% ../../nbs/05f_train.classifier.ipynb #749da3ef
 def _oom_retry(df:pd.DataFrame, cfg:TrainConfig, kw:dict) -> TrainResult:

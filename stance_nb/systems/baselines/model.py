@@ -386,8 +386,8 @@ def _grid_setup(train_df:pd.DataFrame, dev_df:pd.DataFrame, lrs, epochs, select,
             "float")
     metric = select if isinstance(select, str) else getattr(select, '__name__', repr(select))
     n_jobs = available_cpus() if n_jobs is None else n_jobs
-    if not isinstance(n_jobs, int) or isinstance(n_jobs,
-                                                 bool) or n_jobs < 1: raise ValueError(f"fasttext_grid: n_jobs={n_jobs!r} must be an int >= 1 or None")
+    if not isinstance(n_jobs, int) or isinstance(n_jobs, bool) or n_jobs < 1:
+        raise ValueError(f"fasttext_grid: n_jobs={n_jobs!r} must be an int >= 1 or None")
     base = FastTextClassifier(**kwargs)
     cols = ('target', 'text') if base.pair else ('text',)
     check_rows(train_df, cols, source='fasttext_grid: the training data'); check_rows(dev_df, cols, source='fasttext_grid: the dev data')

@@ -235,7 +235,8 @@ def stance_nli_map(labels:str|Sequence[str], # a registered dataset name, or its
     t = {}
     for l in labels:
         n = fixed.get(l) or _keyword_nli(l)
-        if n is None: raise ValueError(f"cannot map stance label {l!r} to an NLI label; pass to_nli={{{l!r}: 'entailment'|'neutral'|'contradiction'}}")
+        if n is None: raise ValueError(f"cannot map stance label {l!r} to an NLI label; "
+                                       f"pass to_nli={{{l!r}: 'entailment'|'neutral'|'contradiction'}}")
         if n not in NLI_LABELS: raise ValueError(f"{l!r} maps to {n!r}, not an NLI label {list(NLI_LABELS)}")
         t[l] = n
     f = {}
@@ -260,7 +261,8 @@ def load_nli_model(name_or_path:str|Path, # hub name (e.g. 'facebook/bart-large-
     "An NLI sequence-pair classifier and its tokenizer, in eval mode on `device`."
     from transformers import AutoConfig, AutoTokenizer, AutoModelForSequenceClassification
     cfg = AutoConfig.from_pretrained(name_or_path, **kwargs)
-    cls = BartEncoderForSequenceClassification if 'BartEncoderForSequenceClassification' in (cfg.architectures or []) else AutoModelForSequenceClassification
+    cls = (BartEncoderForSequenceClassification if 'BartEncoderForSequenceClassification' in (cfg.architectures or [])
+           else AutoModelForSequenceClassification)
     model = cls.from_pretrained(name_or_path, **kwargs)
     tok = AutoTokenizer.from_pretrained(name_or_path, **kwargs)
     return model.to(get_device(device)).eval(), tok
@@ -412,7 +414,8 @@ def nli_classifier(checkpoint:str|Path,      # hub name or folder of an NLI chec
     stance_labels = sorted(mapping.to_nli)
     cfg = AutoConfig.from_pretrained(checkpoint, **kwargs)
     if encoder_only and cfg.model_type != 'bart': raise ValueError(f"encoder_only needs a BART checkpoint, got model_type={cfg.model_type!r}")
-    cls = BartEncoderForSequenceClassification if encoder_only or 'BartEncoderForSequenceClassification' in (cfg.architectures or []) else AutoModelForSequenceClassification
+    cls = (BartEncoderForSequenceClassification if encoder_only or 'BartEncoderForSequenceClassification' in (cfg.architectures or [])
+           else AutoModelForSequenceClassification)
     tok = AutoTokenizer.from_pretrained(checkpoint, **kwargs)
     if head == 'reuse':
         ids = nli_label_ids(cfg, nli_labels)
@@ -526,7 +529,8 @@ def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (tr
     mapping, head, parts = _nli_parts(df, cfg, labels, head, prompt, prompt_seed, target_type, nli_labels, mapping, kwargs)
     stance_labels = sorted(mapping.to_nli)
     params = dict(_cfg_dict(cfg), labels=stance_labels, head=head, encoder_only=encoder_only,
-                  prompt=prompt if isinstance(prompt, str) else list(prompt), prompt_set=prompt_set(prompt), prompt_seed=prompt_seed, target_type=target_type,
+                  prompt=prompt if isinstance(prompt, str) else list(prompt), prompt_set=prompt_set(prompt), prompt_seed=prompt_seed,
+                  target_type=target_type,
                   nli_labels=nli_labels, n={s: len(p) for s, p in parts.items()}, data=fingerprint(df))   # other rows of the same size: another run
     out = outputs_dir(out_dir, 'nli', run_id(name, params, cfg.seed))
     record = RunRecord(name, params, cfg.seed)
