@@ -37,7 +37,7 @@ def missing_questions(df:pd.DataFrame, splits:Iterable[str]=('train', 'dev', 'te
     out = df.copy(); out.loc[out.split.isin(list(splits)), 'target'] = ''
     return out
 
-# %% ../nbs/05h_ablations.ipynb #fcc54edb
+# %% ../nbs/05h_ablations.ipynb #45ea769e
 def missing_comments(df:pd.DataFrame, splits:Iterable[str]=('train', 'dev', 'test')) -> pd.DataFrame:
     "Drop the comments: the question is the only segment (moved to `text`, `target` empty)."
     out = df.copy(); m = out.split.isin(list(splits))
@@ -53,13 +53,13 @@ def _shuffle_within(df, col, seed, splits, by):
         idx = np.asarray(idx); out.loc[idx, col] = out.loc[idx[rng.permutation(len(idx))], col].to_numpy()
     return out
 
-# %% ../nbs/05h_ablations.ipynb #ab410d15
+# %% ../nbs/05h_ablations.ipynb #24856628
 def random_questions(df:pd.DataFrame, seed:int=0, splits:Iterable[str]=('test',),
                      by:Iterable[str]=('split', 'test_set', 'language')) -> pd.DataFrame:
     "Shuffle the questions among rows of the same split, test set and language (comments stay)."
     return _shuffle_within(df, 'target', seed, splits, list(by))
 
-# %% ../nbs/05h_ablations.ipynb #0cd15a6c
+# %% ../nbs/05h_ablations.ipynb #94224863
 def random_comments(df:pd.DataFrame, seed:int=0, splits:Iterable[str]=('test',),
                     by:Iterable[str]=('split', 'test_set', 'language')) -> pd.DataFrame:
     "Shuffle the comments among rows of the same split, test set and language (questions stay)."

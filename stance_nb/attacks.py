@@ -28,7 +28,7 @@ def register_attack(name:str):
         return ATTACKS.register(name, fn)
     return _reg
 
-# %% ../nbs/08_attacks.ipynb #44c79094
+# %% ../nbs/08_attacks.ipynb #5d77373b
 def apply_attack(df:pd.DataFrame, # a test split in the tidy format (`target`, `text`, `label`, ...)
                  name:str,         # a key of `ATTACKS`
                  seed:int=0,       # seed of the perturbation
@@ -98,7 +98,7 @@ def misspell(text:str, # one input segment
             chars[k] = new.upper() if chars[k].isupper() else new
     return ''.join(chars)
 
-# %% ../nbs/08_attacks.ipynb #1ec3a14c
+# %% ../nbs/08_attacks.ipynb #cdcbb7b5
 @register_attack('spelling')
 def spelling(texts:list[str], seed:int=0, min_len:int=4) -> list[str]:
     "The spelling attack: two errors per input segment (see `misspell`)."
@@ -112,7 +112,7 @@ def _segmenter(language:str='en'):
     import pysbd
     return pysbd.Segmenter(language=language, clean=False)
 
-# %% ../nbs/08_attacks.ipynb #58ea0fba
+# %% ../nbs/08_attacks.ipynb #9aad53df
 def sentences(text:str, language:str='en') -> list[str]:
     "Sentences of `text` (pysbd); joined they give back `text` exactly."
     segs = _segmenter(language).segment(text) if text.strip() else []
@@ -120,12 +120,12 @@ def sentences(text:str, language:str='en') -> list[str]:
         return [text]
     return segs
 
-# %% ../nbs/08_attacks.ipynb #03db6049
+# %% ../nbs/08_attacks.ipynb #3ce876d2
 def _prefix_sentence(s:str, prefix:str) -> str:
     stripped = s.lstrip()
     return s if not stripped else s[:len(s)-len(stripped)] + prefix + stripped
 
-# %% ../nbs/08_attacks.ipynb #91980c44
+# %% ../nbs/08_attacks.ipynb #43125f10
 @register_attack('negation')
 def negation(texts:list[str], seed:int=0, prefix:str=NEGATION_PREFIX, language:str='en') -> list[str]:
     "The negation attack: `prefix` at the beginning of each sentence (deterministic; `seed` is unused)."
@@ -136,7 +136,7 @@ DEFAULT_TRANSLATION_MODELS = ('Helsinki-NLP/opus-mt-en-de', 'Helsinki-NLP/opus-m
 
 def _sha(s:str) -> str: return hashlib.sha256(s.encode('utf-8')).hexdigest()
 
-# %% ../nbs/08_attacks.ipynb #3c6083e1
+# %% ../nbs/08_attacks.ipynb #70c06ba4
 class TranslationCache:
     "On-disk cache of one model's translations: JSON-lines shards keyed by `sha256(model + text)`."
     def __init__(self, root:str|Path, model:str, **gen_kwargs):
@@ -171,7 +171,7 @@ def _load_translator(name:str, device, local_files_only:bool):
                       "--translation-models EN_DE,DE_EN`, `-p translation_models` of run_benchmark, or `models=` of the attack") from None
     return tok, model
 
-# %% ../nbs/08_attacks.ipynb #31080f3c
+# %% ../nbs/08_attacks.ipynb #2ed744d2
 def translate(texts:Sequence[str], # sentences to translate
               model:str,            # a Hugging Face seq2seq translation model: hub name or local folder
               batch_size:int=32, device:str|None=None,
@@ -200,7 +200,7 @@ def translate(texts:Sequence[str], # sentences to translate
             if tc is not None: tc.add(dict(zip(chunk, outs)))
     return [done[t] for t in texts]
 
-# %% ../nbs/08_attacks.ipynb #317f8ae0
+# %% ../nbs/08_attacks.ipynb #0472fa5b
 @register_attack('paraphrase')
 def paraphrase(texts:list[str], seed:int=0,
                models:Sequence[str]=DEFAULT_TRANSLATION_MODELS, # source->pivot, pivot->source translation models
@@ -225,7 +225,7 @@ def correctness_sample(df:pd.DataFrame, n:int=25, seed:int=0) -> pd.DataFrame:
     "`n` random rows of a test split (all rows when it has fewer), reproducible for `seed`."
     return df.sample(n=min(n, len(df)), random_state=seed)
 
-# %% ../nbs/08_attacks.ipynb #54b896d0
+# %% ../nbs/08_attacks.ipynb #db196e0b
 def attack_pairs(df:pd.DataFrame, # test split (or a sample of it)
                  name:str, seed:int=0, columns:Sequence[str]=('target', 'text'), dataset:str='', **options) -> pd.DataFrame:
     "One row per sample: `dataset, id, label`, and for each segment column its original and attacked text."
@@ -248,14 +248,14 @@ def _ensure_cmudict():
                 for i, p in enumerate(prons, 1): out.write(f"{w.upper()} {i} {' '.join(p)}\n")
     if str(root) not in nltk.data.path: nltk.data.path.append(str(root))
 
-# %% ../nbs/08_attacks.ipynb #bd694ae5
+# %% ../nbs/08_attacks.ipynb #21201d62
 def fk_grade(text:str) -> float:
     "Flesch–Kincaid grade level of `text` (textstat, English)."
     import textstat
     _ensure_cmudict()
     return float(textstat.flesch_kincaid_grade(text)) if text.strip() else 0.0
 
-# %% ../nbs/08_attacks.ipynb #05a65bf7
+# %% ../nbs/08_attacks.ipynb #d998a039
 def spelling_judgements(pairs:pd.DataFrame, # from `attack_pairs(..., 'spelling')`
                         attack:str='spelling') -> pd.DataFrame:
     "`pairs` with the FK grade of original and attacked sample and `correct` (grade not higher)."
@@ -278,7 +278,7 @@ def export_annotation(pairs:pd.DataFrame, # `attack_pairs(..., 'paraphrase')` of
     for a in ANNOTATORS: out[a] = ''
     return write_csv(path, out)
 
-# %% ../nbs/08_attacks.ipynb #049305fa
+# %% ../nbs/08_attacks.ipynb #a300a045
 def read_annotation(path:str|Path) -> pd.DataFrame:
     "Read an annotated CSV back; every answer must be y/n (yes/no, 1/0), reported by row and column otherwise."
     from stance_nb.data.core import read_table
@@ -292,7 +292,7 @@ def read_annotation(path:str|Path) -> pd.DataFrame:
         ann[a] = v.isin(_YES)
     return ann
 
-# %% ../nbs/08_attacks.ipynb #1540e022
+# %% ../nbs/08_attacks.ipynb #fd29a2d6
 def paraphrase_correctness(ann:pd.DataFrame) -> dict:
     "c_a (mean 'y' rate of both annotators), each annotator's rate and Cohen's kappa, overall and per dataset."
     from sklearn.metrics import cohen_kappa_score

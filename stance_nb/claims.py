@@ -15,12 +15,12 @@ def heartbeat_seconds() -> float:
     "Seconds between two heartbeats of a claim (`STANCE_NB_HEARTBEAT_S`, default 20)."
     return float(os.environ.get('STANCE_NB_HEARTBEAT_S', 20))
 
-# %% ../nbs/00b_claims.ipynb #fd72df7e
+# %% ../nbs/00b_claims.ipynb #dda1a313
 def stale_seconds() -> float:
     "A claim whose heartbeat is older than this is dead (`STANCE_NB_STALE_S`, default 180: nine missed heartbeats)."
     return float(os.environ.get('STANCE_NB_STALE_S', 180))
 
-# %% ../nbs/00b_claims.ipynb #ae267c96
+# %% ../nbs/00b_claims.ipynb #0757edbb
 _CLAIM = re.compile(r'^\.lock\.(\d+)$')
 
 def _claims(folder:Path) -> list[tuple[int, Path]]:
@@ -29,13 +29,13 @@ def _claims(folder:Path) -> list[tuple[int, Path]]:
     except FileNotFoundError: return []
     return sorted((int(m.group(1)), folder/n) for n in names if (m := _CLAIM.match(n)))
 
-# %% ../nbs/00b_claims.ipynb #cc4166ee
+# %% ../nbs/00b_claims.ipynb #7263fa6c
 def _start_ticks(pid:int) -> str|None:
     "When process `pid` started (clock ticks since boot, Linux), so a process id reused by another process is not taken for its owner."
     try: return Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[19]
     except (OSError, IndexError): return None
 
-# %% ../nbs/00b_claims.ipynb #df270ea4
+# %% ../nbs/00b_claims.ipynb #3c7e9187
 def pid_alive(pid, start=None) -> bool:
     "Whether process `pid` of this machine is alive (and, with `start`, is the process that started then, not a later one with its id)."
     try: os.kill(int(pid), 0)
@@ -43,7 +43,7 @@ def pid_alive(pid, start=None) -> bool:
     except (PermissionError, ValueError, TypeError): return True   # someone else's process, or not a pid: do not judge
     return start is None or _start_ticks(int(pid)) in (None, start)
 
-# %% ../nbs/00b_claims.ipynb #9ad78f91
+# %% ../nbs/00b_claims.ipynb #533632e9
 def _fs_now(folder:Path) -> float:
     "The filesystem's current time (a network filesystem stamps files with its server's clock): the age of a claim is measured on it."
     p = folder/f'.now-{uuid.uuid4().hex}'
@@ -53,13 +53,13 @@ def _fs_now(folder:Path) -> float:
     finally:
         with contextlib.suppress(OSError): p.unlink()
 
-# %% ../nbs/00b_claims.ipynb #6e9ed0b6
+# %% ../nbs/00b_claims.ipynb #41cbc6af
 def claim_owner(path:Path) -> dict:
     "The owner a claim file names (`{}` while its owner is still writing it)."
     try: return json.loads(path.read_text(encoding='utf-8') or '{}')
     except (OSError, ValueError): return {}
 
-# %% ../nbs/00b_claims.ipynb #401505ec
+# %% ../nbs/00b_claims.ipynb #35ce535d
 def _live(path:Path, now:float|None) -> bool:
     "Whether the claim `path` is held: its process alive on this machine, else a heartbeat younger than `stale_seconds()`."
     o = claim_owner(path)
@@ -68,11 +68,11 @@ def _live(path:Path, now:float|None) -> bool:
     if o.get('host') == socket.gethostname() and 'pid' in o: return pid_alive(o['pid'], o.get('start'))
     return (now if now is not None else time.time()) - mtime < stale_seconds()
 
-# %% ../nbs/00b_claims.ipynb #0c36ae0c
+# %% ../nbs/00b_claims.ipynb #99a6612f
 def _who(o:dict) -> str:
     return f"process {o.get('pid', '?')} on {o.get('host', '?')}" + (f" (worker {o['worker']})" if o.get('worker') else '')
 
-# %% ../nbs/00b_claims.ipynb #3e8c8640
+# %% ../nbs/00b_claims.ipynb #0300b97d
 def worker_id() -> str|None:
     "This process's worker id when a cluster or submitit started it (`STANCE_NB_WORKER`, the Slurm job/array task, submitit's job id)."
     e = os.environ
@@ -86,7 +86,7 @@ def worker_id() -> str|None:
 class ClaimBusy(RuntimeError):
     "The folder is held by another live process (the message names it)."
 
-# %% ../nbs/00b_claims.ipynb #f4fab67b
+# %% ../nbs/00b_claims.ipynb #649c3b35
 class RunLock:
     "Exclusive claim on a run folder (`with RunLock(folder): ...`), safe on a network filesystem; a dead holder's claim is taken over."
     def __init__(self, folder:str|Path):
@@ -139,7 +139,7 @@ class RunLock:
     def __enter__(self): return self.acquire()
     def __exit__(self, *exc): self.release()
 
-# %% ../nbs/00b_claims.ipynb #43858477
+# %% ../nbs/00b_claims.ipynb #337e75f6
 def holder(folder:str|Path) -> dict|None:
     "The owner of `folder`'s live claim (host, pid, worker), or `None` when nobody holds it."
     folder = Path(folder)

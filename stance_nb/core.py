@@ -30,12 +30,12 @@ def repo_root() -> Path|None:
         if (d/'settings.ini').exists() and (d/'stance_nb').is_dir(): return d
     return None
 
-# %% ../nbs/00_core.ipynb #af078a0d
+# %% ../nbs/00_core.ipynb #4e6cc7ea
 def cache_dir() -> Path:
     "The per-user cache directory (`$XDG_CACHE_HOME/stance_nb`, default `~/.cache/stance_nb`)."
     return Path(os.environ.get('XDG_CACHE_HOME', Path.home()/'.cache'))/'stance_nb'
 
-# %% ../nbs/00_core.ipynb #03562654
+# %% ../nbs/00_core.ipynb #9d31275f
 def portable_path(p) -> str|None:
     "A path as committed tables and conditions name it: relative to the repository when it lies next to or inside it."
     if p is None or not str(p): return None
@@ -44,14 +44,14 @@ def portable_path(p) -> str|None:
     rel = os.path.relpath(os.path.abspath(str(p)), os.path.abspath(root))   # as written: a link next to the checkout stays next to it
     return rel if not rel.startswith('../..') else str(p)
 
-# %% ../nbs/00_core.ipynb #020a46fc
+# %% ../nbs/00_core.ipynb #b19a2cfb
 PAPERS_GROUP = 'stance_nb.papers'   # the entry-point group naming the modules that declare papers (stance_nb.experiment.load_papers)
 
 def paper_modules() -> dict:
     "The modules that declare papers, by name (each registers the experiment of that name): the installed packages' entry points of `PAPERS_GROUP`."
     return {ep.name: ep for ep in importlib.metadata.entry_points(group=PAPERS_GROUP)}
 
-# %% ../nbs/00_core.ipynb #c3e3e807
+# %% ../nbs/00_core.ipynb #aba30a3a
 _ABSOLUTE = re.compile(r"(?<![\w.~:/<$-])/(?:[^\s'\"`,;:()\[\]{}<>|]+)")   # an absolute path in a string (not part of a URL)
 
 def portable(obj):
@@ -64,7 +64,7 @@ def portable(obj):
     if isinstance(obj, str): return _ABSOLUTE.sub(lambda m: portable_path(m.group(0)), obj)
     return obj
 
-# %% ../nbs/00_core.ipynb #bd94007f
+# %% ../nbs/00_core.ipynb #3a2dbf58
 def sha256_file(path:str|Path, chunk:int=1<<20) -> str:
     "The SHA-256 of a file's content (hex), read in chunks: the one content hash of downloads, model files and checkpoints."
     h = hashlib.sha256()
@@ -90,7 +90,7 @@ def data_dir(path:str|Path|None=None, # explicit data directory; wins over every
     root = root.expanduser().resolve()
     return root/name if name else root
 
-# %% ../nbs/00_core.ipynb #5aeea137
+# %% ../nbs/00_core.ipynb #0c6e044f
 def outputs_dir(path:str|Path|None=None, # explicit output directory
                 *parts:str,              # sub-folders, created on demand (one folder name each: see `check_name`)
                ) -> Path:
@@ -133,7 +133,7 @@ def set_seed(seed:int, # the seed for `random`, `numpy`, `torch` and every CUDA 
         torch.backends.cudnn.benchmark = False
     return seed
 
-# %% ../nbs/00_core.ipynb #2253508b
+# %% ../nbs/00_core.ipynb #e4194a5d
 def get_device(device:str|None=None, # 'cpu', 'cuda', 'cuda:1', 'mps'; `None` picks the best available
               ):
     "The `torch.device` to run on: the one asked for, else CUDA when present, else MPS, else CPU."
@@ -160,25 +160,25 @@ def atomic_write(path:str|Path, # the file to (re)write
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
         raise
 
-# %% ../nbs/00_core.ipynb #ef12b79c
+# %% ../nbs/00_core.ipynb #94bba46f
 def write_text(path:str|Path, text:str) -> Path:
     "Atomically write `text` to `path`."
     with atomic_write(path) as f: f.write(text)
     return Path(path)
 
-# %% ../nbs/00_core.ipynb #03cf0b07
+# %% ../nbs/00_core.ipynb #5224f778
 def write_json(path:str|Path, obj:Any, indent:int=2) -> Path:
     "Atomically write `obj` as JSON (numpy scalars and paths converted)."
     return write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False, default=json_default) + '\n')
 
-# %% ../nbs/00_core.ipynb #d457a200
+# %% ../nbs/00_core.ipynb #09d1c6d0
 def write_csv(path:str|Path, df, **kwargs) -> Path:
     "Atomically write a DataFrame as CSV (no index unless asked)."
     kwargs.setdefault('index', False)
     with atomic_write(path) as f: df.to_csv(f, **kwargs)
     return Path(path)
 
-# %% ../nbs/00_core.ipynb #68d7aa94
+# %% ../nbs/00_core.ipynb #39bbe2b1
 def json_default(o):
     "What `json.dumps` writes for NumPy values, paths and dataclasses (its `default`); anything else fails naming its type."
     if isinstance(o, np.generic): return o.item()
@@ -192,7 +192,7 @@ def is_quiet() -> bool:
     "True under `nbdev_test`/pytest or when `STANCE_NB_QUIET` is set: no progress bars."
     return bool(os.environ.get('IN_TEST') or os.environ.get('STANCE_NB_QUIET') or 'PYTEST_CURRENT_TEST' in os.environ)
 
-# %% ../nbs/00_core.ipynb #e6f8cbb3
+# %% ../nbs/00_core.ipynb #916f6089
 def progress(it:Iterable, desc:str|None=None, total:int|None=None, **kwargs):
     "A `tqdm` progress bar over `it`, silent under test."
     from tqdm.auto import tqdm
@@ -210,7 +210,7 @@ def library_versions(libs:Iterable[str]=_LIBS) -> dict:
         except importlib.metadata.PackageNotFoundError: out[l] = None
     return out
 
-# %% ../nbs/00_core.ipynb #c4725987
+# %% ../nbs/00_core.ipynb #527fa2f3
 def git_sha(path:str|Path|None=None) -> str|None:
     """The git commit of the checkout at `path` (default: this repository), with `+dirty` when its code has changes (outside `outputs/`, which runs
     write)."""
@@ -223,14 +223,14 @@ def git_sha(path:str|Path|None=None) -> str|None:
     except (OSError, subprocess.SubprocessError): return None
     return (sha + ('+dirty' if dirty else '')) or None
 
-# %% ../nbs/00_core.ipynb #cfafd29c
+# %% ../nbs/00_core.ipynb #30e219f2
 def cpu_info(cpuinfo:str|Path='/proc/cpuinfo') -> dict:
     "The fields Linux lists for the first CPU (`model name`, `flags`, ...); `{}` where there is no such file."
     try: first = Path(cpuinfo).read_text(errors='replace').split('\n\n')[0]
     except OSError: return {}
     return {k.strip(): v.strip() for k, _, v in (l.partition(':') for l in first.splitlines())}
 
-# %% ../nbs/00_core.ipynb #79e88bdf
+# %% ../nbs/00_core.ipynb #1576987a
 def cpu_name(cpuinfo:str|Path='/proc/cpuinfo') -> str|None:
     "The CPU model as Linux names it, with its family and model numbers (`AMD EPYC, family 25 model 17`), else `platform.processor()`."
     info = cpu_info(cpuinfo)
@@ -238,7 +238,7 @@ def cpu_name(cpuinfo:str|Path='/proc/cpuinfo') -> str|None:
     if name and info.get('cpu family') and info.get('model'): name += f", family {info['cpu family']} model {info['model']}"
     return name
 
-# %% ../nbs/00_core.ipynb #ccfb2120
+# %% ../nbs/00_core.ipynb #4aeaead5
 def hardware() -> dict:
     """The machine a run used: host, platform, CPU model and the CPU kernels torch picked, CPU count, and GPU names and CUDA version when CUDA is
     present."""
@@ -253,7 +253,7 @@ def hardware() -> dict:
     except ImportError: pass
     return hw
 
-# %% ../nbs/00_core.ipynb #aa447573
+# %% ../nbs/00_core.ipynb #17715983
 def machine_label(hw:dict) -> str:
     "The machine of a `hardware()` dict in a few words: CPU model, the CPU kernels torch picked, GPUs."
     cpu = hw.get('cpu') or 'CPU not recorded'
@@ -265,7 +265,7 @@ def available_cpus() -> int:
     try: return len(os.sched_getaffinity(0))
     except AttributeError: return os.cpu_count() or 1   # macOS and Windows have no affinity call
 
-# %% ../nbs/00_core.ipynb #a3ff8708
+# %% ../nbs/00_core.ipynb #10d382e4
 def load_average() -> float|None:
     "The machine's 1-minute load average, to two decimals (`None` where the system has none, as on Windows)."
     try: return round(os.getloadavg()[0], 2)

@@ -31,7 +31,7 @@ def _labels_of(x, name:str='labels') -> list:
     if isinstance(x, (str, Path)): raise TypeError(f"{name}: got a path {str(x)!r}; read it first (see `read_predictions`)")
     return list(x)
 
-# %% ../nbs/02_metrics.ipynb #689a47f8
+# %% ../nbs/02_metrics.ipynb #c0b65860
 def check_labels(gold, pred,                # gold and predicted labels, same order
                  labels:Iterable|None=None, # the allowed predicted labels; `None` checks only the lengths
                  path:str|Path|None=None,   # the predictions file, named in errors
@@ -56,7 +56,7 @@ def f1_per_class(gold, pred, labels:Sequence|None=None) -> dict:
     labels = sorted(set(gold) | set(pred)) if labels is None else list(labels)
     return dict(zip(labels, f1_score(gold, pred, labels=labels, average=None, zero_division=0).tolist()))
 
-# %% ../nbs/02_metrics.ipynb #546b6544
+# %% ../nbs/02_metrics.ipynb #55f4dbd0
 MACRO_F1_RULE = ("macro-F1 averages the F1 of the labels present in the gold labels or the predictions (scikit-learn's "
                  "default, which the benchmark and EZ-STANCE authors' scorers use); a declared label absent from both does not count")
 
@@ -66,7 +66,7 @@ def _present(gold:list, pred:list, labels:Sequence|None) -> list|None:
     used = set(gold) | set(pred)
     return [l for l in labels if l in used]
 
-# %% ../nbs/02_metrics.ipynb #736936ef
+# %% ../nbs/02_metrics.ipynb #00f9ab11
 def f1_macro(gold, pred, labels:Sequence|None=None) -> float:
     """Macro-averaged F1 (the benchmark's F1m+): the mean of the per-class F1 over the labels present in the gold labels
     or the predictions, as the papers' official scorers compute it (scikit-learn's default). `labels` are the allowed
@@ -74,13 +74,13 @@ def f1_macro(gold, pred, labels:Sequence|None=None) -> float:
     gold, pred = check_labels(gold, pred, labels=None if labels is None else set(labels) | set(gold))
     return float(f1_score(gold, pred, labels=_present(gold, pred, labels), average='macro', zero_division=0))
 
-# %% ../nbs/02_metrics.ipynb #eab32126
+# %% ../nbs/02_metrics.ipynb #a48d7982
 def f1_micro(gold, pred, labels:Sequence|None=None) -> float:
     "Micro-averaged F1 (equals accuracy for single-label classification); `labels` as for `f1_macro`."
     gold, pred = check_labels(gold, pred, labels=None if labels is None else set(labels) | set(gold))
     return float(f1_score(gold, pred, labels=_present(gold, pred, labels), average='micro', zero_division=0))
 
-# %% ../nbs/02_metrics.ipynb #73d1f8d0
+# %% ../nbs/02_metrics.ipynb #51af3375
 def accuracy(gold, pred, labels:Sequence|None=None) -> float:
     "The share of predictions equal to the gold label."
     gold, pred = check_labels(gold, pred, labels=None if labels is None else set(labels) | set(gold))
@@ -102,7 +102,7 @@ def fnc1_raw_score(gold, pred) -> tuple[float, float]:
         best += 1.0 if g_rel else 0.25
     return score, best
 
-# %% ../nbs/02_metrics.ipynb #4c88b363
+# %% ../nbs/02_metrics.ipynb #eb5fb365
 def fnc1_score(gold, pred) -> float:
     "The FNC-1 score relative to the maximum, as a fraction (the benchmark prints it ×100)."
     score, best = fnc1_raw_score(gold, pred)
@@ -113,7 +113,7 @@ def _favor_against(labels:Iterable) -> list:
     found = sorted({l for l in labels if str(l).lower() in ('favor', 'against')}, key=lambda l: str(l).lower())
     return found
 
-# %% ../nbs/02_metrics.ipynb #051fc137
+# %% ../nbs/02_metrics.ipynb #4653c093
 def semeval2016_f1(gold, pred) -> float:
     "SemEval-2016 Task 6's score: the mean F1 of 'favor' and 'against' (NONE excluded from the average), a fraction."
     gold, pred = check_labels(gold, pred, labels=set(_labels_of(gold, 'gold')) | {'NONE', 'none', 'FAVOR', 'favor', 'AGAINST', 'against'})
@@ -146,7 +146,7 @@ def _xstance_gold(gold) -> pd.DataFrame:
                                    expected="columns test_set, language, label (the X-stance test split)")
     return df.reset_index(drop=True)
 
-# %% ../nbs/02_metrics.ipynb #1e609f72
+# %% ../nbs/02_metrics.ipynb #0ba274f0
 def evaluate_xstance(gold,        # `load('xstance')` (its test split is used) or the path of the official `test.jsonl`
                      predictions, # a list of labels in test-file order, or the path of an official predictions JSONL file
                     ) -> pd.DataFrame:
@@ -169,7 +169,7 @@ def harmonic_mean(a:float, b:float) -> float:
     "The harmonic mean 2ab/(a+b) (0 when both are 0); X-stance's mean of the DE and FR scores."
     return 0.0 if a + b == 0 else 2*a*b/(a + b)
 
-# %% ../nbs/02_metrics.ipynb #7ce3b482
+# %% ../nbs/02_metrics.ipynb #271887ce
 _T4_SETS = {'Intra-target': 'new_comments_defr', 'Cross-question': 'new_questions_defr', 'Cross-topic': 'new_topics_defr'}
 _T5_SETS = {'Supervised': 'new_comments_defr', 'Cross-Question': 'new_questions_defr', 'Cross-Topic': 'new_topics_defr'}
 
@@ -202,7 +202,7 @@ def cheese_metric(label:str) -> str:
         if any(l.startswith(k) or k in l.split(', ') for k in keys): return name
     raise KeyError(f"not a CHeeSE stance label: {label!r}")
 
-# %% ../nbs/02_metrics.ipynb #3cbe8c94
+# %% ../nbs/02_metrics.ipynb #59e5d1ab
 def cheese_scores(gold, pred, labels:Sequence|None=None) -> dict:
     "CHeeSE's Table 7 columns in percent: `f1_micro`, `f1_macro` and the F1 of each class (`f1_favor`, ...)."
     out = dict(f1_micro=100*f1_micro(gold, pred, labels), f1_macro=100*f1_macro(gold, pred, labels))
@@ -217,7 +217,7 @@ def summarize(values:Iterable[float]) -> dict:
     if np.isnan(v).any(): raise ValueError(f'summarize: {int(np.isnan(v).sum())} missing value(s) among {len(v)}')
     return dict(mean=float(v.mean()), std=float(v.std(ddof=1)) if len(v) > 1 else float('nan'), n=int(len(v)))
 
-# %% ../nbs/02_metrics.ipynb #45a1678d
+# %% ../nbs/02_metrics.ipynb #8b0840bd
 def format_summary(s:dict, digits:int=4) -> str:
     "'mean ± std (n=k)' from `summarize`'s dict; the std is left out when it is undefined."
     if s is None or s.get('n', 0) == 0: return 'missing'

@@ -39,7 +39,7 @@ def section(heading:str, sentences:Sequence[str]=(), tables:Sequence[str]=(), le
     items = ''.join(f'<li>{html.escape(s)}</li>' for s in sentences)
     return f'<h{level}>{html.escape(heading)}</h{level}>' + (f'<ul>{items}</ul>' if items else '') + ''.join(tables)
 
-# %% ../nbs/00e_page.ipynb #62fa6828
+# %% ../nbs/00e_page.ipynb #77ccb8f0
 _CSS = ('body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;line-height:1.4}'
         'table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:.9em}caption{text-align:left;padding:.3em 0;color:#444}'
         'th,td{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}td.num{text-align:right}'

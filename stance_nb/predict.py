@@ -37,7 +37,7 @@ def load_predictor(run:str|Path,        # run folder, model folder, or fastText 
         raise FileNotFoundError(f"{p}: no model (expected model/config.json, model/mdl_config.json or a fastText file)")
     return _hf_predictor(md, params, batch_size, mixed_precision)
 
-# %% ../nbs/09_predict.ipynb #b67ff940
+# %% ../nbs/09_predict.ipynb #c0f19488
 def _encoder_predict(tok, pair:bool, max_length:int, truncation:str, logits_fn):
     "A `predict(df)` that tokenizes (target, text) as in training and maps logits to labels."
     from stance_nb.train import tokenize_pairs, EncodedDataset
@@ -46,14 +46,14 @@ def _encoder_predict(tok, pair:bool, max_length:int, truncation:str, logits_fn):
         return logits_fn(EncodedDataset(enc))
     return predict
 
-# %% ../nbs/09_predict.ipynb #023b037f
+# %% ../nbs/09_predict.ipynb #63e0b07e
 def _on_device(model):
     "`model` on the device `predict_logits` sends batches to (this process's: a GPU if there is one), and that device."
     from stance_nb.train import process_state
     dev = process_state().device
     return model.to(dev), dev
 
-# %% ../nbs/09_predict.ipynb #d3086509
+# %% ../nbs/09_predict.ipynb #cc175bda
 def _hf_predictor(md:Path, params:dict, batch_size:int, mixed_precision:str):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
     from stance_nb.train import predict_logits, forward_precision
@@ -66,7 +66,7 @@ def _hf_predictor(md:Path, params:dict, batch_size:int, mixed_precision:str):
                 precision=forward_precision(mixed_precision, dev))
     return _encoder_predict(tok, pair, info['max_length'], params.get('truncation', 'longest_first'), fn), info
 
-# %% ../nbs/09_predict.ipynb #751826a9
+# %% ../nbs/09_predict.ipynb #f35a6cec
 def _mdl_predictor(md:Path, config:dict, head:str|None, batch_size:int, mixed_precision:str):
     from transformers import AutoTokenizer
     from stance_nb.systems.mdl import MultiTaskModel, predict as mdl_predict

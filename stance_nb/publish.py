@@ -34,7 +34,7 @@ class RunSummary:
     record:RunRecord
     recipe:dict=field(default_factory=dict)
 
-# %% ../nbs/09a_publish.ipynb #847d0da0
+# %% ../nbs/09a_publish.ipynb #4672233f
 def _finite(v) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 # %% ../nbs/09a_publish.ipynb #cfe6be12
@@ -42,14 +42,14 @@ def _train_scores(rec:RunRecord) -> tuple[list, dict, dict]:
     ds = rec.name.split('/')[0]
     return [ds], {ds: {k[5:]: v for k, v in rec.metrics.items() if k.startswith('test_')}}, {ds: rec.files.get('predictions')}
 
-# %% ../nbs/09a_publish.ipynb #3d6d367f
+# %% ../nbs/09a_publish.ipynb #254ac92e
 def _mdl_scores(rec:RunRecord) -> tuple[list, dict, dict]:
     scores = {}
     for k, v in rec.metrics.items():
         if '/' in k: ds, m = k.split('/', 1); scores.setdefault(ds, {})[m] = v
     return list(scores), scores, {ds: rec.files.get(f'predictions/{ds}') for ds in scores}
 
-# %% ../nbs/09a_publish.ipynb #e475d196
+# %% ../nbs/09a_publish.ipynb #c13539c9
 def read_run(run_dir:str|Path) -> RunSummary:
     "The model, datasets, recipe, seed and test scores of a `train` or MDL run folder; an error when it saved no model or no test score."
     run = Path(run_dir).expanduser()
@@ -77,7 +77,7 @@ def bootstrap_interval(gold:list, pred:list, metric:str, n_resamples:int=1000, s
     lo, hi = np.quantile(vals, [(1 - level) / 2, 1 - (1 - level) / 2])
     return float(lo), float(hi)
 
-# %% ../nbs/09a_publish.ipynb #c3da13b0
+# %% ../nbs/09a_publish.ipynb #5f9cfb66
 def intervals(s:RunSummary, data_dir=None, n_resamples:int=1000, seed:int=0) -> dict:
     "dataset -> {metric: (low, high)}, or dataset -> the reason there is none."
     out = {}
@@ -95,7 +95,7 @@ def intervals(s:RunSummary, data_dir=None, n_resamples:int=1000, seed:int=0) -> 
 def _table(rows:list, head:tuple) -> list:
     return [f"| {' | '.join(head)} |", f"|{'---|' * len(head)}", *(f"| {' | '.join(str(c) for c in r)} |" for r in rows)]
 
-# %% ../nbs/09a_publish.ipynb #72d4effc
+# %% ../nbs/09a_publish.ipynb #db64f118
 def _data_rows(s:RunSummary) -> list:
     n = s.record.params.get('n', {})
     rows = []
@@ -105,12 +105,12 @@ def _data_rows(s:RunSummary) -> list:
                      i.citation if i else 'your own data', i.source if i else ''))
     return rows
 
-# %% ../nbs/09a_publish.ipynb #a92fd567
+# %% ../nbs/09a_publish.ipynb #babe4083
 def _score_rows(s:RunSummary, iv:dict) -> list:
     return [(f'`{ds}`', m, f'{v:.4f}', f'{iv[ds][m][0]:.4f} – {iv[ds][m][1]:.4f}' if isinstance(iv.get(ds), dict) else iv.get(ds, 'not computed'))
             for ds in s.datasets for m, v in s.scores[ds].items()]
 
-# %% ../nbs/09a_publish.ipynb #d403d4b9
+# %% ../nbs/09a_publish.ipynb #bc9b5269
 def _limits(s:RunSummary) -> list:
     out = []
     for ds in s.datasets:
@@ -156,7 +156,7 @@ def _files(s:RunSummary) -> dict:
     out = {p.relative_to(s.model_dir).as_posix(): p for p in sorted(s.model_dir.rglob('*')) if p.is_file()}
     return {**out, 'stance_nb_record.json': s.run_dir/'record.json'}
 
-# %% ../nbs/09a_publish.ipynb #b9398719
+# %% ../nbs/09a_publish.ipynb #496315a3
 def push_run(run_dir:str|Path,      # a train or MDL run folder with a saved model
              repo_id:str,           # the Hub repository, 'user/name'
              data_dir=None,         # where the datasets are (the test labels for the intervals)

@@ -23,7 +23,7 @@ def write_jsonl(path:str|Path, rows:Iterable[dict]) -> Path:
         for r in rows: f.write(json.dumps(r, ensure_ascii=False, default=json_default) + '\n')
     return Path(path)
 
-# %% ../nbs/00a_records.ipynb #627395fb
+# %% ../nbs/00a_records.ipynb #eb344193
 def read_jsonl(path:str|Path, required:Iterable[str]=(), encoding:str='utf-8',
                line_numbers:bool=False, # return `(line number, record)` pairs (blank lines are skipped)
               ) -> list[dict]:
@@ -48,7 +48,7 @@ def write_predictions(path:str|Path, labels:Iterable) -> Path:
     "Write predictions in the official format (JSONL, one `{\"label\": ...}` per line in test-file order), atomically."
     return write_jsonl(path, ({'label': l.item() if isinstance(l, np.generic) else l} for l in labels))
 
-# %% ../nbs/00a_records.ipynb #b26bf8e9
+# %% ../nbs/00a_records.ipynb #639a77a1
 def read_predictions(path:str|Path) -> list:
     "Read an official-format predictions file (JSONL, one `{\"label\": ...}` per line) into a list of labels."
     return [r['label'] for r in read_jsonl(path, required=['label'])]
@@ -108,13 +108,13 @@ class RunRecord:
         d['files'] = {k: v if not isinstance(v, str) or Path(v).is_absolute() else str(folder/v) for k, v in d.get('files', {}).items()}
         return cls(**d)
 
-# %% ../nbs/00a_records.ipynb #fe42998e
+# %% ../nbs/00a_records.ipynb #aed1082b
 def _outputs_root() -> Path:
     "The outputs folder `outputs_dir()` resolves to, without creating it."
     if os.environ.get('STANCE_NB_OUTPUTS'): return Path(os.environ['STANCE_NB_OUTPUTS']).expanduser().resolve()
     return ((repo_root()/'outputs') if repo_root() else cache_dir()/'outputs').resolve()
 
-# %% ../nbs/00a_records.ipynb #90107f75
+# %% ../nbs/00a_records.ipynb #9ad6e672
 def _portable(f, folder:Path):
     "A record's file path as stored: relative to the record's `folder` when both lie in the outputs folder or in `folder`'s parent, else absolute."
     if not isinstance(f, (str, Path)) or not Path(f).is_absolute(): return f
@@ -141,7 +141,7 @@ def record_run(runs:str|Path,        # the run folder: predictions go to `runs/p
     rec.finish(**metrics).save(runs/'records'/f'{tag}.json')
     return rec
 
-# %% ../nbs/00a_records.ipynb #7093d4db
+# %% ../nbs/00a_records.ipynb #44c06a60
 def read_runs(runs:str|Path) -> pd.DataFrame:
     "The records under `runs/records` as one row per (run, metric): system, dataset, seed, metric, value, seconds."
     recs = [RunRecord.load(p) for p in sorted((Path(runs)/'records').glob('*.json'))]

@@ -23,7 +23,7 @@ def refdata_dir() -> Path:
     "The folder of the transcribed tables (package data)."
     return Path(str(importlib.resources.files('stance_nb')/'refdata'))
 
-# %% ../nbs/03_reference.ipynb #68257072
+# %% ../nbs/03_reference.ipynb #1e485d3c
 @functools.lru_cache(maxsize=None)
 def _read(paper:str) -> pd.DataFrame:
     df = pd.read_csv(refdata_dir()/f'{paper}.csv', dtype={'table': str, 'row': str, 'column': str, 'metric': str, 'unit': str, 'note': str},
@@ -31,7 +31,7 @@ def _read(paper:str) -> pd.DataFrame:
     if tuple(df.columns) != REF_COLUMNS: raise ValueError(f"{paper}.csv: columns {list(df.columns)}, expected {list(REF_COLUMNS)}")
     return df
 
-# %% ../nbs/03_reference.ipynb #c2e4d102
+# %% ../nbs/03_reference.ipynb #34f064e7
 def reference(paper:str|None=None,  # one of `PAPERS`; None: all
               table:str|int|None=None, # e.g. 4 or '4' or 'Fig2b'
               **filters) -> pd.DataFrame:
@@ -55,7 +55,7 @@ def _decimals(values:Iterable[float]) -> int:
     d = [len(f'{v:.6f}'.rstrip('0').split('.')[1]) for v in values if v is not None and not math.isnan(v)]
     return max(d) if d else 2
 
-# %% ../nbs/03_reference.ipynb #0a86e70c
+# %% ../nbs/03_reference.ipynb #8695ecaa
 def _ours_frame(ours) -> pd.DataFrame:
     if isinstance(ours, dict): ours = [dict(row=k[0], column=k[1], value=v) for k, vs in ours.items() for v in (vs if isinstance(vs, (list, tuple,
             np.ndarray)) else [vs])]
@@ -65,7 +65,7 @@ def _ours_frame(ours) -> pd.DataFrame:
     df['row'], df['column'] = df['row'].astype(str), df['column'].astype(str)
     return df
 
-# %% ../nbs/03_reference.ipynb #86312cb6
+# %% ../nbs/03_reference.ipynb #43d743f2
 def compare(ours,                      # our per-seed scores: DataFrame/records with row, column, value [, metric, seed], or {(row, column): [values]}
             paper:str, table:str|int,  # the reference table
             rows:Iterable[str]|None=None, # the paper rows to show (default: the rows that `ours` names)
@@ -123,7 +123,7 @@ def _fmt(v, d, sign=False) -> str:
     v = 0.0 if round(v, d) == 0 else v  # no '-0.00'
     return f"{v:+.{d}f}" if sign else f"{v:.{d}f}"
 
-# %% ../nbs/03_reference.ipynb #cc4f0a54
+# %% ../nbs/03_reference.ipynb #0d0ccfd8
 def comparison_markdown(df:pd.DataFrame, # a `compare` result
                 digits:int|None=None, # decimals; default: as printed in the paper (per unit)
                 notes:bool=False,     # add the reference cell's note as a last column

@@ -24,7 +24,7 @@ def _paper_cell(table, row:str, column:str, metric:str) -> float:
     if len(v) != 1 or pd.isna(v.iloc[0]): raise KeyError(f"schiller2021 table {table} has no single readable {metric} cell ({row!r}, {column!r})")
     return float(v.iloc[0])
 
-# %% ../nbs/08a_robustness.ipynb #628d9f68
+# %% ../nbs/08a_robustness.ipynb #336598fe
 def paper_table11() -> pd.DataFrame:
     "Schiller et al. (2021) Table 11 (F1m+ of BERT_SDL and MT-DNN_MDL per dataset and attack) in long format."
     ds = BENCHMARK
@@ -45,13 +45,13 @@ def _check_fraction(x, what:str) -> float:
     if not 0.0 <= x <= 1.0 or np.isnan(x): raise ValueError(f"{what} must be a fraction in [0, 1], got {x!r} (percentages? divide by 100)")
     return x
 
-# %% ../nbs/08a_robustness.ipynb #b05941fd
+# %% ../nbs/08a_robustness.ipynb #43ddc70a
 def _values(scores, what:str) -> list[float]:
     vals = list(scores.values()) if isinstance(scores, Mapping) else list(scores)
     if not vals: raise ValueError(f"{what}: no scores given")
     return [_check_fraction(v, what) for v in vals]
 
-# %% ../nbs/08a_robustness.ipynb #ecadd44f
+# %% ../nbs/08a_robustness.ipynb #15cb5def
 def _check_keys(attack_scores:Mapping, c:Mapping):
     miss = sorted(set(attack_scores) - set(c))
     if miss: raise KeyError(f"no correctness ratio for attack(s) {miss}; given for {sorted(c)}")
@@ -93,7 +93,7 @@ def relative_drop(test_score:float, attack_score:float) -> float:
     "The change of a score relative to the clean test score, `(f(s,a) - f(s,t)) / f(s,t)` (Table 6, in parentheses)."
     return (attack_score - test_score) / test_score
 
-# %% ../nbs/08a_robustness.ipynb #bc6b0fda
+# %% ../nbs/08a_robustness.ipynb #d6248522
 def _check_scores(scores:pd.DataFrame) -> pd.DataFrame:
     miss = [c for c in ('system', 'dataset', 'attack', 'score') if c not in scores.columns]
     if miss: raise ValueError(f"scores table lacks column(s) {miss}; expected system, dataset, attack, score[, ratio]")
@@ -109,7 +109,7 @@ def _check_scores(scores:pd.DataFrame) -> pd.DataFrame:
     for v in scores.score: _check_fraction(v, 'score')
     return scores
 
-# %% ../nbs/08a_robustness.ipynb #8805aaf2
+# %% ../nbs/08a_robustness.ipynb #fa7423e5
 def robustness_tables(scores:pd.DataFrame, # long table: system, dataset, attack ('test' = clean), score[, ratio]
                       c:Mapping[str, float], # attack name -> correctness ratio
                      ) -> dict[str, pd.DataFrame]:

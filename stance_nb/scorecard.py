@@ -62,7 +62,7 @@ def reference_cells() -> pd.DataFrame:
         out.append(ref)
     return pd.concat(out, ignore_index=True).rename(columns={'paper': 'paper_id', 'value': 'paper_printed'})
 
-# %% ../nbs/13_scorecard.ipynb #6f3219eb
+# %% ../nbs/13_scorecard.ipynb #65fe63bf
 def paper_std(paper:str, table:str, row:str, column:str, metric:str) -> float:
     "The paper's printed std of a cell (its `<metric>_std` cell), NaN when it prints none."
     ref = reference(paper, table)
@@ -97,7 +97,7 @@ class Pair:
     what:str          # the factor, in words
     tables:tuple=('11',)   # Table 11: every per-dataset cell, clean and attacked (Table 4's repeat its clean ones)
 
-# %% ../nbs/13_scorecard.ipynb #c9129fac
+# %% ../nbs/13_scorecard.ipynb #bd283c26
 NOISE_PAIRS = {'seed': Pair(('benchmark-minilm', 'benchmark-minilm'), ('benchmark-minilm-earlier', 'benchmark-minilm-seed2'), 'BERT_SDL',
                             'BERT_SDL seed 1 against seed 2, both bf16 (benchmark-minilm, benchmark-minilm-earlier/benchmark-minilm-seed2)'),
                'precision': Pair(('benchmark-minilm-earlier', 'benchmark-minilm-all7'), ('benchmark-minilm', 'benchmark-minilm'), 'BERT_SDL',
@@ -113,7 +113,7 @@ def _per_dataset(root:Path, run:tuple, tables:Sequence[str], rows:Sequence[str])
         out.append(d[(d.n == 1) & d.column.isin(list(exp.data)) & d.row.map(lambda r: r in rows or r.rpartition('_')[2] in ('SDL',))].assign(table=t))
     return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=['table', 'row', 'column', 'metric', 'ours_mean'])
 
-# %% ../nbs/13_scorecard.ipynb #4f446b99
+# %% ../nbs/13_scorecard.ipynb #d0f67deb
 def pair_sigma(root:str|Path, pair:Pair) -> dict:
     "σ per metric (and 'f1_macro' overall) of one run's noise, from the two runs of `pair`: √(mean (a − b)² / 2), with the cells counted."
     a, b = (_per_dataset(Path(root), r, pair.tables, [pair.row]) for r in (pair.a, pair.b))
@@ -139,7 +139,7 @@ def _count(note:str, pattern:str, default:int=1) -> int:
     m = re.search(pattern, str(note))
     return int(m.group(1)) if m else default
 
-# %% ../nbs/13_scorecard.ipynb #9cdcade5
+# %% ../nbs/13_scorecard.ipynb #2d25e826
 def cell_sigma(sigma:float, metric:str, unit:str, note:str='', row:str='', column:str='', clean:float|None=None) -> float:
     "A cell's noise from the per-dataset F1 noise `sigma`: over the datasets (and systems) its note names, in its unit and measure."
     k = _count(note, r'over the (\d+) datasets') * (len(re.search(r'averaged over ([^;]+)', note).group(1).split(', '))
@@ -203,7 +203,7 @@ def clauses(note:str) -> list[str]:
         cur += ch
     return [c.strip() for c in out + [cur] if c.strip()]
 
-# %% ../nbs/13_scorecard.ipynb #3f8c85a0
+# %% ../nbs/13_scorecard.ipynb #842205ba
 def verdict(cell:Mapping, tol:float) -> tuple[str, str]:
     "The verdict on one side of a cell and why: reproduced, differs, not comparable or not run."
     note, status = str(cell.get('note') or ''), cell.get('status')
@@ -263,7 +263,7 @@ def verdict_counts(card:pd.DataFrame) -> pd.DataFrame:
             if len(v): rows.append(dict(paper=PAPER_NAMES[p], column=side, cells=len(v), **{k: int((v == k).sum()) for k in VERDICTS}))
     return pd.DataFrame(rows)
 
-# %% ../nbs/13_scorecard.ipynb #baacce2a
+# %% ../nbs/13_scorecard.ipynb #32b11b3d
 def blocked(card:pd.DataFrame) -> pd.DataFrame:
     "Per paper and column, what keeps its cells from running: each reason with the number of cells."
     rows = []
@@ -280,7 +280,7 @@ def _cell_name(r) -> str:
     "A cell in words: table, row, column (and the metric where it is not macro-F1)."
     return f"Table {r.table} {r.row} / {r.column}" + ('' if r.metric == 'f1_macro' else f' ({r.metric})')
 
-# %% ../nbs/13_scorecard.ipynb #b1909d79
+# %% ../nbs/13_scorecard.ipynb #20888b7c
 def findings(card:pd.DataFrame) -> list[str]:
     "The scorecard's findings, one sentence each: per paper and column its verdicts, the cells that differ, and the main blocker."
     out, counts, blocks = [], verdict_counts(card), blocked(card)
@@ -300,7 +300,7 @@ def _num(v, unit:str, sign:bool=False) -> str:
     d = 2 if unit == 'percent' else 4
     return f'{v:+.{d}f}' if sign else f'{v:.{d}f}'
 
-# %% ../nbs/13_scorecard.ipynb #006298dc
+# %% ../nbs/13_scorecard.ipynb #d27d42e5
 def compared(card:pd.DataFrame, paper:str, side:str) -> pd.DataFrame:
     "The compared cells of one paper and column, as they should read: cell, paper, ours (mean ± std, n), Δ, tolerance, verdict (why)."
     p = PREFIX[side]
@@ -313,7 +313,7 @@ def compared(card:pd.DataFrame, paper:str, side:str) -> pd.DataFrame:
                          'tolerance': [_num(v, u) for v, u in zip(d[f'{p}_tolerance'], d.unit)],
                          'verdict': d[f'{p}_verdict'].tolist(), 'why': d[f'{p}_why'].tolist()})
 
-# %% ../nbs/13_scorecard.ipynb #dbacd440
+# %% ../nbs/13_scorecard.ipynb #734f2f21
 def noise_lines(root:str|Path='results') -> list[str]:
     "Where each measured σ comes from, one sentence each."
     return [f"{k}: σ = {v['sigma']:.4f} (macro-F1 of one dataset), from {v['how']}, {v['cells']} cells." for k, v in measured_noise(root).items()]
@@ -358,7 +358,7 @@ def to_html(card:pd.DataFrame, root:str|Path='results') -> str:
     secs.append(section('Every cell', ['scorecard.csv lists every cell, those not run included, with its sources and how its tolerance was built.']))
     return html_page(TITLE, secs, summary=[INTRO.replace('`', ''), *findings(card)])
 
-# %% ../nbs/13_scorecard.ipynb #90226ef8
+# %% ../nbs/13_scorecard.ipynb #ef143cbe
 def write_scorecard(root:str|Path='results', # the committed results (each run's tables)
                     out:str|Path|None=None,  # the folder to write to (default `outputs/scorecard`)
                    ) -> dict:

@@ -33,7 +33,7 @@ def _paired(a, b, names=('a', 'b')) -> tuple[np.ndarray, np.ndarray]:
     if np.isnan(a).any() or np.isnan(b).any(): raise ValueError(f'{names}: missing (NaN) scores')
     return a, b
 
-# %% ../nbs/02a_stats.ipynb #0e0b2fbd
+# %% ../nbs/02a_stats.ipynb #de385065
 def paired_ttest(a, b) -> tuple[float, float]:
     "Two-sided paired t-test of scores `a` against `b` over the same seeds: `(t, p)`; t > 0 when `a` is higher."
     a, b = _paired(a, b)
@@ -67,7 +67,7 @@ def _encode(gold, preds:Sequence) -> tuple[np.ndarray, int]:
     codes, labels = pd.factorize(pd.Series([x for c in cols for x in c], dtype=object), use_na_sentinel=False)
     return codes.reshape(len(cols), -1), len(labels)
 
-# %% ../nbs/02a_stats.ipynb #3c662404
+# %% ../nbs/02a_stats.ipynb #492bfa83
 def _types(codes:np.ndarray, L:int, swapped:bool=False) -> tuple:
     """Each row's type (its gold and predicted codes together) as an index into the distinct types, the types' codes
     (`1 + systems` × types) and, with `swapped`, the type each row of two systems has once its predictions are swapped."""
@@ -77,12 +77,12 @@ def _types(codes:np.ndarray, L:int, swapped:bool=False) -> tuple:
     uniq = np.unique(np.concatenate([key, swap]))
     return np.searchsorted(uniq, key), np.array(np.unravel_index(uniq, shape)), np.searchsorted(uniq, swap)
 
-# %% ../nbs/02a_stats.ipynb #92d92661
+# %% ../nbs/02a_stats.ipynb #42e6e4e6
 def _counts(keys:np.ndarray, c:int, T:int) -> np.ndarray:
     "Counts (`c` resamples × `T` types) of the flat keys `resample * T + type`."
     return np.bincount(keys.ravel(), minlength=c * T).reshape(c, T).astype(float)
 
-# %% ../nbs/02a_stats.ipynb #ad8c7790
+# %% ../nbs/02a_stats.ipynb #ed039393
 def _macro_f1(C:np.ndarray, g:np.ndarray, p:np.ndarray, L:int) -> np.ndarray:
     "Macro-F1 of each row of type counts `C` for types with gold codes `g` and predicted codes `p`, over the labels present."
     eye = np.eye(L)
@@ -106,13 +106,13 @@ def _check_n(n:int) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1: raise ValueError(f'n must be a positive number of resamples, got {n!r}')
     return int(n)
 
-# %% ../nbs/02a_stats.ipynb #54a0a604
+# %% ../nbs/02a_stats.ipynb #c2b8bdc8
 def _blocks(n:int, width:int) -> list[int]:
     "How many resamples are drawn at once: fixed by `n` and the row count alone, so a seed draws the same on every machine."
     b = max(1, _CHUNK // max(width, 1))
     return [min(b, n - s) for s in range(0, n, b)]
 
-# %% ../nbs/02a_stats.ipynb #790dc95e
+# %% ../nbs/02a_stats.ipynb #fdf545f4
 def _bootstrap_deltas(codes:np.ndarray, L:int, n:int, rng:np.random.Generator) -> np.ndarray:
     "Macro-F1 of system 1 minus system 2 on each of `n` resamples (with replacement) of the rows."
     t, (g, a, b), _ = _types(codes, L)
@@ -149,7 +149,7 @@ def _randomization_deltas(codes:np.ndarray, L:int, n:int, rng:np.random.Generato
         out.append(_macro_f1(C, g, a, L) - _macro_f1(C, g, b, L))
     return np.concatenate(out)
 
-# %% ../nbs/02a_stats.ipynb #b52d5a54
+# %% ../nbs/02a_stats.ipynb #e10101d7
 def approximate_randomization(gold, pred_a, pred_b, # gold labels and two systems' predictions, same order
                               n:int=1000,           # shuffles
                               seed:int=0,           # seed of the shuffles
@@ -193,7 +193,7 @@ def _seed_pairs(a, b) -> tuple[np.ndarray, np.ndarray]:
     if np.isnan(a).any() or np.isnan(b).any(): raise ValueError('missing (NaN) scores: pair only the seeds both systems have')
     return a, b
 
-# %% ../nbs/02a_stats.ipynb #63d224f0
+# %% ../nbs/02a_stats.ipynb #cdcd7293
 def seed_test(a_scores:Sequence[float]|Mapping, # system A's score on each seed
               b_scores:Sequence[float]|Mapping, # system B's scores on the same seeds
              ) -> dict:
@@ -217,7 +217,7 @@ def _score_table(scores) -> pd.DataFrame:
         raise ValueError(f"missing scores: {', '.join(miss[:5])}{' ...' if len(miss) > 5 else ''}; rank only the datasets every system has")
     return s
 
-# %% ../nbs/02a_stats.ipynb #ad579a87
+# %% ../nbs/02a_stats.ipynb #f071205d
 def mean_ranks(scores:pd.DataFrame, # rows = systems, columns = datasets, higher is better
               ) -> pd.Series:
     "Each system's mean rank over the datasets: rank 1 = the best on a dataset, ties get the average rank."
@@ -257,7 +257,7 @@ def nemenyi_cd(k:int,           # systems compared (2 to 10)
     if N < 1: raise ValueError(f'N must be at least 1 dataset, got {N}')
     return NEMENYI_Q[alpha][k - 2] * math.sqrt(k * (k + 1) / (6 * N))
 
-# %% ../nbs/02a_stats.ipynb #14679710
+# %% ../nbs/02a_stats.ipynb #9314bbf5
 def nemenyi_groups(ranks:pd.Series, # mean ranks, indexed by system
                    cd:float,        # the critical difference
                   ) -> list[list]:
@@ -276,7 +276,7 @@ def _cd_layout(r:pd.Series) -> list[tuple]:
     k, h = len(r), (len(r) + 1) // 2
     return [(v, 1, i) if i < h else (v, -1, k - 1 - i) for i, v in enumerate(r.to_numpy())]
 
-# %% ../nbs/02a_stats.ipynb #f8385115
+# %% ../nbs/02a_stats.ipynb #bbe96d7a
 def cd_diagram(ranks:pd.Series,  # mean ranks, indexed by system (`mean_ranks`, `friedman(...)['ranks']`)
                cd:float,         # the critical difference (`nemenyi_cd`)
                path:str|Path|None=None, # save the figure there (atomically; the format from the suffix)

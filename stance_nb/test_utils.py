@@ -72,7 +72,7 @@ def tiny_tokenizer(texts=None, # corpus the vocabulary is built from; default: t
                                    sep_token='[SEP]', mask_token='[MASK]', model_max_length=128,
                                    model_input_names=['input_ids', 'token_type_ids', 'attention_mask'])
 
-# %% ../nbs/90_test_utils.ipynb #d178e485
+# %% ../nbs/90_test_utils.ipynb #c374c6dc
 def tiny_bert_config(vocab_size:int, num_labels:int=2, **kwargs):
     "A `BertConfig` small enough to train in seconds on a CPU."
     from transformers import BertConfig
@@ -80,7 +80,7 @@ def tiny_bert_config(vocab_size:int, num_labels:int=2, **kwargs):
               max_position_embeddings=128, hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1)
     return BertConfig(vocab_size=vocab_size, num_labels=num_labels, **{**kw, **kwargs})
 
-# %% ../nbs/90_test_utils.ipynb #1d542a15
+# %% ../nbs/90_test_utils.ipynb #bfb8761b
 def tiny_bert(path:str|Path|None=None, # save model + tokenizer here (a folder a trainer can load by path)
               num_labels:int=2, seed:int=0, texts=None, reserved:int=0,
               mbert_vocab:bool=False, # M-BERT's vocabulary layout and size (`MBERT_VOCAB_SIZE` entries, `MBERT_RESERVED` reserved ones), tiny layers
@@ -162,7 +162,7 @@ def tiny_word_vectors(path:str|Path, # the GloVe-format text file to write
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     return write_text(path, ''.join(f"{w} {' '.join(f'{v:.4f}' for v in rng.randn(dim))}\n" for w in sorted(set(words))))
 
-# %% ../nbs/90_test_utils.ipynb #181c1941
+# %% ../nbs/90_test_utils.ipynb #b9e7b12a
 def _ezstance_smoke(folder:Path) -> dict:
     "EZ-STANCE and VAST fixtures, tiny NLI checkpoints (a BERT, a BART), a tiny BERT, a tiny LLaMA and tiny word vectors."
     import torch

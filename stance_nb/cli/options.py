@@ -26,12 +26,12 @@ def _seeds(s:str) -> tuple:
     if len(set(out)) != len(out): raise argparse.ArgumentTypeError(f"values must be distinct, got {s!r}")
     return out
 
-# %% ../../nbs/12_cli.options.ipynb #595355a6
+# %% ../../nbs/12_cli.options.ipynb #d7b676d5
 def split_names(s:str) -> list:
     "Parse 'a, b,,c' into ['a', 'b', 'c']."
     return [x.strip() for x in s.split(',') if x.strip()]
 
-# %% ../../nbs/12_cli.options.ipynb #61adeacc
+# %% ../../nbs/12_cli.options.ipynb #bfb68782
 def _number(kind:type, lo=None, hi=None, what:str=''):
     "An argparse `type`: a `kind` number within (`lo`, `hi`] (either bound optional); `what` says the range."
     def parse(s:str):
@@ -41,7 +41,7 @@ def _number(kind:type, lo=None, hi=None, what:str=''):
         return v
     return parse
 
-# %% ../../nbs/12_cli.options.ipynb #26187286
+# %% ../../nbs/12_cli.options.ipynb #bf601929
 POSITIVE = _number(int, 0, what='a whole number >= 1')
 NONNEG = _number(int, -1, what='a whole number >= 0')
 _FRACTION = _number(float, 0, 1, what='a fraction between 0 and 1 (exclusive)')
@@ -56,7 +56,7 @@ def name_pairs(s:str) -> dict:
         out[k.strip()] = v.strip()
     return out
 
-# %% ../../nbs/12_cli.options.ipynb #3186744b
+# %% ../../nbs/12_cli.options.ipynb #da142c7f
 def run_options(p:argparse.ArgumentParser, seeds:bool=True):
     "The options of every command that runs something: seeds, outputs, threads, JSON output."
     if seeds: p.add_argument('--seeds', type=_seeds, nargs='?', const=(), help="comma-separated seeds; alone: the preset's seed list")
@@ -64,7 +64,7 @@ def run_options(p:argparse.ArgumentParser, seeds:bool=True):
     p.add_argument('--threads', type=POSITIVE, help='torch threads, and OMP/MKL threads of child processes (default: the libraries\' own)')
     p.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout; all other output goes to stderr')
 
-# %% ../../nbs/12_cli.options.ipynb #18afddfc
+# %% ../../nbs/12_cli.options.ipynb #05cc6e82
 def data_options(p:argparse.ArgumentParser, required:bool=True):
     "A registered dataset, or your own files (`--dataset csv|jsonl --path ... --columns ...`), and how to prepare them."
     p.add_argument('--dataset', required=required, help='a registered dataset name, or csv / jsonl for your own files (with --path)')
@@ -76,7 +76,7 @@ def data_options(p:argparse.ArgumentParser, required:bool=True):
     p.add_argument('--split-seed', type=NONNEG, help='seed of the --dev-fraction split and the --max-train sample (default 0)')
     p.add_argument('--data-dir', help='data directory of registered datasets (default: $STANCE_NB_DATA or the cache)')
 
-# %% ../../nbs/12_cli.options.ipynb #2c31c01c
+# %% ../../nbs/12_cli.options.ipynb #a2d78ef6
 def common_options(p:argparse.ArgumentParser):
     "The options of `train` and `mdl` that are no config field: preset, run name, saving, and the run options."
     p.add_argument('--preset', default='small', help='a preset name (see `presets`); default small: a small or base encoder on your own data')
@@ -134,14 +134,14 @@ def _parse_as(anno:str, name:str):
         except ValueError: raise argparse.ArgumentTypeError(f"--{name.replace('_', '-')} expects {anno}, got {s!r}")
     return parse
 
-# %% ../../nbs/12_cli.options.ipynb #db121bf4
+# %% ../../nbs/12_cli.options.ipynb #435d2276
 def _field_docs(cls) -> dict:
     "Each field's comment, from the class that declares it (subclasses inherit their parents')."
     docs = {}
     for c in reversed([c for c in cls.__mro__ if dataclasses.is_dataclass(c)]): docs.update({k: v for k, v in docments(c).items() if v})
     return docs
 
-# %% ../../nbs/12_cli.options.ipynb #cfca2ffc
+# %% ../../nbs/12_cli.options.ipynb #fcd1cd0e
 def add_config_options(parser:argparse.ArgumentParser, # the (sub)parser to extend
                        cls,                             # a config dataclass, e.g. `TrainConfig`
                        skip:tuple=(),                   # fields not to offer
@@ -158,7 +158,7 @@ def add_config_options(parser:argparse.ArgumentParser, # the (sub)parser to exte
         names.append(f.name)
     return names
 
-# %% ../../nbs/12_cli.options.ipynb #1081b697
+# %% ../../nbs/12_cli.options.ipynb #4b28d27a
 def config_changes(args:argparse.Namespace, cls, skip:tuple=()) -> dict:
     "The fields of `cls` given on the command line (not `None`), for `replace`/`TrainConfig.preset`."
     given = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if f.name not in skip and getattr(args, f.name, None) is not None}
@@ -170,7 +170,7 @@ class _Extend(argparse.Action):
     def __call__(self, parser, ns, values, option_string=None):
         setattr(ns, self.dest, (getattr(ns, self.dest) or []) + split_names(values))
 
-# %% ../../nbs/12_cli.options.ipynb #5027a35f
+# %% ../../nbs/12_cli.options.ipynb #c714b75b
 def add_args_options(parser:argparse.ArgumentParser, # the (sub)parser to extend
                      cls,                             # a parameter class (`stance_nb.experiment.RunArgs`), e.g. `LeaderboardArgs`
                      aliases:dict|None=None,          # field -> older option strings it keeps, e.g. {'reuse_from': ['--from']}
@@ -188,7 +188,7 @@ def add_args_options(parser:argparse.ArgumentParser, # the (sub)parser to extend
         names.append(name)
     return names
 
-# %% ../../nbs/12_cli.options.ipynb #aa0b2cc5
+# %% ../../nbs/12_cli.options.ipynb #d904cd3d
 def given_args(args:argparse.Namespace, cls) -> dict:
     "The fields of `cls` given on the command line, each read for its type (numbers, `none`; lists and JSON as the class reads them)."
     from stance_nb.experiment.params import parse_annotation, text_value   # on use: `stance_nb --help` imports no run code

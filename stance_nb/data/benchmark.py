@@ -60,7 +60,7 @@ def read_records(path:str|Path, # a CSV/TSV file
                                                           expected=f'{encoding} text') from None
     except csv.Error as e: raise StanceDataError(f"cannot parse: {e}", path=path, expected='a delimited table') from None
 
-# %% ../../nbs/01b_data.benchmark.ipynb #0aaa7b6a
+# %% ../../nbs/01b_data.benchmark.ipynb #002bbe87
 def record_columns(records:list, path:str|Path, required:list) -> dict:
     "Map each `required` header name to its position; every record must be as wide as the header."
     if not records: raise StanceDataError("empty file", path=path, expected=f"a header with columns {list(required)}")
@@ -72,7 +72,7 @@ def record_columns(records:list, path:str|Path, required:list) -> dict:
                                                       expected=f"{len(head)} fields like the header")
     return {c: head.index(c) for c in required}
 
-# %% ../../nbs/01b_data.benchmark.ipynb #bb0ef548
+# %% ../../nbs/01b_data.benchmark.ipynb #4294621d
 def check_field_labels(values:list, labels:list, path, rows:list, field:str):
     "Raise on the first value not in `labels`, naming the file, record and field."
     for v, r in zip(values, rows):
@@ -83,13 +83,13 @@ def find_splits_dir(folder:str|Path, splits_dir:str|Path|None=None) -> Path:
     "The folder with the benchmark's split files: `splits_dir`, else `benchmark_splits/` next to the dataset folders."
     return Path(splits_dir) if splits_dir is not None else Path(folder).parent/'benchmark_splits'
 
-# %% ../../nbs/01b_data.benchmark.ipynb #103ddaeb
+# %% ../../nbs/01b_data.benchmark.ipynb #e9eec99f
 def _split_lines(path:Path) -> list[str]:
     if not path.exists(): raise StanceDataError("missing split file of the benchmark (data_splits/ of UKPLab/mdl-stance-robustness)", path=path,
                                                 expected='the file to exist')
     return [l.strip() for l in path.read_text(encoding='utf-8').splitlines() if l.strip()]
 
-# %% ../../nbs/01b_data.benchmark.ipynb #8f56347f
+# %% ../../nbs/01b_data.benchmark.ipynb #be42a737
 def read_index_list(path:str|Path, n:int) -> list[int]:
     "The Python-literal list of row indices of an FNC-1/ARC split file, each checked to be in `range(n)`."
     path = Path(path); lines = _split_lines(path)
@@ -100,7 +100,7 @@ def read_index_list(path:str|Path, n:int) -> list[int]:
             expected='one Python list of integers')
     return _check_range(ids, n, path)
 
-# %% ../../nbs/01b_data.benchmark.ipynb #e3becb5c
+# %% ../../nbs/01b_data.benchmark.ipynb #3a003489
 def read_index_lines(path:str|Path, n:int, first:int=0) -> list[int]:
     "One integer index per line, each checked to be in `range(first, n)`."
     path, out = Path(path), []
@@ -109,7 +109,7 @@ def read_index_lines(path:str|Path, n:int, first:int=0) -> list[int]:
         out.append(int(l))
     return _check_range(out, n, path, first)
 
-# %% ../../nbs/01b_data.benchmark.ipynb #71f5cc5f
+# %% ../../nbs/01b_data.benchmark.ipynb #e2db0e1b
 def _check_range(ids, n, path, first=0):
     for k, i in enumerate(ids):
         if not first <= i < n: raise StanceDataError(f"index {i} out of range", path=path, row=k+1,
@@ -119,7 +119,7 @@ def _check_range(ids, n, path, first=0):
                                         expected='each index once')
     return list(ids)
 
-# %% ../../nbs/01b_data.benchmark.ipynb #10593bd5
+# %% ../../nbs/01b_data.benchmark.ipynb #05e70c92
 def _check_partition(parts:dict, n_or_set, what:str, first:int=0):
     "The split files must together use every row of the data file exactly once."
     seen = {}
@@ -146,7 +146,7 @@ def low_resource_positions(path:str|Path, n_train:int, ratio:float) -> set[int]:
     _check_range(perm, n_train, path)
     return set(perm[:int(n_train * ratio)])
 
-# %% ../../nbs/01b_data.benchmark.ipynb #48ca83b7
+# %% ../../nbs/01b_data.benchmark.ipynb #b4a727a6
 def low_resource(df:pd.DataFrame, name:str, sdir:str|Path, ratio:float=1.0) -> pd.DataFrame:
     "Keep the benchmark's low-resource subset of the training rows of `df` (order kept); dev and test untouched."
     if ratio not in TRAIN_RATIOS: raise ValueError(f"train_ratio must be one of {TRAIN_RATIOS}, got {ratio!r}")
@@ -176,14 +176,14 @@ def _benchmark(name, labels, pair, folder, files, citation, license, source, dom
         return loader
     return deco
 
-# %% ../../nbs/01b_data.benchmark.ipynb #ef590a6b
+# %% ../../nbs/01b_data.benchmark.ipynb #5e385e04
 def _home(folder:Path, marker:str, *subs:str) -> Path:
     "`folder`, or the first sub-folder of an unpacked official archive that holds `marker`."
     for d in (folder, *(folder/s for s in subs)):
         if (d/marker).exists(): return d
     return folder
 
-# %% ../../nbs/01b_data.benchmark.ipynb #09d15eee
+# %% ../../nbs/01b_data.benchmark.ipynb #6100efce
 def _frame(rows:list[dict], cols:list) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols) if rows else pd.DataFrame({c: pd.Series(dtype=str) for c in cols})
 
@@ -200,7 +200,7 @@ def _bodies(path):
         out[bid] = require_text(r[c['articleBody']], path, i, 'articleBody', 'article body')
     return out
 
-# %% ../../nbs/01b_data.benchmark.ipynb #b57a5995
+# %% ../../nbs/01b_data.benchmark.ipynb #70f27c4d
 def _stances(path, bodies, bodies_path):
     recs = read_records(path); c = record_columns(recs, path, ['Headline', 'Body ID', 'Stance'])
     out = []
@@ -214,7 +214,7 @@ def _stances(path, bodies, bodies_path):
     check_field_labels([o['label'] for o in out], _FNC_LABELS, path, range(2, len(out)+2), 'Stance')
     return out
 
-# %% ../../nbs/01b_data.benchmark.ipynb #8d970502
+# %% ../../nbs/01b_data.benchmark.ipynb #51b3ca31
 def _headline_body(folder, sdir, name, train, train_bodies, test, test_bodies):
     tb = _bodies(require_file(folder, train_bodies, name))
     tr = _stances(require_file(folder, train, name), tb, folder/train_bodies)
@@ -226,7 +226,7 @@ def _headline_body(folder, sdir, name, train, train_bodies, test, test_bodies):
     rows += [dict(id=f'test_{i}', split='test', **r) for i, r in enumerate(te)]
     return _frame(rows, ['id', 'split', 'target', 'text', 'label', 'body_id'])
 
-# %% ../../nbs/01b_data.benchmark.ipynb #52216b2c
+# %% ../../nbs/01b_data.benchmark.ipynb #b9dce406
 @_benchmark('fnc1', _FNC_LABELS, True, 'fnc1',
             ['train_bodies.csv', 'train_stances.csv', 'competition_test_bodies.csv', 'competition_test_stances.csv'],
             citation="pomerleau2017fnc: Pomerleau & Rao (2017). The Fake News Challenge (FNC-1), http://www.fakenewschallenge.org/.",
@@ -238,7 +238,7 @@ def load_fnc1(folder, sdir):
     return _headline_body(folder, sdir, 'fnc1', 'train_stances.csv', 'train_bodies.csv', 'competition_test_stances.csv',
                           'competition_test_bodies.csv')
 
-# %% ../../nbs/01b_data.benchmark.ipynb #a8871b08
+# %% ../../nbs/01b_data.benchmark.ipynb #d056372f
 @_benchmark('arc', _FNC_LABELS, True, 'arc', ['arc_bodies.csv', 'arc_stances_train.csv', 'arc_stances_test.csv'],
             citation="hanselowski2018retrospective: Hanselowski et al. (2018). A retrospective analysis of the fake news challenge stance-detection "
                 "task. COLING 2018 (ARC stance version of Habernal et al. 2018).",
@@ -324,7 +324,7 @@ def _zip(path):
     except (zipfile.BadZipFile, OSError) as e: raise StanceDataError(f"not a readable zip file ({e})", path=path,
                                                                      expected='the official zip file (re-download it)') from None
 
-# %% ../../nbs/01b_data.benchmark.ipynb #100603fc
+# %% ../../nbs/01b_data.benchmark.ipynb #c64d31d3
 def _zip_json(z, zpath, member):
     try: raw = z.read(member)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, KeyError) as e: raise StanceDataError(f"cannot read member {member!r}: {e}",
@@ -335,7 +335,7 @@ def _zip_json(z, zpath, member):
     except json.JSONDecodeError as e: raise StanceDataError(f"member {member!r} is broken JSON: {e.msg} at line {e.lineno}", path=zpath,
                                                             field=member, expected='one JSON object') from None
 
-# %% ../../nbs/01b_data.benchmark.ipynb #fe06a608
+# %% ../../nbs/01b_data.benchmark.ipynb #3753e761
 def _se19_posts(zpath) -> dict:
     "post id -> (text, platform, event, is_stub, member, JSON key of the text) for every post file in a RumourEval zip, as the benchmark parses them."
     posts = {}
@@ -360,14 +360,14 @@ def _se19_posts(zpath) -> dict:
                 posts[str(d['id'])] = (d['text'], 'twitter', event, False, m, 'text')
     return posts
 
-# %% ../../nbs/01b_data.benchmark.ipynb #89b4b6d3
+# %% ../../nbs/01b_data.benchmark.ipynb #189e994c
 def _se19_key(key, where, zpath=None):
     if 'subtaskaenglish' not in key:
         raise StanceDataError("no 'subtaskaenglish' key", path=zpath or where, field=where if zpath else 'subtaskaenglish',
                               expected="a RumourEval key file with 'subtaskaenglish'")
     return key['subtaskaenglish']
 
-# %% ../../nbs/01b_data.benchmark.ipynb #1ecd986e
+# %% ../../nbs/01b_data.benchmark.ipynb #c5c74e7e
 @_benchmark('semeval2019t7', _SE19_LABELS, False, 'semeval2019t7', [_SE19_TRAIN, _SE19_TEST, 'final-eval-key.json'],
             citation="gorrell2019semeval: Gorrell et al. (2019). SemEval-2019 Task 7: RumourEval, determining rumour veracity and support for "
                 "rumours. SemEval 2019.",
@@ -455,13 +455,13 @@ def read_json_file(path:str|Path, encoding:str='utf-8'):
     except json.JSONDecodeError as e: raise StanceDataError(f"broken JSON: {e.msg} (column {e.colno})", path=path, row=e.lineno,
                                                             expected='one JSON document') from None
 
-# %% ../../nbs/01b_data.benchmark.ipynb #eb7a9bd5
+# %% ../../nbs/01b_data.benchmark.ipynb #6fc0416e
 def _get(rec, key, path, row):
     if not isinstance(rec, dict) or key not in rec: raise StanceDataError("missing field", path=path, row=row, field=key,
                                                                           expected=f"a JSON object with {key!r}")
     return rec[key]
 
-# %% ../../nbs/01b_data.benchmark.ipynb #70b07672
+# %% ../../nbs/01b_data.benchmark.ipynb #0ff2c906
 @_benchmark('perspectrum', ['SUPPORT', 'UNDERMINE'], True, 'perspectrum',
             ['perspectrum_with_answers_v1.0.json', 'perspective_pool_v1.0.json', 'dataset_split_v1.0.json'],
             citation="chen2019perspectrum: Chen et al. (2019). Seeing things from a different angle: Discovering diverse perspectives about claims. "
@@ -507,7 +507,7 @@ def _iac_paths(folder):
         if (folder/stance).exists(): return folder/stance, folder/disc
     return require_file(folder, 'author_stance.csv', 'iac1'), None
 
-# %% ../../nbs/01b_data.benchmark.ipynb #34fc0d77
+# %% ../../nbs/01b_data.benchmark.ipynb #af68fcf1
 @_benchmark('iac1', ['anti', 'other', 'pro'], True, 'iac1', ['author_stance.csv', 'discussions/'],
             citation="walker2012corpus: Walker et al. (2012). A corpus for research on deliberation and debate. LREC 2012.",
             license='IAC v1.1 licence (research use); see https://nlds.soe.ucsc.edu/iac',
@@ -556,7 +556,7 @@ _SCD_STANCE = {'Stance=+1': 'for', 'Stance=-1': 'against'}
 
 def _natural(name): return [int(t) if t.isdigit() else t for t in re.split(r'(\d+)', name)]
 
-# %% ../../nbs/01b_data.benchmark.ipynb #0fe44645
+# %% ../../nbs/01b_data.benchmark.ipynb #c40d99c8
 class _SCDFiles:
     "The posts of SCD as `stance/<topic>/<file>` members: from `stance.zip`, or from its unpacked `stance/` tree."
     def __init__(self, folder:Path):
@@ -579,7 +579,7 @@ class _SCDFiles:
     def close(self):
         if self.z is not None: self.z.close()
 
-# %% ../../nbs/01b_data.benchmark.ipynb #13f14a88
+# %% ../../nbs/01b_data.benchmark.ipynb #b6e052cf
 @_benchmark('scd', ['against', 'for'], False, 'scd', ['stance.zip'],
             citation="hasan2013stance: Hasan & Ng (2013). Stance classification of ideological debates: Data, models, features, and constraints. "
                 "IJCNLP 2013.",
@@ -611,7 +611,7 @@ def load_scd(folder, sdir,
     finally: src.close()
     return _frame(rows, ['id', 'split', 'target', 'text', 'label', 'topic'])
 
-# %% ../../nbs/01b_data.benchmark.ipynb #039de048
+# %% ../../nbs/01b_data.benchmark.ipynb #ed52121a
 def _zip_text(z, zpath, member, encoding):
     try: return z.read(member).decode(encoding)
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, KeyError) as e: raise StanceDataError(f"cannot read member {member!r}: {e}",
@@ -652,7 +652,7 @@ def split_sizes(df:pd.DataFrame) -> tuple:
     n = df['split'].value_counts()
     return tuple(int(n.get(s, 0)) for s in SPLITS)
 
-# %% ../../nbs/01b_data.benchmark.ipynb #74577f58
+# %% ../../nbs/01b_data.benchmark.ipynb #f3930a38
 def compare_table3(name:str, df:pd.DataFrame) -> pd.DataFrame:
     "Split sizes and class percentages of `df` next to Table 3 of the paper."
     (sizes, dist) = TABLE3[name]

@@ -56,7 +56,7 @@ class DatasetInfo:
             if self.labels is not None and (gone := sorted(set(self.labels) - set(self.label_map))):
                 raise ValueError(f"dataset {self.name!r}: label_map has no entry for the label(s) {gone}")
 
-# %% ../../nbs/01_data.core.ipynb #90063b05
+# %% ../../nbs/01_data.core.ipynb #1fc5c1d2
 DATASETS = Registry('dataset', describe=lambda i: ', '.join(x for x in (i.domain, i.paper) if x))
 
 def register_dataset(name:str, **info):
@@ -88,13 +88,13 @@ def check_tidy(df:pd.DataFrame, info:DatasetInfo, path=None) -> pd.DataFrame:
         if len(na): raise StanceDataError(f"missing {col}", path=where, row=int(na[0]), field=col, expected='a string')
     return df
 
-# %% ../../nbs/01_data.core.ipynb #e617f3ad
+# %% ../../nbs/01_data.core.ipynb #6c7b51aa
 def _from_hub(info:DatasetInfo, hub_path, options:dict) -> pd.DataFrame:
     "The dataset read from its Hub copy by the reader its `hub` entry names (`stance_nb.data.hub`)."
     if not info.hub: raise ValueError(f"dataset {info.name!r} has no Hugging Face Hub copy; load it from its files (source='files')")
     return info.hub['reader'](info, hub_path, **options)
 
-# %% ../../nbs/01_data.core.ipynb #ed69487c
+# %% ../../nbs/01_data.core.ipynb #6528ceb5
 def load(name:str,            # a key of `DATASETS`
          data_dir:str|Path|None=None, # data directory (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dir`)
          source:str='files',  # 'files': the official files in the data directory; 'hub': its Hugging Face Hub copy (`DatasetInfo.hub`)
@@ -156,7 +156,7 @@ def require_text(value, # a text or target read from a data file
     kind = 'null' if value is None else 'empty' if isinstance(value, str) else f'non-string ({type(value).__name__})'
     raise StanceDataError(f"{kind} {what}", path=path, row=row, field=field, expected='a string' if allow_empty else 'a non-empty string')
 
-# %% ../../nbs/01_data.core.ipynb #e20813ef
+# %% ../../nbs/01_data.core.ipynb #681f3e8b
 def require_file(folder:Path, rel:str, dataset:str='') -> Path:
     "The path `folder/rel`, or a clear error saying which file is missing."
     p = Path(folder)/rel
@@ -165,7 +165,7 @@ def require_file(folder:Path, rel:str, dataset:str='') -> Path:
         raise StanceDataError(f"missing file{' of dataset ' + repr(dataset) if dataset else ''}. {src}".strip(), path=p, expected='the file to exist')
     return p
 
-# %% ../../nbs/01_data.core.ipynb #f8e4c641
+# %% ../../nbs/01_data.core.ipynb #bd817b5c
 def _check_fields(path:Path, sep:str, encoding:str):
     "Every record of a delimited file has as many fields as its header; else an error naming the data row."
     with open(path, encoding=encoding, newline='') as f:
@@ -178,7 +178,7 @@ def _check_fields(path:Path, sep:str, encoding:str):
                 raise StanceDataError(f"{len(rec)} fields where the header has {len(header)}", path=path, row=row,
                                       expected=f"{len(header)} fields {header}; quote a field that contains {sep!r}")
 
-# %% ../../nbs/01_data.core.ipynb #04a49381
+# %% ../../nbs/01_data.core.ipynb #da7289d0
 def _check_header(path:Path, sep:str, encoding:str):
     "A header that names each column once; pandas would keep the first of two and rename the other (`text.1`)."
     with open(path, encoding=encoding, newline='') as f: header = next(csv.reader(f, delimiter=sep), [])
@@ -188,7 +188,7 @@ def _check_header(path:Path, sep:str, encoding:str):
                                             expected='one column per name')
         seen[h] = i
 
-# %% ../../nbs/01_data.core.ipynb #f9d9cf4e
+# %% ../../nbs/01_data.core.ipynb #dca3335e
 def read_table(path:str|Path, required:Iterable[str]=(), sep:str=',', encoding:str='utf-8',
                dtype=str,                # column types: `str` for all, or a dict `{column: type}`
                check_fields:bool=False,  # refuse a record with more or fewer fields than the header (a stray separator)
@@ -231,7 +231,7 @@ def _archive_kind(path:Path, url:str) -> str|None:
     if low.endswith(('.tar', '.tar.gz', '.tgz', '.tar.bz2', '.tar.xz')): return 'tar'
     return None
 
-# %% ../../nbs/01_data.core.ipynb #54b2440d
+# %% ../../nbs/01_data.core.ipynb #dc5aba7f
 def _check_member(name:str, archive:Path):
     "Refuse a member name that is absolute or climbs out of the extraction folder."
     p = name.replace('\\', '/')
@@ -289,7 +289,7 @@ def missing_files(name:str,                  # a key of `DATASETS`
     folder = _data_dir(data_dir, info.folder)
     return [f for f in info.files if not (folder/f).exists()]
 
-# %% ../../nbs/01_data.core.ipynb #70cbe78b
+# %% ../../nbs/01_data.core.ipynb #45aa1934
 def download(name:str,                  # a key of `DATASETS`
              data_dir:str|Path|None=None, # data directory (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dir`)
              force:bool=False,          # download again even when the files are already there

@@ -26,7 +26,7 @@ def _split_name(s, split_map:dict|None, where) -> str:
     if key.lower() in m: return m[key.lower()]
     raise StanceDataError(f'unknown split {s!r}', **where, field='split', expected=f'one of {sorted(m)} (or pass split_map=)')
 
-# %% ../../nbs/01c_data.custom.ipynb #74b1e223
+# %% ../../nbs/01c_data.custom.ipynb #81758150
 def _file(p) -> Path:
     "The resolved path of a data file given by the user; a folder, a link loop or a missing file is a `StanceDataError`."
     p = Path(p).expanduser()
@@ -40,14 +40,14 @@ def _file(p) -> Path:
     if not r.is_file(): raise StanceDataError('not a regular file', path=r, expected='a file')
     return r
 
-# %% ../../nbs/01c_data.custom.ipynb #842ba490
+# %% ../../nbs/01c_data.custom.ipynb #d4ce8526
 def _paths(path) -> list[tuple[str|None, Path]]:
     "(split or None, file) pairs from a path or a `{split: path}` dict."
     if path is None: raise ValueError("pass path= (a file, or a dict {split: file})")
     if isinstance(path, dict): return [(_split_name(s, None, dict(path=p)), _file(p)) for s, p in path.items()]
     return [(None, _file(path))]
 
-# %% ../../nbs/01c_data.custom.ipynb #c10b0531
+# %% ../../nbs/01c_data.custom.ipynb #186ca1b5
 def _column_map(columns:dict, found:list, path:Path) -> dict:
     "`{tidy name: file column or None}`; a column whose name matches only up to case and spaces is taken with a warning."
     bad = sorted(set(columns) - set(TIDY_COLUMNS))
@@ -69,7 +69,7 @@ def _column_map(columns:dict, found:list, path:Path) -> dict:
         else: out[k] = None
     return out
 
-# %% ../../nbs/01c_data.custom.ipynb #f91e557e
+# %% ../../nbs/01c_data.custom.ipynb #b0684f81
 def _value(v, what:str, where:dict) -> str:
     "An id, target or label read from a file as a string: ints are written out, null and other types are errors."
     if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)): v = str(int(v))
@@ -78,14 +78,14 @@ def _value(v, what:str, where:dict) -> str:
                               expected='a string' + (' or an integer' if what != 'text' else ''))
     return v
 
-# %% ../../nbs/01c_data.custom.ipynb #188927df
+# %% ../../nbs/01c_data.custom.ipynb #f33b041e
 def _valid_unicode(v:str, where:dict) -> str:
     try: v.encode('utf-8')
     except UnicodeEncodeError as e: raise StanceDataError(f'invalid Unicode: lone surrogate {v[e.start]!r} at character {e.start}', **where,
                                                           expected='valid Unicode text') from None
     return v
 
-# %% ../../nbs/01c_data.custom.ipynb #ade7198c
+# %% ../../nbs/01c_data.custom.ipynb #026c56e0
 def _part(fsplit, path:Path, raw:pd.DataFrame, rows, colmap:dict, split:str, split_map, label_ok:set, allow_empty_text:bool) -> pd.DataFrame:
     "The tidy rows of one file, every value checked; other columns kept as read."
     if not len(raw): raise StanceDataError('no data rows', path=path, expected='at least one row after the header')
@@ -118,7 +118,7 @@ def _part(fsplit, path:Path, raw:pd.DataFrame, rows, colmap:dict, split:str, spl
     df['_path'], df['_row'] = str(path), list(rows)
     return df
 
-# %% ../../nbs/01c_data.custom.ipynb #0788812c
+# %% ../../nbs/01c_data.custom.ipynb #effd7375
 def _labels(df:pd.DataFrame, labels, label_map:dict|None, field:str) -> tuple[list, str]:
     "Map labels through `label_map`, refuse case variants of one label; the label list and where it came from."
     def where(mask): r = df[mask].iloc[0]; return dict(path=r._path, row=int(r._row), field=field)
@@ -138,7 +138,7 @@ def _labels(df:pd.DataFrame, labels, label_map:dict|None, field:str) -> tuple[li
     train = df.split == 'train'
     return sorted(df.label[train].unique() if train.any() else seen), 'the labels of the train rows' if train.any() else 'the labels found'
 
-# %% ../../nbs/01c_data.custom.ipynb #1b793d6d
+# %% ../../nbs/01c_data.custom.ipynb #fe7e76e9
 def _overlap(df:pd.DataFrame, colmap:dict):
     "Refuse a (target, text) pair that occurs in two splits: test rows seen in training."
     key = df.target + '\x00' + df.text
@@ -150,7 +150,7 @@ def _overlap(df:pd.DataFrame, colmap:dict):
                                   field=colmap['text'], expected='disjoint splits (or allow_overlap=True)')
         first.setdefault(k, (s, p, r))
 
-# %% ../../nbs/01c_data.custom.ipynb #3c536faa
+# %% ../../nbs/01c_data.custom.ipynb #a9fe756a
 def _tidy(parts:list, labels, split:str, split_map, allow_empty_text:bool, label_map:dict|None=None, allow_overlap:bool=False) -> pd.DataFrame:
     "Build the tidy table from `(split or None, path, raw DataFrame, row numbers, column map)` parts and validate it."
     label_ok = {str(k).strip() for k in (label_map or {})} | {str(l) for l in (labels or [])}
@@ -205,7 +205,7 @@ def load_csv(folder,                      # unused (these datasets are read from
         parts.append((fsplit, p, raw, range(1, len(raw)+1), colmap))
     return _tidy(parts, labels, split, split_map, allow_empty_text, label_map, allow_overlap)
 
-# %% ../../nbs/01c_data.custom.ipynb #2a6c96e6
+# %% ../../nbs/01c_data.custom.ipynb #148039c0
 @register_dataset('jsonl', labels=None, pair=None, metric='f1_macro', folder=None,
     source='your own JSON-lines file(s): load("jsonl", path=..., columns={...})', domain='user data', options=_OPTIONS)
 def load_jsonl(folder, path=None, columns:dict|None=None, labels=None, label_map:dict|None=None, split:str='train',

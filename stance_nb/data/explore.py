@@ -19,10 +19,10 @@ __all__ = ['XSTANCE_TOPIC_ORDER', 'label_counts', 'dataset_stats', 'split_overla
 def _split_order(splits) -> list:
     return [s for s in SPLITS if s in set(splits)] + sorted(set(splits) - set(SPLITS))
 
-# %% ../../nbs/01d_data.explore.ipynb #86e17c0f
+# %% ../../nbs/01d_data.explore.ipynb #4739081e
 def _words(s:pd.Series) -> pd.Series: return s.fillna('').astype(str).str.split().str.len()
 
-# %% ../../nbs/01d_data.explore.ipynb #f98e6912
+# %% ../../nbs/01d_data.explore.ipynb #b9713fab
 def label_counts(df:pd.DataFrame,  # a tidy table (`split`, `label`, ...)
                  by:str|list='split', # column(s) to count within
                 ) -> pd.DataFrame:
@@ -33,7 +33,7 @@ def label_counts(df:pd.DataFrame,  # a tidy table (`split`, `label`, ...)
     if 'split' in by: c['split'] = pd.Categorical(c.split, _split_order(c.split.unique()), ordered=True)
     return c.sort_values(by + ['label']).reset_index(drop=True).assign(**({'split': lambda x: x.split.astype(str)} if 'split' in by else {}))
 
-# %% ../../nbs/01d_data.explore.ipynb #8634904d
+# %% ../../nbs/01d_data.explore.ipynb #41857b3e
 def dataset_stats(data:pd.DataFrame|dict, # a tidy table, or `{dataset name: table}`
                  ) -> pd.DataFrame:
     "One row per dataset and split: rows, distinct targets, rows per label, majority share, text and target length in words."
@@ -84,7 +84,7 @@ def save_figure(fig, path:str|Path, dpi:int=150) -> Path:
     with atomic_write(path, 'wb') as f: fig.savefig(f, format=path.suffix.lstrip('.') or 'png', dpi=dpi, bbox_inches='tight')
     return path
 
-# %% ../../nbs/01d_data.explore.ipynb #e18a98a4
+# %% ../../nbs/01d_data.explore.ipynb #33f78f30
 def plot_class_distribution(data:pd.DataFrame|dict, # a tidy table, or `{dataset name: table}`
                             normalize:bool=False,   # plot shares instead of counts
                             save:str|Path|None=None,
@@ -116,7 +116,7 @@ def favor_by_question(df:pd.DataFrame, favor:str='FAVOR', question:str='question
     order = {t: i for i, t in enumerate(XSTANCE_TOPIC_ORDER)}
     return out.sort_values([topic, question], key=lambda s: s.map(order).fillna(len(order)) if s.name == topic else s).reset_index(drop=True)
 
-# %% ../../nbs/01d_data.explore.ipynb #9861ebaa
+# %% ../../nbs/01d_data.explore.ipynb #2cb43c8b
 def plot_favor_by_question(df:pd.DataFrame, # X-stance rows (`label`, `topic`, `question_id`), any splits
                            favor:str='FAVOR', save:str|Path|None=None, seed:int=0):
     "One dot per question (its share of `favor` answers), grouped by topic, as the X-stance paper's Figure 2."

@@ -74,7 +74,7 @@ def read_split_csv(path:str|Path,
         for t in texts: require_text(r[t], path, i, back[t], what=t)
     return out
 
-# %% ../../nbs/01e_data.field.ipynb #171f7c10
+# %% ../../nbs/01e_data.field.ipynb #8cc34bd3
 def want_splits(splits) -> list:
     "The splits asked for, in `SPLITS` order ('valid' is 'dev'); None: all three."
     want = list(SPLITS) if splits is None else ['dev' if s == 'valid' else s for s in ([splits] if isinstance(splits, str) else splits)]
@@ -140,7 +140,7 @@ def _tweet_ids(df:pd.DataFrame, path, column:str) -> pd.DataFrame:
                                        expected='a numeric tweet id')
     return df
 
-# %% ../../nbs/01e_data.field.ipynb #1224cf86
+# %% ../../nbs/01e_data.field.ipynb #bfb47e04
 @register_dataset('covid19', labels=list(COVID19_LABELS), pair=True, metric='f1_macro', folder='covid19',
     files=tuple(f.format(t) for t in COVID19_TARGETS for f in COVID19_FILES.values()) + (HYDRATED,),
     citation='glandt-etal-2021-stance: Glandt et al. (2021), Stance Detection in COVID-19 Tweets, ACL-IJCNLP',

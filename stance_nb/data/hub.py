@@ -27,7 +27,7 @@ def register_hub(name:str,          # a key of `DATASETS`
         return convert
     return deco
 
-# %% ../../nbs/01f_data.hub.ipynb #cedcdfa1
+# %% ../../nbs/01f_data.hub.ipynb #72b5ad1a
 def check_counts(df:pd.DataFrame, counts:dict, where) -> pd.DataFrame:
     "`df` when its split sizes are `counts`; else an error naming the copy and both sizes."
     got = {s: int((df['split'] == s).sum()) for s in counts}

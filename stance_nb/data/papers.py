@@ -36,7 +36,7 @@ def _xstance_split_list(folder:Path, splits) -> list[str]:
     if bad: raise ValueError(f"unknown X-stance split(s) {bad}; use {list(XSTANCE_FILES)}")
     return [s for s in SPLITS if s in out]
 
-# %% ../../nbs/01a_data.papers.ipynb #73a0f41a
+# %% ../../nbs/01a_data.papers.ipynb #fd7060c5
 def read_questions(path:str|Path) -> dict:
     "`{question_id: text}` from an X-stance `questions.<lang>.jsonl` file; a broken line or empty text names its line."
     out = {}
@@ -44,10 +44,10 @@ def read_questions(path:str|Path) -> dict:
         out[q['id']] = require_text(q['text'], path, i, 'text', what='question text')
     return out
 
-# %% ../../nbs/01a_data.papers.ipynb #de807917
+# %% ../../nbs/01a_data.papers.ipynb #e0a84781
 def _english_questions(folder:Path) -> dict: return read_questions(require_file(folder, 'questions.en.jsonl', 'xstance'))
 
-# %% ../../nbs/01a_data.papers.ipynb #2ec29fed
+# %% ../../nbs/01a_data.papers.ipynb #0bb2ee2a
 @register_dataset('xstance', labels=list(_XS_LABELS), pair=True, metric='xstance_f1', folder='xstance',
     setting='X-stance (Vamvas & Sennrich 2020): every language (de, fr, it) and its three test sets together',
     files=('train.jsonl', 'valid.jsonl', 'test.jsonl', 'questions.de.jsonl', 'questions.en.jsonl', 'questions.fr.jsonl', 'questions.it.jsonl'),
@@ -112,7 +112,7 @@ def _read_json_records(path:Path) -> list[tuple[int, dict]]:
                                                             expected='a JSON array of objects') from None
     return [(i, r) for i, r in enumerate(arr, 1)]
 
-# %% ../../nbs/01a_data.papers.ipynb #24b04c13
+# %% ../../nbs/01a_data.papers.ipynb #9a922773
 def cheese_fold_ids(labels, n_folds:int=5, seed:int=42, order:str='official') -> np.ndarray:
     "Fold number of each pair, stratified by label; `order='official'` reproduces the released code's shuffled order."
     from sklearn.model_selection import StratifiedKFold, train_test_split
@@ -130,7 +130,7 @@ def cheese_fold_ids(labels, n_folds:int=5, seed:int=42, order:str='official') ->
     for k, (_, test) in enumerate(StratifiedKFold(n_folds, shuffle=True, random_state=seed).split(perm, y[perm])): folds[perm[test]] = k
     return folds
 
-# %% ../../nbs/01a_data.papers.ipynb #d0770333
+# %% ../../nbs/01a_data.papers.ipynb #dac9df63
 @register_dataset('cheese', labels=list(CHEESE_LABELS), pair=True, metric='f1_macro', folder='cheese', files=('cheese.json',),
     split={'test_fold': 0, 'dev_fraction': 0.1},
     setting='CHeeSE (Mascarell et al. 2021): fold 0 of its five as the test set, the other four train, 10 % of them (stratified, seed 0) dev',
@@ -193,7 +193,7 @@ EZSTANCE_LABELS = ('AGAINST', 'FAVOR', 'NONE')
 _EZ_COLS = ('Text', 'Target 1', 'Stance 1')
 def _norm_kw(s:str) -> str: return re.sub(r'[^a-z0-9]', '', str(s).lower())
 
-# %% ../../nbs/01a_data.papers.ipynb #d49c1171
+# %% ../../nbs/01a_data.papers.ipynb #bc886692
 EZSTANCE_DOMAINS = {  # abbreviation: (name, folder in the release, query keywords of paper Table 3)
     'CE': ('Covid Epidemic', 'covid19_domain',
            ['epidemic prevention', 'living with covid', 'herd-immunity', 'WFH', 'booster', 'vaccine', 'mask mandate', 'FDA', 'post-covid', 'Fauci']),
@@ -217,18 +217,18 @@ EZSTANCE_DOMAINS = {  # abbreviation: (name, folder in the release, query keywor
 }
 def _ez_domains(): return EZSTANCE_DOMAINS
 
-# %% ../../nbs/01a_data.papers.ipynb #36e351a5
+# %% ../../nbs/01a_data.papers.ipynb #c43b4887
 def ezstance_domain(domain:str) -> str:
     "The Table 3 abbreviation of an EZ-STANCE domain given by abbreviation, name or release folder name."
     for ab, (name, fold, _) in _ez_domains().items():
         if _norm_kw(domain) in (_norm_kw(ab), _norm_kw(name), _norm_kw(fold)): return ab
     raise ValueError(f"unknown EZ-STANCE domain {domain!r}; one of {list(_ez_domains())} (or their names/folders)")
 
-# %% ../../nbs/01a_data.papers.ipynb #c57900bb
+# %% ../../nbs/01a_data.papers.ipynb #699e6857
 def _kw_domain() -> dict:
     return {_norm_kw(k): ab for ab, (_, _, kws) in _ez_domains().items() for k in kws}
 
-# %% ../../nbs/01a_data.papers.ipynb #6b659d64
+# %% ../../nbs/01a_data.papers.ipynb #b83386d3
 def _ez_file(folder:Path, subtask:str, ttype:str, dom_dir:str|None, prompt:bool, split:str) -> Path:
     "Find one EZ-STANCE CSV among the accepted layouts; the error lists every place looked at."
     name, tried = f'raw_{split}_all_onecol.csv', []
@@ -241,7 +241,7 @@ def _ez_file(folder:Path, subtask:str, ttype:str, dom_dir:str|None, prompt:bool,
     raise StanceDataError(f"missing file of dataset 'ezstance'. {DATASETS['ezstance'].source}", path=folder/tried[0],
                           expected=f'one of {tried}')
 
-# %% ../../nbs/01a_data.papers.ipynb #f297f979
+# %% ../../nbs/01a_data.papers.ipynb #9ec58705
 def _read_ez(path:Path, text_column:str) -> pd.DataFrame:
     df = read_table(path, required=_EZ_COLS + ((text_column,) if text_column not in _EZ_COLS else ()))
     for i, (t, tgt, lab) in enumerate(zip(df[text_column], df['Target 1'], df['Stance 1']), 1):
@@ -262,7 +262,7 @@ def _ez_target_types(df, folder, subtask, target_type, dom_dir, fsplit, path, te
     except StanceDataError:
         warnings.warn(f'no claim file next to {path}: target_type is "unknown"'); return ['unknown']*len(df)
 
-# %% ../../nbs/01a_data.papers.ipynb #4b78979f
+# %% ../../nbs/01a_data.papers.ipynb #e2070103
 @register_dataset('ezstance', labels=list(EZSTANCE_LABELS), pair=True, metric='f1_macro', folder='ezstance',
     setting="EZ-STANCE (Zhao & Caragea 2024): subtask A, mixed targets (its Table 7's M->M split)",
     files=tuple(f'subtaskA/mixed/raw_{s}_all_onecol.csv' for s in ('train', 'val', 'test')),
@@ -347,7 +347,7 @@ def _vast_code(value:str, path, row:int, field:str, known) -> str:
     if v not in known: raise StanceDataError(f'unknown {field} {value!r}', path=path, row=row, field=field, expected=f'one of {sorted(known)}')
     return v
 
-# %% ../../nbs/01a_data.papers.ipynb #0b9c62e1
+# %% ../../nbs/01a_data.papers.ipynb #03791e83
 def _read_vast(path:Path, split:str, target_column:str, text_column:str) -> pd.DataFrame:
     "One official VAST CSV as tidy rows, in file order; rows in errors count data lines from 1."
     df = read_table(path, required=_VAST_COLS + tuple(c for c in (target_column, text_column) if c not in _VAST_COLS))

@@ -43,7 +43,7 @@ def differences(ours:Side, paper:Side) -> dict:
     o, p = ours.facets(), paper.facets()
     return {f: (p[f], o[f]) for f in FACETS if o[f] != p[f]}
 
-# %% ../../nbs/10p_experiment.compare.ipynb #34f5a58c
+# %% ../../nbs/10p_experiment.compare.ipynb #acecb9da
 def _say(facet:str, v) -> str:
     "One side of a facet in words."
     if facet == 'ratio': return f'{v:.0%} of the training data'
@@ -51,7 +51,7 @@ def _say(facet:str, v) -> str:
     if not v: return 'none' if facet != 'training sets' else 'each dataset alone'
     return f"{len(v)}: {', '.join(v)}" if len(v) > 1 else v[0]
 
-# %% ../../nbs/10p_experiment.compare.ipynb #70d12926
+# %% ../../nbs/10p_experiment.compare.ipynb #9e89aa31
 def not_comparable(ours:Side, paper:Side) -> str:
     "'' when both sides cover the same; else 'not comparable: ...' naming each facet that differs and both sides of it."
     d = differences(ours, paper)
@@ -78,13 +78,13 @@ def _ratio(column:str) -> float:
     c = str(column)
     return float(c[:-1]) / 100 if c.endswith('%') and c[:-1].replace('.', '', 1).isdigit() else 1.0
 
-# %% ../../nbs/10p_experiment.compare.ipynb #31b2e648
+# %% ../../nbs/10p_experiment.compare.ipynb #8e0fe5e9
 def is_mdl(exp:Experiment, row:str, column:str='') -> bool:
     "Whether a table's cell belongs to a multi-dataset row of `exp`: the row or column names it, or the row ends with its suffix (`Spelling_MDL`)."
     suffix = str(row).rpartition('_')[2]
     return any(r.system == 'mdl' and (r.name in (row, column, suffix) or r.name.endswith('_' + suffix)) for r in exp.rows)
 
-# %% ../../nbs/10p_experiment.compare.ipynb #b43e0c3d
+# %% ../../nbs/10p_experiment.compare.ipynb #4073aa94
 def _named(cell:pd.Series, col:str, default) -> object:
     "A builder's per-cell field (`systems`, `paper_keys`, ...), else `default`."
     v = cell.get(col) if cell is not None else None

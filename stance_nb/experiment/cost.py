@@ -56,7 +56,7 @@ def estimate_encoder_seconds(model:str,        # a Hub id or folder `AutoModel` 
     m.eval(); pr = timed(eval_batch_size, predict_step) if n_predict else 0.0
     return tr * n_train, pr * n_predict
 
-# %% ../../nbs/10i_experiment.cost.ipynb #8db32a19
+# %% ../../nbs/10i_experiment.cost.ipynb #1594e3c7
 def mean_pair_length(tokenizer, frames:Sequence[pd.DataFrame], max_length:int, n:int=256) -> float:
     "Mean subword length of the (target, text) pairs of `frames` cut at `max_length`, on a fixed sample of `n` rows of each, weighted by size."
     lens, sizes = [], []
@@ -68,7 +68,7 @@ def mean_pair_length(tokenizer, frames:Sequence[pd.DataFrame], max_length:int, n
         lens.append(float(np.mean([len(x) for x in enc['input_ids']]))); sizes.append(len(f))
     return float(np.average(lens, weights=sizes)) if lens else float(max_length)
 
-# %% ../../nbs/10i_experiment.cost.ipynb #80ed0f0e
+# %% ../../nbs/10i_experiment.cost.ipynb #b541ad35
 def cpu_cost(todo:Sequence[tuple], settings:dict,
              device:str='cpu', # where the models are timed: this machine's CPU, or 'cuda' (its GPU)
             ) -> dict:
@@ -106,18 +106,18 @@ def cpu_cost(todo:Sequence[tuple], settings:dict,
     for p in plans.values(): p.pop('batch_size'); p.pop('eval_batch_size')
     return plans
 
-# %% ../../nbs/10i_experiment.cost.ipynb #59d418cc
+# %% ../../nbs/10i_experiment.cost.ipynb #e28aeb5f
 def duration_text(s:float) -> str:
     "Seconds as a reader says them: '2.5 h', '12 min', '40 s'."
     return f"{s/3600:.1f} h" if s >= 360 else f"{s/60:.0f} min" if s >= 60 else f"{s:.0f} s"
 
-# %% ../../nbs/10i_experiment.cost.ipynb #329c4282
+# %% ../../nbs/10i_experiment.cost.ipynb #a99c1899
 def full_cpu_run(settings:dict) -> bool:
     "Whether this run trains on a machine without a GPU and is not a smoke run (then its cost is printed and it checkpoints within epochs)."
     import torch
     return not settings.get('smoke') and not torch.cuda.is_available()
 
-# %% ../../nbs/10i_experiment.cost.ipynb #1dff3d9d
+# %% ../../nbs/10i_experiment.cost.ipynb #344bfbe7
 def announce_cpu_cost(pending:Callable, settings:dict) -> dict:
     "On a machine without a GPU, print what the jobs `pending()` lists (`(job, Context)`, about to run) will cost (`cpu_cost`), and return it."
     if not full_cpu_run(settings): return {}   # before `pending()`, which reads every job's record

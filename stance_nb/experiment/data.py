@@ -29,7 +29,7 @@ def _stratified(df:pd.DataFrame, idx:pd.Index, frac:float, seed:int) -> pd.Index
         keep += list(rng.choice(g.index.to_numpy(), size=n, replace=False))
     return pd.Index(sorted(keep))
 
-# %% ../../nbs/10b_experiment.data.ipynb #a12c471c
+# %% ../../nbs/10b_experiment.data.ipynb #a006f6b9
 def prepare_data(df:pd.DataFrame,              # a tidy table (`load`'s result)
                  label_map:Mapping|None=None,   # {label in the file: label name}, e.g. {'0': 'AGAINST', '1': 'FAVOR'}; every label needs an entry
                  dev_fraction:float|None=None,  # cut a stratified dev split of this fraction from train (only when there is no dev split)
@@ -125,7 +125,7 @@ def _check_preparation(key, opts:Mapping):
     if opts.get('label_map') is not None and not isinstance(opts['label_map'], Mapping):
         raise ValueError(f"data[{key!r}]: label_map={opts['label_map']!r}: expected an object {{label in the file: label}}")
 
-# %% ../../nbs/10b_experiment.data.ipynb #62eb0751
+# %% ../../nbs/10b_experiment.data.ipynb #6d18d91f
 def data_specs(data:Mapping|str|None, # {key: {"dataset": name, loader or preparation options...}}, or its JSON text
               ) -> dict[str, DataSpec]:
     "`DataSpec`s from a result notebook's `data` parameter; unknown datasets, options and unsafe keys fail naming them."

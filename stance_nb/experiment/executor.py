@@ -65,7 +65,7 @@ class Executor:
                 raise ValueError(f"Slurm parameter {k}={v!r}: expected {tp.__name__}")
         return self
 
-# %% ../../nbs/10n_experiment.executor.ipynb #2ba57dd2
+# %% ../../nbs/10n_experiment.executor.ipynb #71bb5aa9
 def executor_from(kind:str='local', workers:int|None=None,
                   slurm_config:str|Path|None=None, # a YAML file of submitit parameters (AutoExecutor names)
                   wait:bool=True, attach:bool=False, jobs_per_gpu:int|None=None, **options) -> Executor:
@@ -94,7 +94,7 @@ class WorkSpec:
     wait:bool=False           # also wait for jobs other workers hold (and take over those whose worker died)
     jobs_per_gpu:int=1        # workers sharing this worker's GPU: a job out of GPU memory is requeued (`JobRequeued`), not failed
 
-# %% ../../nbs/10n_experiment.executor.ipynb #6054c896
+# %% ../../nbs/10n_experiment.executor.ipynb #40507503
 def work(spec:WorkSpec) -> dict:
     "A worker: plan the run's jobs, run each one it can claim from the job store; what it ran, reused and saw fail."
     try: env = submitit.JobEnvironment(); os.environ.setdefault('STANCE_NB_WORKER', f"{env.cluster} {env.job_id}")
@@ -115,7 +115,7 @@ def work(spec:WorkSpec) -> dict:
                            and r.hardware.get('host') == socket.gethostname()),
                 failed=[f['label'] for f in res.failed], unfinished=res.conditions['unfinished'])
 
-# %% ../../nbs/10n_experiment.executor.ipynb #abda5925
+# %% ../../nbs/10n_experiment.executor.ipynb #ac9dc3bc
 def _imports(exp:Experiment, rows:Sequence) -> tuple:
     "The modules that register the systems of `rows` (a worker imports them before it plans)."
     return tuple(dict.fromkeys(SYSTEMS[r.system].fn.__module__ for r in rows if r.system in SYSTEMS))
@@ -128,7 +128,7 @@ def _gpus() -> list[int]:
         return list(range(torch.cuda.device_count()))
     except ImportError: return []
 
-# %% ../../nbs/10n_experiment.executor.ipynb #b8f6ce52
+# %% ../../nbs/10n_experiment.executor.ipynb #3b386539
 def worker_gpus(n:int, gpus:Sequence[int], jobs_per_gpu:int=1) -> list:
     "The GPU each of `n` local workers sees (GPUs in turn: at most `jobs_per_gpu` on each while `n` allows); `None` each without GPUs."
     if not gpus: return [None] * n
@@ -136,7 +136,7 @@ def worker_gpus(n:int, gpus:Sequence[int], jobs_per_gpu:int=1) -> list:
         warnings.warn(f"{n} workers share {len(gpus)} GPU(s) at {jobs_per_gpu} per GPU: some GPUs run more jobs at once")
     return [gpus[i % len(gpus)] for i in range(n)]
 
-# %% ../../nbs/10n_experiment.executor.ipynb #46b08df9
+# %% ../../nbs/10n_experiment.executor.ipynb #bcbd504b
 def _submit(ex:Executor, folder:Path, spec:WorkSpec, n:int, name:str) -> list:
     """Submit `n` workers running `work(spec)`: a Slurm array of `ceil(n / jobs_per_gpu)` jobs of `jobs_per_gpu` worker tasks
     each (`submitit`), or `n` local processes placed `jobs_per_gpu` on each GPU where there are GPUs."""
@@ -158,12 +158,12 @@ def _submit(ex:Executor, folder:Path, spec:WorkSpec, n:int, name:str) -> list:
         jobs.append(e.submit(work, s))
     return jobs
 
-# %% ../../nbs/10n_experiment.executor.ipynb #b05a106d
+# %% ../../nbs/10n_experiment.executor.ipynb #ebd9ae7f
 def _workers(ex:Executor, pending:int) -> int:
     "Workers for `pending` jobs: `ex.workers`, else one per job on Slurm, `jobs_per_gpu` per GPU here (1 without GPUs); at most one per job."
     return min(ex.workers or (pending if ex.kind == 'submitit' else max(1, len(_gpus())) * ex.jobs_per_gpu), pending)
 
-# %% ../../nbs/10n_experiment.executor.ipynb #d91f55e1
+# %% ../../nbs/10n_experiment.executor.ipynb #74abadf6
 def _requeued(jobs:list) -> list[dict]:
     "The jobs that workers in `jobs` gave back after running out of memory on a shared GPU (`work`'s `requeued`)."
     out = []
@@ -172,7 +172,7 @@ def _requeued(jobs:list) -> list[dict]:
         except Exception: continue   # a result that cannot be read back: `_worker_errors` says so
     return out
 
-# %% ../../nbs/10n_experiment.executor.ipynb #992e02a8
+# %% ../../nbs/10n_experiment.executor.ipynb #ac1e05cc
 def _record(folder:Path, ex:Executor, jobs:list, prep:Prepared):
     "Append this submission to `submissions.jsonl`: executor, job ids, the job folders it covers."
     p = folder/'submissions.jsonl'
@@ -180,7 +180,7 @@ def _record(folder:Path, ex:Executor, jobs:list, prep:Prepared):
     line = dict(time=time.time(), kind=ex.kind, job_ids=[j.job_id for j in jobs], jobs=[f.name for *_, f in prep.plan])
     write_text(p, old + json.dumps(line) + '\n')
 
-# %% ../../nbs/10n_experiment.executor.ipynb #6eb4eaef
+# %% ../../nbs/10n_experiment.executor.ipynb #cee5eff2
 class _Earlier:
     "A worker submitted by an earlier call, found again by its job id: is it done?"
     def __init__(self, kind:str, folder:Path, job_id:str): self.kind, self.job_id, self._j = kind, job_id, (submitit.SlurmJob(folder,
@@ -190,7 +190,7 @@ class _Earlier:
     @property
     def paths(self): return self._j.paths if self._j is not None else None
 
-# %% ../../nbs/10n_experiment.executor.ipynb #626b0428
+# %% ../../nbs/10n_experiment.executor.ipynb #2365b2f9
 def _attach(folder:Path, ex:Executor, prep:Prepared) -> tuple[list, set]:
     "Workers of earlier submissions of this executor that are still queued or running, and the job folders they cover."
     p, jobs, covered = folder/'submissions.jsonl', [], set()
@@ -204,7 +204,7 @@ def _attach(folder:Path, ex:Executor, prep:Prepared) -> tuple[list, set]:
         if live: jobs += live; covered |= set(s['jobs'])
     return jobs, covered
 
-# %% ../../nbs/10n_experiment.executor.ipynb #f8c8d928
+# %% ../../nbs/10n_experiment.executor.ipynb #22298cc7
 def _worker_errors(jobs:list) -> list[str]:
     "Workers that crashed (not a job: the worker itself), with the first line of their error and their log."
     out = []
@@ -297,14 +297,14 @@ def _params_m(model:str, local_files_only:bool) -> tuple[float|None, str]:
         if model in PARAMS_M: return float(PARAMS_M[model]), 'its model card'
         return None, 'unknown'
 
-# %% ../../nbs/10n_experiment.executor.ipynb #3fe3a12b
+# %% ../../nbs/10n_experiment.executor.ipynb #f88df546
 def _lpt(seconds:Sequence[float], n:int) -> float:
     "Wall seconds of jobs of `seconds` on `n` workers, longest first to the worker free soonest."
     free = [0.0] * n
     for s in sorted(seconds, reverse=True): i = free.index(min(free)); free[i] += s
     return max(free) if seconds else 0.0
 
-# %% ../../nbs/10n_experiment.executor.ipynb #74d77541
+# %% ../../nbs/10n_experiment.executor.ipynb #4f5f119b
 def _store_seconds(prep:Prepared) -> dict:
     "(system, data key) and system -> mean wall seconds of the finished jobs in this job store."
     by = {}
@@ -317,18 +317,18 @@ def _store_seconds(prep:Prepared) -> dict:
         by.setdefault(p.get('system'), []).append(r['wall_time'])
     return {k: float(sum(v) / len(v)) for k, v in by.items()}
 
-# %% ../../nbs/10n_experiment.executor.ipynb #6053bba8
+# %% ../../nbs/10n_experiment.executor.ipynb #6f735b65
 def _timing_device(here:bool) -> str|None:
     "Where the plan times the models: this machine's GPU; without one its CPU when the jobs run here; `None`: nowhere (a nominal rate)."
     import torch
     return 'cuda' if torch.cuda.is_available() else 'cpu' if here else None
 
-# %% ../../nbs/10n_experiment.executor.ipynb #5cd83705
+# %% ../../nbs/10n_experiment.executor.ipynb #83f96fb5
 def _where(device:str|None) -> str:
     import torch
     return f"this GPU ({torch.cuda.get_device_name(0)})" if device == 'cuda' else 'this CPU (no GPU)'
 
-# %% ../../nbs/10n_experiment.executor.ipynb #2098edee
+# %% ../../nbs/10n_experiment.executor.ipynb #f5e142a9
 def _encoder_seconds(m:str, n_tr:int, n_pr:int, how_len:str, length:float, timed:dict|None, device, throughput:dict, tflops:float,
                      size:tuple, load) -> tuple:
     "(seconds, basis) of one transformer job: declared throughput, else timed here (`timed`), else its size at `tflops` (an assumed rate)."
@@ -344,7 +344,7 @@ def _encoder_seconds(m:str, n_tr:int, n_pr:int, how_len:str, length:float, timed
     why = '' if device else ' (an assumed rate, not a measurement: no GPU here to time the model; --throughput gives measured ones)'
     return (6 * n_tr + 2 * n_pr) * pm * 1e6 * length / (tflops * 1e12), f"{m}: {pm:.0f}M parameters ({src}), {how_len}, at {tflops:g} TFLOP/s{why}"
 
-# %% ../../nbs/10n_experiment.executor.ipynb #05dfe897
+# %% ../../nbs/10n_experiment.executor.ipynb #68362f8f
 def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mapping|None=None, tflops:float=DEVICE_TFLOPS,
               here:bool=False,    # the jobs run on this machine: its GPU, or without one its CPU, times the transformer jobs (`cpu_cost`)
               jobs_per_gpu:int=1, # jobs sharing each GPU at once: the wall time on n GPUs is that of n × jobs_per_gpu workers
@@ -388,7 +388,7 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
                    jobs_per_gpu=jobs_per_gpu, train_examples=int(df.train_examples.dropna().sum()), timed_on=device)
     return df, summary
 
-# %% ../../nbs/10n_experiment.executor.ipynb #e1155173
+# %% ../../nbs/10n_experiment.executor.ipynb #6c338f38
 def plan_text(df:pd.DataFrame, summary:dict) -> str:
     "A plan as a few lines: per row jobs, examples trained and device-hours, the totals, the wall time on each number of GPUs."
     lines = [f"{summary['jobs']} job(s) to run; {summary['device_hours']:.1f} device-hours estimated"

@@ -55,7 +55,7 @@ def _is(v, tp) -> bool:
     if tp is float: return isinstance(v, (int, float)) and not isinstance(v, bool)
     return isinstance(v, tp)
 
-# %% ../../nbs/10a_experiment.params.ipynb #fba83f72
+# %% ../../nbs/10a_experiment.params.ipynb #ed46b01d
 _HUB_ID = re.compile(r'^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$')   # `bert-base-uncased`, `dbmdz/bert-base-german-uncased`
 
 def _check_model_ref(name:str, v:str):
@@ -78,7 +78,7 @@ def _typed(name:str, v, t:ParamType) -> tuple:
     if not _is(v, _BASE[t.base]): raise ValueError(f"parameter {name}={v!r}: expected {t.base}, got {type(v).__name__}")
     return v, [v]
 
-# %% ../../nbs/10a_experiment.params.ipynb #0520a894
+# %% ../../nbs/10a_experiment.params.ipynb #3fe1b8e0
 def check_value(name:str, v, t:ParamType, choices:Mapping|None=None):
     "The value `v` of parameter `name` normalized to `t` (lists parsed from text); `ValueError` naming it otherwise."
     if v is None:
@@ -106,7 +106,7 @@ def arg(default,       # the default (a list or dict is copied for each instance
     if isinstance(default, (list, dict)): return field(default_factory=lambda: copy.deepcopy(default), metadata={'spec': spec})
     return field(default=default, metadata={'spec': spec})
 
-# %% ../../nbs/10a_experiment.params.ipynb #ee3039cf
+# %% ../../nbs/10a_experiment.params.ipynb #9b878125
 def type_text(t) -> str:
     "A field's type as a notebook's annotation writes it: `int|None` -> `Optional[int]`."
     parts = [p.strip() for p in str(t).split('|')]
@@ -192,7 +192,7 @@ def papermill_value(s:str):
         except ValueError: pass
     return s
 
-# %% ../../nbs/10a_experiment.params.ipynb #cca23469
+# %% ../../nbs/10a_experiment.params.ipynb #f25759e4
 def text_value(name:str, s:str, t:ParamType):
     "A value given as text for a field of type `t`: a number for a number, `None` for 'none' where optional, else the text (lists, JSON)."
     if t.optional and s.strip().lower() == 'none': return None

@@ -43,7 +43,7 @@ def paper_over(exp:Experiment, table:str, row:str, column:str, metric:str, keys:
     else: why = f"the paper prints only its average over its {len(full)} datasets, ours is over {len(set(keys))}"
     return float('nan'), f"no paper value over the same datasets: {why}"
 
-# %% ../../nbs/10l_experiment.report.ipynb #3b3b0232
+# %% ../../nbs/10l_experiment.report.ipynb #6f69dc13
 def _like_for_like(exp:Experiment, table:str, ours:pd.DataFrame, cmp:pd.DataFrame, in_paper_unit:bool, keys) -> pd.DataFrame:
     """Every averaged cell compared over the same cells: the builder's paper value (`paper_value`), else `paper_over` its data keys; no Δ where there
     is none."""
@@ -72,7 +72,7 @@ def _like_for_like(exp:Experiment, table:str, ours:pd.DataFrame, cmp:pd.DataFram
         cmp.loc[i, 'note'] = how
     return cmp
 
-# %% ../../nbs/10l_experiment.report.ipynb #a1001137
+# %% ../../nbs/10l_experiment.report.ipynb #dd5bfef7
 def compare_table(exp:Experiment, table:str, ours:pd.DataFrame,
                   keys:Sequence[str]|None=None, # the data keys the run tried: the paper's cells of other data keys are left out
                  ) -> pd.DataFrame:
@@ -124,7 +124,7 @@ def significance_notes(ours:pd.DataFrame, # a table builder's cells (row, column
         notes[r, c] = '; '.join(x for x in (notes.get((r, c)), note) if x)
     return add_notes(ours, notes)
 
-# %% ../../nbs/10l_experiment.report.ipynb #6d284811
+# %% ../../nbs/10l_experiment.report.ipynb #8f4b5286
 def add_notes(ours:pd.DataFrame, notes:Mapping) -> pd.DataFrame:
     "`ours` with `notes[(row, column)]` appended to the `note` of each matching cell."
     if not notes: return ours
@@ -140,17 +140,17 @@ def environment_text(env:dict) -> str:
     parts += [f"{k} {env[k]}" for k in ('torch', 'transformers') if env.get(k)] + ([f"CUDA {env['cuda']}"] if env.get('cuda') else [])
     return ', '.join(parts)
 
-# %% ../../nbs/10l_experiment.report.ipynb #19f1fc9a
+# %% ../../nbs/10l_experiment.report.ipynb #36614018
 def environments_text(envs:Sequence[dict]) -> str:
     "Every environment of `envs` with the rows whose jobs ran with it and their numbers of jobs."
     return '; '.join(f"{environment_text(e)} ({', '.join(f'{r}: {n}' for r, n in e['jobs'].items())})" for e in envs) or 'no finished job'
 
-# %% ../../nbs/10l_experiment.report.ipynb #82bbf130
+# %% ../../nbs/10l_experiment.report.ipynb #24d9f276
 def environment_differences(envs:Sequence[dict]) -> list[str]:
     "The fields (`ENV_FIELDS`) in which the jobs of `envs` differ; the precision among the jobs that train in one."
     return [k for k in ENV_FIELDS if len({e.get(k) for e in envs if k != 'precision' or e.get(k) is not None}) > 1]
 
-# %% ../../nbs/10l_experiment.report.ipynb #ce7e9fac
+# %% ../../nbs/10l_experiment.report.ipynb #c650ed38
 def table_environments(result:RunResult, rows:Sequence[str]) -> list[dict]:
     "The environments (`environments`) of the finished jobs of `result` behind the rows `rows`."
     jobs = set(result.scores[result.scores.row.isin(list(rows))].job)
@@ -215,7 +215,7 @@ def conditions_text(cond:dict) -> str:
                                                                                     v in cond['c_a'].items()))
     return '\n'.join(lines)
 
-# %% ../../nbs/10l_experiment.report.ipynb #a4b9b561
+# %% ../../nbs/10l_experiment.report.ipynb #5c3f2849
 def collapse_notes(ours:pd.DataFrame, labels:pd.DataFrame|None) -> pd.DataFrame:
     "`ours` with a note on each per-dataset cell (column = data key) of a row whose clean test predictions collapsed onto one label."
     if labels is None or not len(labels) or not labels.collapsed.any() or 'row' not in ours: return ours
@@ -227,7 +227,7 @@ def collapse_notes(ours:pd.DataFrame, labels:pd.DataFrame|None) -> pd.DataFrame:
         notes[r.row, r.key] = '; '.join(x for x in (notes.get((r.row, r.key)), note) if x)   # every seed that collapsed
     return add_notes(ours, notes)
 
-# %% ../../nbs/10l_experiment.report.ipynb #ee3b9c80
+# %% ../../nbs/10l_experiment.report.ipynb #d2c0032e
 def failed_cells(cmp:pd.DataFrame, failed:Sequence[dict], rows:Sequence[str], keys:Sequence[str]) -> pd.DataFrame:
     """`cmp` with every failed job (`RunResult.failed`) said where its numbers would be: a note on its row's cell of its data
     and on the row's cells over several datasets, status `failed` where no number is left; a row with no cell left gets one
@@ -255,7 +255,7 @@ def failed_cells(cmp:pd.DataFrame, failed:Sequence[dict], rows:Sequence[str], ke
         cmp = pd.concat([cmp, pd.DataFrame(extra, columns=CSV_COLUMNS)], ignore_index=True); cmp.attrs.update(attrs)
     return cmp
 
-# %% ../../nbs/10l_experiment.report.ipynb #a16708b0
+# %% ../../nbs/10l_experiment.report.ipynb #60030f05
 def render(exp:Experiment, result:RunResult,
            tables:Iterable[str]|None=None,  # the tables to write (default all the experiment builds)
            out:str|Path|None=None,          # folder of the tables (default `outputs/<experiment>`)
@@ -302,7 +302,7 @@ def render(exp:Experiment, result:RunResult,
         done[t] = cmp
     return done
 
-# %% ../../nbs/10l_experiment.report.ipynb #3ea6622f
+# %% ../../nbs/10l_experiment.report.ipynb #c8a166b2
 def show(cmp:pd.DataFrame, digits:int=4) -> pd.DataFrame:
     "A table for display: row, column, metric, paper, ours (mean ± std, n), Δ, note."
     fmt = lambda v: '' if pd.isna(v) else f'{v:.{digits}f}'

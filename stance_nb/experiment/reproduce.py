@@ -26,18 +26,18 @@ def with_smoke(settings:dict, smoke:dict) -> dict:
     keep = {k: smoke[k] for k in ('attack_options', 'mtdnn_tokenizer', 'train_changes') if k in smoke}
     return {**settings, **keep, 'models': dict(smoke['models']), 'overrides': over, 'dim': 16, 'local_files_only': True}
 
-# %% ../../nbs/10m_experiment.reproduce.ipynb #8ec91888
+# %% ../../nbs/10m_experiment.reproduce.ipynb #58348bc3
 def _out_root(exp:Experiment, smoke) -> Path:
     if smoke and not os.environ.get('STANCE_NB_OUTPUTS'):
         return Path(tempfile.mkdtemp(prefix=f'{exp.name}-smoke-'))
     return outputs_dir(None, exp.name)
 
-# %% ../../nbs/10m_experiment.reproduce.ipynb #59905163
+# %% ../../nbs/10m_experiment.reproduce.ipynb #4fb5a20b
 def run_params(params:RunArgs|dict) -> dict:
     "The parameters as the experiments' `configure` reads them: a parameter class's `run_params`, or a dict as it is."
     return params.run_params() if isinstance(params, RunArgs) else dict(params)
 
-# %% ../../nbs/10m_experiment.reproduce.ipynb #144f1ace
+# %% ../../nbs/10m_experiment.reproduce.ipynb #4fc39e37
 def run_arguments(exp:Experiment, params:RunArgs|dict, smoke:dict|None=None) -> tuple[dict, Path, str]:
     "The runner's arguments for the checked parameters (`prepare`'s keywords), the tables' folder and their file stem."
     params = run_params(params)
@@ -54,7 +54,7 @@ def run_arguments(exp:Experiment, params:RunArgs|dict, smoke:dict|None=None) -> 
     rows = exp.select(params.get('rows') or (), params.get('tables') or ())
     return dict(kw, exp=exp, rows=rows, out=folder/'runs'), folder, stem
 
-# %% ../../nbs/10m_experiment.reproduce.ipynb #ab39115a
+# %% ../../nbs/10m_experiment.reproduce.ipynb #691faa48
 def reproduce(exp:Experiment,  # from `EXPERIMENTS`
               params:RunArgs|dict, # the checked parameters (the experiment's parameter class, e.g. `BenchmarkArgs`)
               smoke:dict|None=None, # the smoke environment (fixture data folder, tiny models) when `params['smoke']`

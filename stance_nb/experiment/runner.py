@@ -43,7 +43,7 @@ def plan_jobs(exp:Experiment, rows:Sequence[Row], keys:Sequence[str], seeds:Sequ
                 jobs += [Job(r, tuple(ks), seed, ratio)] if sysm.joint else [Job(r, (k,), seed, ratio) for k in ks]
     return jobs
 
-# %% ../../nbs/10j_experiment.runner.ipynb #2593f056
+# %% ../../nbs/10j_experiment.runner.ipynb #ef86ba67
 def _needed(rows:Sequence[Row], keys:Sequence[str], ratios) -> dict:
     "(data key, ratio) pairs that some row needs."
     need = {}
@@ -64,7 +64,7 @@ def score_predictions(exp:Experiment, key:str, spec:DataSpec, frame:pd.DataFrame
     labels = sorted(set(frame.attrs.get('labels') or DATASETS[spec.dataset].labels or gold))
     return [dict(table='', column=key, metric=m, value=score(None, gold, list(pred), metric=m, labels=labels)) for m in names]
 
-# %% ../../nbs/10j_experiment.runner.ipynb #78ef07da
+# %% ../../nbs/10j_experiment.runner.ipynb #4b817dc8
 COLLAPSE_SHARE = 0.95   # a system that is not constant by design and predicts one label for this share of a test set has collapsed
 
 def label_shares(gold:Sequence, pred:Sequence, collapse_share:float=COLLAPSE_SHARE) -> dict:
@@ -77,7 +77,7 @@ def label_shares(gold:Sequence, pred:Sequence, collapse_share:float=COLLAPSE_SHA
     return dict(n=len(p), n_labels=int(len(counts)), top_label=label, top_share=share, gold_share=gold_share,
                 collapsed=bool(share >= collapse_share and not share - gold_share < 0.1))
 
-# %% ../../nbs/10j_experiment.runner.ipynb #3a2dd0e7
+# %% ../../nbs/10j_experiment.runner.ipynb #50c45bf8
 def collapse_lines(labels:pd.DataFrame|None) -> list[str]:
     "One line per (row, data, ratio, seed) whose predictions collapsed onto one label, naming the test sets."
     if labels is None or not len(labels) or not labels.collapsed.any(): return []
@@ -114,7 +114,7 @@ class _Inputs:
     skipped:dict             # row name or 'attack <name>' -> why it did not run
     attack_seconds:dict      # (data key, attack) -> seconds spent building that attacked test set
 
-# %% ../../nbs/10j_experiment.runner.ipynb #73bd820e
+# %% ../../nbs/10j_experiment.runner.ipynb #b1c12123
 def _read_data(exp:Experiment, rows:list, keys:list, ratios, data_dir, strict:bool) -> tuple[dict, dict, dict, list]:
     "The table of every (data key, ratio) a row needs, the full data first; unreadable data left out or raised (`strict`)."
     frames, missing, no_subset = {}, {}, {}   # no_subset: (key, ratio) without a usable low-resource subset; those jobs leave the key out, with a
@@ -137,7 +137,7 @@ def _read_data(exp:Experiment, rows:list, keys:list, ratios, data_dir, strict:bo
         raise StanceDataError(f"no data of experiment {exp.name!r} could be read{first}", path=data_dir, expected=f"one of {list(exp.data)}")
     return frames, missing, no_subset, keys
 
-# %% ../../nbs/10j_experiment.runner.ipynb #e05b951e
+# %% ../../nbs/10j_experiment.runner.ipynb #0425811d
 def _test_sets(exp:Experiment, rows:list, keys:list, frames:dict, attack_seed:int, settings:dict) -> tuple[dict, dict, dict]:
     "Each key's clean test split and its attacked copies; an attack that cannot be built (no translation model) is skipped, with why."
     tests, skipped, seconds = {}, {}, {}
@@ -154,7 +154,7 @@ def _test_sets(exp:Experiment, rows:list, keys:list, frames:dict, attack_seed:in
                 for kk in keys: tests.pop((kk, a), None)
     return tests, skipped, seconds
 
-# %% ../../nbs/10j_experiment.runner.ipynb #db319f3d
+# %% ../../nbs/10j_experiment.runner.ipynb #422424bc
 def _read_inputs(exp:Experiment, rows:list, keys:list, ratios, data_dir, strict:bool, attack_seed:int, settings:dict) -> _Inputs:
     "Everything a run reads before any job: data, test sets, their fingerprints."
     frames, missing, no_subset, keys = _read_data(exp, rows, keys, ratios, data_dir, strict)
@@ -171,7 +171,7 @@ def _job_inputs(job:Job, inp:_Inputs) -> tuple[dict, dict]:
            (('@' in n and float(n.split('@')[1]) == job.ratio) or n.split(':')[-1] in ('test', *job.row.attacks))}
     return ts, fps
 
-# %% ../../nbs/10j_experiment.runner.ipynb #ac0e7db4
+# %% ../../nbs/10j_experiment.runner.ipynb #4db55175
 def job_device(job:Job, settings:dict) -> str:
     """The device type `job` runs on here: an encoder's trainer takes the GPU when there is one; a system that declares the
     settings it reads and reads no `device` (the baselines) runs on the CPU; the others on `settings['device']`, else the GPU."""
@@ -179,7 +179,7 @@ def job_device(job:Job, settings:dict) -> str:
     if sysm.budget is None and isinstance(sysm.settings, tuple) and 'device' not in sysm.settings: return 'cpu'
     return get_device(None if sysm.budget is not None else settings.get('device')).type
 
-# %% ../../nbs/10j_experiment.runner.ipynb #408aeaae
+# %% ../../nbs/10j_experiment.runner.ipynb #52fdef0c
 def _precision(job:Job, inp:_Inputs, ts:dict, settings:dict) -> tuple[str|None, str|None]:
     """What a job that trains an encoder trains in on this machine (`mixed_precision='auto'` resolved) and, where its recipe
     resolves it by device ('auto'), the device type (a GPU job is not a CPU job's); `(None, None)` for the other systems."""
@@ -190,7 +190,7 @@ def _precision(job:Job, inp:_Inputs, ts:dict, settings:dict) -> tuple[str|None, 
     except RowSkipped: return None, None   # no model: the job is reported as not run
     return resolve_precision(cfg.mixed_precision), (job_device(job, settings) if cfg.mixed_precision == 'auto' else None)
 
-# %% ../../nbs/10j_experiment.runner.ipynb #7a42ab3e
+# %% ../../nbs/10j_experiment.runner.ipynb #a25fad61
 def _plan(exp:Experiment, rows:list, seeds, ratios, inp:_Inputs, settings:dict, root:Path) -> list[tuple]:
     "Every job with its test sets, its parameters (data fingerprints, declared labels, precision) and its folder in the job store."
     plan = []
@@ -207,7 +207,7 @@ def _score_lines(job:Job, folder:Path, rec:RunRecord) -> list[dict]:
     "One line per score of a job's record, with the job's row, system, seed, ratio and folder."
     return [dict(row=job.row.name, system=job.row.system, seed=job.seed, ratio=job.ratio, job=folder.name, **s) for s in rec.metrics['scores']]
 
-# %% ../../nbs/10j_experiment.runner.ipynb #b34e1f24
+# %% ../../nbs/10j_experiment.runner.ipynb #c8604d60
 def _label_lines(job:Job, folder:Path, rec:RunRecord, tests:dict) -> list[dict]:
     "What each test set's predictions look like (`label_shares`): a head stuck on one label is reported."
     out = []
@@ -219,7 +219,7 @@ def _label_lines(job:Job, folder:Path, rec:RunRecord, tests:dict) -> list[dict]:
         out.append(dict(row=job.row.name, system=job.row.system, key=k, test=t, ratio=job.ratio, seed=job.seed, job=folder.name, **sh))
     return out
 
-# %% ../../nbs/10j_experiment.runner.ipynb #29788bdd
+# %% ../../nbs/10j_experiment.runner.ipynb #65de0ad9
 def _verified(exp:Experiment, folder:Path, rec:RunRecord, tests:dict) -> RunRecord|None:
     """A finished record whose stored scores its predictions files still give (scored again: cheap); else `None`, with a warning, and the job runs
     again."""
@@ -235,14 +235,14 @@ def _verified(exp:Experiment, folder:Path, rec:RunRecord, tests:dict) -> RunReco
                 return None
     return rec
 
-# %% ../../nbs/10j_experiment.runner.ipynb #025e1e61
+# %% ../../nbs/10j_experiment.runner.ipynb #0eac3eaf
 def finished_job(exp:Experiment, folder:Path, params:dict, tests:dict, after:float|None=None) -> RunRecord|None:
     "The job's finished record when its files check out (`finished_record`, `_verified`) and it finished after `after` (a forced run's start)."
     rec = finished_record(folder, params)
     if rec is not None and after is not None and rec.started + (rec.wall_time or 0) < after: return None
     return _verified(exp, folder, rec, tests) if rec is not None else None
 
-# %% ../../nbs/10j_experiment.runner.ipynb #11dd5cd8
+# %% ../../nbs/10j_experiment.runner.ipynb #8e502a88
 def _attempt(exp:Experiment, item:tuple, inp:_Inputs, settings:dict, force:bool, finished_only:bool, t_start:float) -> tuple[str, object]:
     """One planned job: ('reused' or 'ran', its record), ('busy', who holds it) when another worker runs it, ('failed', its
     failure) when it raised (kept in its folder; a job that failed in this run is not tried again), ('skipped', why), ('unfinished', None)."""
@@ -261,7 +261,7 @@ def _attempt(exp:Experiment, item:tuple, inp:_Inputs, settings:dict, force:bool,
         warnings.warn(f"{job.label} failed: {err['error']}: {err['message']} (kept in {folder/'error.json'}; the other jobs go on)")
         return 'failed', err
 
-# %% ../../nbs/10j_experiment.runner.ipynb #4f98233d
+# %% ../../nbs/10j_experiment.runner.ipynb #5bb4dd1f
 def _execute(exp:Experiment, plan:list, inp:_Inputs, settings:dict, force:bool, finished_only:bool, t_start:float,
              wait:bool=True) -> tuple[dict, list, list, list, list]:
     """Run each planned job, or reuse its finished record; a job another worker holds is waited for (`wait`) and taken over if
@@ -302,7 +302,7 @@ def _transformed(job:Job, data:dict, tests:dict) -> tuple[dict, dict]:
     data = {k: TRANSFORMS[t](f, job.seed or 0) for k, f in data.items()}
     return data, {(k, n): (split_of(data[k], 'test') if n == 'test' else f) for (k, n), f in tests.items()}
 
-# %% ../../nbs/10j_experiment.runner.ipynb #c0176948
+# %% ../../nbs/10j_experiment.runner.ipynb #e18cd4b5
 def _run_job(exp, job, params, folder, data, tests, settings, attack_seconds:dict|None=None, after:float|None=None) -> tuple[str, RunRecord]:
     """Execute one job under its folder's claim (('ran', record)); a job another worker finished meanwhile (after `after`: a
     forced run's start) is not run twice (('reused', record)). Predictions and record are written atomically, the record last,
@@ -341,7 +341,7 @@ def _where(hw:dict) -> str:
     "Where a job ran: its host, worker (a cluster task) and GPUs."
     return (hw.get('host') or '?') + (f" ({hw['worker']})" if hw.get('worker') else '') + (f" GPU {hw['devices']}" if hw.get('devices') else '')
 
-# %% ../../nbs/10j_experiment.runner.ipynb #8a291697
+# %% ../../nbs/10j_experiment.runner.ipynb #7040f284
 ENV_FIELDS = ('device', 'gpu', 'precision', 'torch', 'transformers', 'cuda')   # what a job ran with, as the conditions name it
 
 def job_environment(rec:RunRecord) -> dict:
@@ -353,7 +353,7 @@ def job_environment(rec:RunRecord) -> dict:
     return dict(device=dev, gpu=', '.join(sorted(set(hw.get('gpus') or []))) or None if dev == 'cuda' else None, precision=p.get('precision'),
                 torch=v.get('torch'), transformers=v.get('transformers'), cuda=hw.get('cuda') if dev == 'cuda' else None)
 
-# %% ../../nbs/10j_experiment.runner.ipynb #3d79822e
+# %% ../../nbs/10j_experiment.runner.ipynb #fcf53b40
 def environments(recs:Mapping) -> list[dict]:
     "Each environment (`job_environment`) the jobs of `recs` ran with, with its rows and their numbers of jobs (`jobs`), most jobs first."
     out = {}
@@ -362,13 +362,13 @@ def environments(recs:Mapping) -> list[dict]:
         row = r.name.split('/', 1)[-1]; e['jobs'][row] = e['jobs'].get(row, 0) + 1
     return sorted(out.values(), key=lambda e: -sum(e['jobs'].values()))
 
-# %% ../../nbs/10j_experiment.runner.ipynb #31e3b9c2
+# %% ../../nbs/10j_experiment.runner.ipynb #79fa2d4e
 def _cpu_seconds(recs:dict) -> dict|None:
     "The CPU seconds of the jobs whose records measured them (older records did not), beside their wall seconds."
     r = [x for x in recs.values() if x.cpu_time is not None]
     return dict(jobs=len(r), cpu=round(sum(x.cpu_time for x in r), 1), wall=round(sum(x.wall_time or 0 for x in r), 1)) if r else None
 
-# %% ../../nbs/10j_experiment.runner.ipynb #cf4d9ee4
+# %% ../../nbs/10j_experiment.runner.ipynb #bced7da4
 def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, settings:dict, inp:_Inputs, n_jobs:int, reused:int,
                 unfinished:list, recs:dict, git, t_start:float, estimate:dict, labels:pd.DataFrame) -> dict:
     "The conditions of a run: what ran on which data, seeds, settings, hardware, wall time by phase, precisions, collapsed predictions."
@@ -414,7 +414,7 @@ class Prepared:
     t_start:float; git:str|None; data_dir:object; attack_seed:int
     not_taken:dict=field(default_factory=dict) # job label -> why another job store's job for it was not taken (`prepare`'s `reuse`)
 
-# %% ../../nbs/10j_experiment.runner.ipynb #cde5a172
+# %% ../../nbs/10j_experiment.runner.ipynb #0ffb24d6
 def prepare(exp:Experiment,
             rows:Sequence[Row]|None=None,   # the rows to run (default all; see `Experiment.select`)
             keys:Sequence[str]|None=None,   # data keys (default all of the experiment's)
@@ -460,14 +460,14 @@ def prepare(exp:Experiment,
         if len(not_taken) > 5: print(f"... and {len(not_taken) - 5} more job(s) not taken")
     return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed, not_taken)
 
-# %% ../../nbs/10j_experiment.runner.ipynb #c6693dad
+# %% ../../nbs/10j_experiment.runner.ipynb #2b317a65
 def _done_after(folder:Path, after:float|None) -> bool:
     "A record is in `folder` (finished after `after`, when given)."
     if after is None: return (folder/'record.json').exists()
     try: r = json.loads((folder/'record.json').read_text(encoding='utf-8')); return r['started'] + (r.get('wall_time') or 0) >= after
     except (OSError, ValueError, KeyError, TypeError): return False
 
-# %% ../../nbs/10j_experiment.runner.ipynb #b3da1352
+# %% ../../nbs/10j_experiment.runner.ipynb #80322e59
 def job_states(prep:Prepared, since:float, force:bool=False) -> dict[str, list]:
     """The planned jobs by state (`finished` (after `since` when `force`), `failed` since `since`, `running` in a live worker,
     `pending`), read from the job store alone: cheap enough to poll."""
@@ -479,7 +479,7 @@ def job_states(prep:Prepared, since:float, force:bool=False) -> dict[str, list]:
         out[state].append(job.label)
     return out
 
-# %% ../../nbs/10j_experiment.runner.ipynb #ae2bb4f0
+# %% ../../nbs/10j_experiment.runner.ipynb #6c34bf7f
 def execute(prep:Prepared,
             force:bool=False,         # run every job again: records finished before `since` do not count
             finished_only:bool=False, # run nothing: results from the jobs already finished; the others are listed as not run
@@ -506,7 +506,7 @@ def execute(prep:Prepared,
     if failed and not allow_failed: raise JobsFailed(failed)
     return res
 
-# %% ../../nbs/10j_experiment.runner.ipynb #a4b57046
+# %% ../../nbs/10j_experiment.runner.ipynb #22c8b475
 def run(exp:Experiment, rows:Sequence[Row]|None=None, keys:Sequence[str]|None=None, seeds:Sequence[int]=(1,),
         data_dir:str|Path|None=None, out:str|Path|None=None, settings:dict|None=None, ratios:Sequence[float]|None=None,
         attack_seed:int=0, strict:bool=True,

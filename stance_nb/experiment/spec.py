@@ -25,7 +25,7 @@ def load_papers() -> Registry:
     "Import every paper module (each registers its experiments); the registry `EXPERIMENTS`."
     EXPERIMENTS.load_plugins(); return EXPERIMENTS
 
-# %% ../../nbs/10_experiment.spec.ipynb #99bfebfb
+# %% ../../nbs/10_experiment.spec.ipynb #234078a6
 def get_experiment(name:str) -> 'Experiment':
     "The registered experiment `name`; the paper modules are imported on the first lookup of a name not registered yet."
     try: return EXPERIMENTS[name]
@@ -49,13 +49,13 @@ class System:
                              # `fn(row, settings) -> tuple` where they depend on the row; its jobs are keyed by these alone, so another
                              # system's settings (an encoder's model, epochs) never re-run it. None: all
 
-# %% ../../nbs/10_experiment.spec.ipynb #301cc61f
+# %% ../../nbs/10_experiment.spec.ipynb #7243a795
 def _check_new(old:Callable|None, new:Callable, what:str):
     "A name is registered once; the same definition run again (a notebook re-executed, a module reloaded) replaces itself."
     if old is not None and getattr(old, '__qualname__', None) != getattr(new, '__qualname__', None):
         raise ValueError(f"{what} is already registered (by {getattr(old, '__module__', '?')}.{getattr(old, '__qualname__', '?')})")
 
-# %% ../../nbs/10_experiment.spec.ipynb #b5eb0018
+# %% ../../nbs/10_experiment.spec.ipynb #c7d6993e
 SYSTEMS_GROUP = 'stance_nb.systems'   # the entry-point group naming the modules that register systems (`settings.ini`: `system_modules`)
 SYSTEMS = Registry('system', group=SYSTEMS_GROUP, describe=lambda s: ((s.fn.__doc__ or '').strip().splitlines() or [''])[0])
 
@@ -68,7 +68,7 @@ def register_system(name:str, seeded:bool=True, joint:bool=False, constant:bool=
         return fn
     return _reg
 
-# %% ../../nbs/10_experiment.spec.ipynb #58dbea6f
+# %% ../../nbs/10_experiment.spec.ipynb #83faa778
 TRANSFORMS = Registry('transform')   # name -> fn(df, seed) -> df: a row's change to its data (train, dev and test), or a test set
 
 def register_transform(name:str):
@@ -114,11 +114,11 @@ class Context:
         every = self.settings.get('checkpoint_every')
         return replace(cfg, checkpoint_every=int(every)).validate() if every else cfg
 
-# %% ../../nbs/10_experiment.spec.ipynb #bb90917c
+# %% ../../nbs/10_experiment.spec.ipynb #28bf1078
 class RowSkipped(Exception):
     "A row that cannot run in this setting (its model or data is absent): the tables say so; nothing else is affected."
 
-# %% ../../nbs/10_experiment.spec.ipynb #a73d1d71
+# %% ../../nbs/10_experiment.spec.ipynb #e26214af
 def model_of(ctx:Context, name:str|None=None):
     "The model of the row (its `model` option, else its name) from the run's `models`; `RowSkipped` when there is none."
     name = name or ctx.row.options.get('model', ctx.row.name)
@@ -143,7 +143,7 @@ class Row:
         try: SYSTEMS[self.system]   # the system modules are imported on the first lookup of a name not registered yet
         except UnknownName as e: raise UnknownName(f"row {self.name!r}: {e}") from None
 
-# %% ../../nbs/10_experiment.spec.ipynb #8d40bd82
+# %% ../../nbs/10_experiment.spec.ipynb #58703b2f
 @dataclass
 class Experiment:
     "A paper's reproduction: its data, its rows, and how its tables are built from the run's scores."
@@ -198,7 +198,7 @@ class Job:
         return (f"{self.row.name} on {'+'.join(self.keys)}" + (f" at {self.ratio:.0%}" if self.ratio != 1 else '')
                 + (f", seed {self.seed}" if self.seed is not None else ''))
 
-# %% ../../nbs/10_experiment.spec.ipynb #2a24a73f
+# %% ../../nbs/10_experiment.spec.ipynb #820d46c1
 @dataclass
 class RunResult:
     "What `run` produced: one row per (job, data, test set, metric), the jobs' records, skipped rows, conditions."
@@ -210,7 +210,7 @@ class RunResult:
     labels:pd.DataFrame|None=None # one row per (job, data, test set): the predicted labels' distribution (`label_shares`)
     failed:list=field(default_factory=list) # one dict per job that raised: row, keys, ratio, seed, job folder, label, reason, host, worker
 
-# %% ../../nbs/10_experiment.spec.ipynb #56064d62
+# %% ../../nbs/10_experiment.spec.ipynb #223cac78
 EXECUTORS = Registry('executor', describe=str)   # where a run's jobs execute (`stance_nb.experiment.executor`): name -> what it is
 EXECUTORS.register('local', 'this process, one job after another (the default)')
 EXECUTORS.register('submitit', 'Slurm, through submitit: an array of workers that claim jobs from the shared job store')
@@ -236,7 +236,7 @@ def out_of_memory(e:BaseException) -> bool:
         e = e.__cause__ or e.__context__
     return False
 
-# %% ../../nbs/10_experiment.spec.ipynb #2e32e6ae
+# %% ../../nbs/10_experiment.spec.ipynb #35d655d3
 class JobRequeued(RuntimeError):
     "A job ran out of GPU memory on a GPU it shared with other workers: nothing of it was kept, and it goes back to the queue."
     def __init__(self, label:str, jobs_per_gpu:int, error:BaseException):

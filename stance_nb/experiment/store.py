@@ -32,7 +32,7 @@ def job_key(params:dict) -> str:
     "The short hash of a job's parameters, as records store them (paths relative to the repository), that ends its folder's name."
     return hashlib.sha256(json.dumps(portable(params), sort_keys=True, default=str).encode()).hexdigest()[:12]
 
-# %% ../../nbs/10h_experiment.store.ipynb #fb500c8d
+# %% ../../nbs/10h_experiment.store.ipynb #767d124d
 NOT_IN_KEY = ('n_jobs', 'device', 'quiet', 'checkpoint_every', 'jobs_per_gpu')   # settings that change how a job runs, not its numbers
 MODEL_SETTINGS = ('models', 'mtdnn_tokenizer', 'word_vectors')   # settings naming models (or vectors): a local one is keyed by its content
 
@@ -41,7 +41,7 @@ _CONTENT:dict = {}   # (path, (name, size, mtime) of each file) -> hash, for thi
 def _files(p:Path) -> list[Path]:
     return [p] if p.is_file() else sorted(f for f in p.rglob('*') if f.is_file() and not any(x.startswith('.') for x in f.relative_to(p).parts))
 
-# %% ../../nbs/10h_experiment.store.ipynb #98def0c2
+# %% ../../nbs/10h_experiment.store.ipynb #1c1917c7
 def content_key(path:str|Path) -> str:
     """A local model file's or folder's content as a short hash: a folder's files (weights, tokenizer files, config) by name
     within the folder, size and SHA-256. Cached by the files' sizes and modification times, in this process and in the user's
@@ -60,7 +60,7 @@ def content_key(path:str|Path) -> str:
     _CONTENT[key] = h
     return h
 
-# %% ../../nbs/10h_experiment.store.ipynb #161bcdf8
+# %% ../../nbs/10h_experiment.store.ipynb #2e4acc2a
 def _keyed_model(v):
     "A setting naming a model: a local file or folder by its content alone (`sha256:<content_key>`, no path); a Hub id stays as it is."
     if isinstance(v, dict): return {k: _keyed_model(x) for k, x in v.items()}
@@ -68,13 +68,13 @@ def _keyed_model(v):
     if isinstance(v, str) and v and Path(v).expanduser().exists(): return f'sha256:{content_key(v)}'
     return v
 
-# %% ../../nbs/10h_experiment.store.ipynb #9089db7c
+# %% ../../nbs/10h_experiment.store.ipynb #64d72bd0
 def row_model(row) -> str:
     """The entry of the run's `models` a row reads (`model_of`, the encoders' `encoder` option): its `encoder` option, else its `model` option, else
     its name."""
     return row.options.get('encoder') or row.options.get('model') or row.name
 
-# %% ../../nbs/10h_experiment.store.ipynb #cda679c4
+# %% ../../nbs/10h_experiment.store.ipynb #356779d0
 def _read_settings(job:Job, settings:dict) -> dict:
     "The run settings `job`'s system reads (all but `NOT_IN_KEY` when it declares none), local models by content."
     reads = SYSTEMS[job.row.system].settings
@@ -87,7 +87,7 @@ def _read_settings(job:Job, settings:dict) -> dict:
         keep['attack_options'] = {a: {k: (_keyed_model(v) if k == 'models' else v) for k, v in o.items()} for a, o in keep['attack_options'].items()}
     return keep
 
-# %% ../../nbs/10h_experiment.store.ipynb #b7d1c5da
+# %% ../../nbs/10h_experiment.store.ipynb #7a11e3b0
 def job_params(job:Job, fps:dict, settings:dict,
                labels:Mapping|None=None,  # data key -> its declared label list (`None`: the labels of its rows)
                precision:str|None=None,   # what the job trains in ('bf16', 'no', ...; not 'auto'), for systems that train an encoder
@@ -109,12 +109,12 @@ def job_dir(root:Path, job:Job, params:dict) -> Path:
     name = re.sub(r'[^A-Za-z0-9._-]+', '_', f"{job.row.name}-{'+'.join(job.keys)}-r{job.ratio:g}-s{job.seed}")[:120]
     return root/f"{name}-{job_key(params)}"
 
-# %% ../../nbs/10h_experiment.store.ipynb #9c4f86a3
+# %% ../../nbs/10h_experiment.store.ipynb #3da83308
 def _same(a, b) -> bool:
     "Two parameter values equal as records store them (paths relative to the repository, JSON types)."
     return json.dumps(portable(a), sort_keys=True, default=str) == json.dumps(portable(b), sort_keys=True, default=str)
 
-# %% ../../nbs/10h_experiment.store.ipynb #319bf9a1
+# %% ../../nbs/10h_experiment.store.ipynb #f07de57f
 def finished_record(folder:Path, params:dict) -> RunRecord|None:
     """The finished record in `folder` when its parameters are `params` (paths compared as records store them); a damaged or different record is not
     reused."""
@@ -135,11 +135,11 @@ def finished_record(folder:Path, params:dict) -> RunRecord|None:
             return None
     return rec
 
-# %% ../../nbs/10h_experiment.store.ipynb #f56180c8
+# %% ../../nbs/10h_experiment.store.ipynb #11c0c0ca
 def _lines(path:Path) -> int:
     with open(path, 'rb') as f: return sum(1 for _ in f)
 
-# %% ../../nbs/10h_experiment.store.ipynb #8eb840f7
+# %% ../../nbs/10h_experiment.store.ipynb #79865db9
 def import_finished(folder:Path,          # the job's folder in this job store
                     params:dict,           # its parameters (`job_params`)
                     sources:Sequence[Path], # other job stores (a shared one, the records committed with a run), searched in order
@@ -160,7 +160,7 @@ def import_finished(folder:Path,          # the job's folder in this job store
         return Path(src)
     return None
 
-# %% ../../nbs/10h_experiment.store.ipynb #bb53a96c
+# %% ../../nbs/10h_experiment.store.ipynb #b49c0b62
 _ABSENT = object()   # a field one of two jobs' parameters lack
 
 def _shown(v) -> str:
@@ -169,7 +169,7 @@ def _shown(v) -> str:
     s = json.dumps(portable(v), sort_keys=True, default=str)
     return s if len(s) <= 80 else s[:77] + '...'
 
-# %% ../../nbs/10h_experiment.store.ipynb #5ff04d73
+# %% ../../nbs/10h_experiment.store.ipynb #4d249c1d
 def param_diff(here, there, name:str='') -> list[str]:
     "Each field in which two jobs' parameters differ, named down to the leaf (`settings.models.BERT`), with its value here and there."
     if isinstance(here, dict) and isinstance(there, dict):
@@ -177,7 +177,7 @@ def param_diff(here, there, name:str='') -> list[str]:
                 for d in param_diff(here.get(k, _ABSENT), there.get(k, _ABSENT), f'{name}.{k}' if name else str(k))]
     return [] if _same(here, there) else [f"{name or 'parameters'} ({_shown(here)} here, {_shown(there)} there)"]
 
-# %% ../../nbs/10h_experiment.store.ipynb #0b878079
+# %% ../../nbs/10h_experiment.store.ipynb #c620c46e
 def why_not_taken(folder:Path,          # the job's folder in this job store
                   params:dict,           # its parameters (`job_params`)
                   sources:Sequence[Path], # the other job stores
@@ -196,7 +196,7 @@ def why_not_taken(folder:Path,          # the job's folder in this job store
             return f"{cand} differs in {'; '.join(diff)}"
     return None
 
-# %% ../../nbs/10h_experiment.store.ipynb #c3b7bc4f
+# %% ../../nbs/10h_experiment.store.ipynb #d3073c65
 def older_jobs(root:Path) -> list[Path]:
     "The job folders of `root` whose records were keyed by an earlier `KEY_VERSION` that `migrate_store` cannot re-key (never reused)."
     out = []
@@ -206,7 +206,7 @@ def older_jobs(root:Path) -> list[Path]:
         if v != KEY_VERSION: out.append(p.parent)
     return out
 
-# %% ../../nbs/10h_experiment.store.ipynb #45fe69e7
+# %% ../../nbs/10h_experiment.store.ipynb #29b315b1
 def save_job(folder:Path, rec:RunRecord, preds:dict, tests:Iterable, info:dict, scores:list) -> RunRecord:
     """Write a finished job: one predictions file per test set and `info.json`, then its record, last (each atomically), with each file's lines and
     hash."""
@@ -222,7 +222,7 @@ def save_job(folder:Path, rec:RunRecord, preds:dict, tests:Iterable, info:dict, 
     with contextlib.suppress(FileNotFoundError): (folder/'error.json').unlink()   # an earlier attempt's failure
     return rec
 
-# %% ../../nbs/10h_experiment.store.ipynb #7e117c17
+# %% ../../nbs/10h_experiment.store.ipynb #17cbeaa0
 def save_failure(folder:Path, label:str, e:BaseException) -> dict:
     "Keep why job `label` failed in its folder (`error.json`, atomically): tables show it as *failed: <reason>*, never as a number."
     err = dict(job=label, error=type(e).__name__, message=(str(e).strip().splitlines() or [''])[0][:500],
@@ -231,7 +231,7 @@ def save_failure(folder:Path, label:str, e:BaseException) -> dict:
     write_json(Path(folder)/'error.json', err)
     return err
 
-# %% ../../nbs/10h_experiment.store.ipynb #80695654
+# %% ../../nbs/10h_experiment.store.ipynb #a6393988
 def job_failure(folder:Path, since:float|None=None) -> dict|None:
     "The failure kept in `folder` by `save_failure`, when there is one (and it happened after `since`)."
     try: err = json.loads((Path(folder)/'error.json').read_text(encoding='utf-8'))
@@ -247,7 +247,7 @@ def _unpathed(v):
     if isinstance(v, list): return [_unpathed(x) for x in v]
     return m.group(1) if isinstance(v, str) and (m := _PATHED.match(v)) else v
 
-# %% ../../nbs/10h_experiment.store.ipynb #6a64211d
+# %% ../../nbs/10h_experiment.store.ipynb #e181304d
 def _v3_to_v4(params:dict, rec:dict) -> dict:
     """Version 3's parameters as version 4 keys them: local models by content alone; the device type beside a precision its recipe resolved by device
     ('auto')."""
@@ -258,7 +258,7 @@ def _v3_to_v4(params:dict, rec:dict) -> dict:
         p['device'] = hw.get('device') or ('cuda' if hw.get('gpus') else 'cpu')   # a record of version 3 ran on its machine's GPU, if any
     return {**p, 'key_version': 4}
 
-# %% ../../nbs/10h_experiment.store.ipynb #150a8c90
+# %% ../../nbs/10h_experiment.store.ipynb #e93906a2
 UPGRADES = {3: _v3_to_v4}   # key version -> how its parameters become the next version's (from the parameters and the record)
 
 def _rekeyed(folder:Path, rec:dict) -> Path:
@@ -278,7 +278,7 @@ def _rekeyed(folder:Path, rec:dict) -> Path:
     shutil.rmtree(folder, ignore_errors=True)
     return target
 
-# %% ../../nbs/10h_experiment.store.ipynb #19fb95b4
+# %% ../../nbs/10h_experiment.store.ipynb #c72ffab4
 def migrate_store(root:str|Path) -> list[Path]:
     """Re-key, once, the jobs of the job store `root` that an earlier version keyed and `UPGRADES` covers: each record's parameters
     upgraded and its folder renamed to the new key (its predictions, checked against their SHA-256 first, and its scores

@@ -28,12 +28,12 @@ def common_keys(s:pd.DataFrame, # scores: a `seed` column (optional) and the `ov
     common = sorted(set.intersection(*have.values())) if have else []
     return common, {k: [u for u, h in have.items() if k not in h] for k in sorted(set(s[over]) - set(common))}
 
-# %% ../../nbs/10k_experiment.tables.ipynb #531efeda
+# %% ../../nbs/10k_experiment.tables.ipynb #01e21849
 def _unit(u:tuple, units:Sequence[str]) -> str:
     "A compared unit in words: its row, its ratio as a percentage, its test set."
     return ' '.join(f'at {v:.0%}' if c == 'ratio' else f'on {v}' if c in ('test', 'attack') else str(v) for c, v in zip(units, u))
 
-# %% ../../nbs/10k_experiment.tables.ipynb #271d2568
+# %% ../../nbs/10k_experiment.tables.ipynb #9fa0ef32
 def _where(us:list, units:Sequence[str], seen:set) -> str:
     "Where a left-out value is missing, in few words: per column, the values of the units that lack it (a column where all lack it is left out)."
     cols = [sorted({u[i] for u in us}, key=str) for i in range(len(units))]
@@ -43,7 +43,7 @@ def _where(us:list, units:Sequence[str], seen:set) -> str:
              for c, vals, ev in zip(units, cols, every) if set(vals) != ev or len(ev) == 1]
     return ' '.join(parts) or 'everywhere'
 
-# %% ../../nbs/10k_experiment.tables.ipynb #7ec0b531
+# %% ../../nbs/10k_experiment.tables.ipynb #3d93a920
 def set_note(common:list, lacking:dict, units:Sequence[str]=('row',), seen:set|None=None, what:str='datasets') -> str:
     "The note of an averaged cell: the set it is over, and what was left out because some compared row lacks it."
     seen = seen or {u for us in lacking.values() for u in us}
@@ -51,13 +51,13 @@ def set_note(common:list, lacking:dict, units:Sequence[str]=('row',), seen:set|N
     if lacking: s += '; left out: ' + '; '.join(f"{k} (missing {_where(us, units, seen)})" for k, us in lacking.items())
     return s
 
-# %% ../../nbs/10k_experiment.tables.ipynb #224c14c3
+# %% ../../nbs/10k_experiment.tables.ipynb #b98ee601
 def _lacks(u:tuple, lacking:dict, units:Sequence[str]) -> str:
     "For a unit that lacks data the others have: what it lacks (the row left partial)."
     miss = [k for k, us in lacking.items() if u in us]
     return f"; {_unit(u, units)} has no {', '.join(map(str, miss))}, so every row is averaged without it" if miss else ''
 
-# %% ../../nbs/10k_experiment.tables.ipynb #11b59d1d
+# %% ../../nbs/10k_experiment.tables.ipynb #fa169cd3
 def common_mean(s:pd.DataFrame, by:list, units:Sequence[str], over:str='key', what:str='datasets') -> pd.DataFrame:
     "Mean of `value` over the `over` values every unit has, per `by` and seed; `keys` names the set, `note` says it (and what was left out)."
     common, lacking = common_keys(s, units, over)
@@ -80,7 +80,7 @@ def per_data(metrics:Sequence[str]|None=None, avg_metric:str='f1_macro', ratio:f
         return pd.concat([cells, a[AVG]], ignore_index=True)
     return build
 
-# %% ../../nbs/10k_experiment.tables.ipynb #dc0f5005
+# %% ../../nbs/10k_experiment.tables.ipynb #e02333d1
 def by_ratio(metric:str='f1_macro', column:Callable=lambda r: f'{round(100*r)}%') -> Callable:
     "Builder: the average of `metric` on the clean test set over the data keys every row has at every ratio, one column per training ratio."
     def build(s, exp, settings=None):
@@ -88,12 +88,12 @@ def by_ratio(metric:str='f1_macro', column:Callable=lambda r: f'{round(100*r)}%'
         return a.assign(column=a.ratio.map(column))[AVG]
     return build
 
-# %% ../../nbs/10k_experiment.tables.ipynb #9e77e1d6
+# %% ../../nbs/10k_experiment.tables.ipynb #6171231f
 def _attacked_rows(s:pd.DataFrame) -> pd.DataFrame:
     "The scores of the rows that predicted an attacked test set."
     return s[s.row.isin([r for r in s.row.unique() if (s[s.row == r].test != 'test').any()])]
 
-# %% ../../nbs/10k_experiment.tables.ipynb #a16a5af4
+# %% ../../nbs/10k_experiment.tables.ipynb #735fc3d8
 def attacked(suffix:Mapping[str, str], metric:str='f1_macro') -> Callable:
     "Builder: per data key and `Avg.`, rows `<Attack>_<suffix[row]>` (clean test = 'Test'), at the full training ratio."
     def build(s, exp, settings=None):
@@ -103,13 +103,13 @@ def attacked(suffix:Mapping[str, str], metric:str='f1_macro') -> Callable:
         return pd.concat([s.assign(column=s.key)[OURS], a[AVG]], ignore_index=True)
     return build
 
-# %% ../../nbs/10k_experiment.tables.ipynb #189bbbf9
+# %% ../../nbs/10k_experiment.tables.ipynb #e3c2a23e
 def _paper_long(paper:Callable, keys:list, attacks:Sequence[str]) -> pd.DataFrame:
     "The paper's per-dataset scores (`paper()`: system, dataset, attack, score) on exactly `keys` and the clean test set plus `attacks`."
     p = paper()
     return p[p.dataset.isin(keys) & p.attack.isin(['test', *attacks])]
 
-# %% ../../nbs/10k_experiment.tables.ipynb #074a196c
+# %% ../../nbs/10k_experiment.tables.ipynb #8406f7a0
 def attack_averages(metric:str='f1_macro',
                     paper:Callable|None=None, # the paper's per-dataset scores (system, dataset, attack, score), for its side over our datasets
                    ) -> Callable:
@@ -142,7 +142,7 @@ def _robustness_scores(s:pd.DataFrame) -> pd.DataFrame:
     m = s.groupby(['row', 'key', 'test', 'ratio']).value.mean().reset_index()
     return m.rename(columns={'row': 'system', 'key': 'dataset', 'test': 'attack', 'value': 'score'})
 
-# %% ../../nbs/10k_experiment.tables.ipynb #73ca5157
+# %% ../../nbs/10k_experiment.tables.ipynb #e7c98be0
 def correctness_ratios(given:Mapping|None=None) -> tuple[dict, dict]:
     """The c_a of each attack and where it comes from: the paper's Table 5 unless `given` names another (a value,
     read as measured, or a (value, provenance) pair). The one rule of the project: every notebook and the CLI pass
@@ -152,7 +152,7 @@ def correctness_ratios(given:Mapping|None=None) -> tuple[dict, dict]:
     c.update({a: tuple(v) if isinstance(v, (tuple, list)) else (float(v), 'measured') for a, v in (given or {}).items()})
     return {a: float(v) for a, (v, _) in c.items()}, {a: p for a, (_, p) in c.items()}
 
-# %% ../../nbs/10k_experiment.tables.ipynb #349f1ebe
+# %% ../../nbs/10k_experiment.tables.ipynb #0a183a15
 _UNITS = {'table5': ['system', 'attack'], 'table7': ['system', 'attack'], 'figure2': ['system', 'attack', 'ratio']}
 
 def robustness(part:str,                # 'table5', 'table7' or 'figure2' (Fig. 2b)
@@ -212,7 +212,7 @@ def robustness(part:str,                # 'table5', 'table7' or 'figure2' (Fig. 
                                   keys='+'.join(common), note=f"{over}; {over_attacks}") for r in fig.itertuples()]).assign(unit_of_ours='paper')
     return build
 
-# %% ../../nbs/10k_experiment.tables.ipynb #84b0351e
+# %% ../../nbs/10k_experiment.tables.ipynb #e136d2fa
 def cells(table:str, rows:Mapping[tuple, str]|None=None) -> Callable:
     """Builder: the `cells` hook's cells of `table` (paper unit), averaged over the data keys (folds) every row has, per seed, where rows average
     several; `rows` renames (row, test set) pairs."""

@@ -33,7 +33,7 @@ def _source_tables(folder:Path, src:dict) -> tuple[pd.DataFrame, dict]:
     if not isinstance(c.get('seeds'), list) or not isinstance(c.get('data'), dict): raise ValueError(f"{cond}: expected 'seeds' (a list) and 'data'")
     return df, c
 
-# %% ../../nbs/11i_leaderboard.imported.ipynb #55b5fa39
+# %% ../../nbs/11i_leaderboard.imported.ipynb #eb839f3d
 def imported_scores(folder:Path,            # a folder of committed tables: `<run>_table4.csv` and `<run>_conditions.json` per run
                     sources:Sequence[dict], # in priority order: {"run", "precision", "rows" (optional: the benchmark rows to take)}
                     rows:dict,              # benchmark row -> system name
@@ -78,7 +78,7 @@ def imported_scores(folder:Path,            # a folder of committed tables: `<ru
     cols = ['row', 'system', 'key', 'test', 'ratio', 'seed', 'table', 'column', 'metric', 'value', 'job']
     return pd.DataFrame(out, columns=cols), notes, info, conds
 
-# %% ../../nbs/11i_leaderboard.imported.ipynb #868fd4b1
+# %% ../../nbs/11i_leaderboard.imported.ipynb #a45660c2
 def import_leaderboard(folder:str|Path,              # committed tables of earlier runs, with a `sources.json`
                        models:Sequence[str]|None=None, # names of `LEADERBOARD_SYSTEMS` (default: every one the tables hold)
                        sources:Sequence[dict]|None=None, # default: `sources.json`'s "runs"

@@ -67,7 +67,7 @@ def _given_for_others(a:LeaderboardArgs) -> None:
         users = [m.name for m in LEADERBOARD_SYSTEMS.values() if f in m.fields]
         if not chosen & set(users): raise ValueError(f"{f}={getattr(a, f)!r} is for {' and '.join(users)}: add {' or '.join(users)} to models")
 
-# %% ../../nbs/11e_leaderboard.params.ipynb #7275c719
+# %% ../../nbs/11e_leaderboard.params.ipynb #e7fe4350
 def _validate(self:LeaderboardArgs) -> None:
     "The checks across fields, and unless a smoke run: the named datasets are present and every system's model loads."
     encoders = [m.name for m in LEADERBOARD_SYSTEMS.values() if m.encoder]

@@ -23,7 +23,7 @@ def _fmt(v, std=None) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)): return '–'
     return f"{v:.3f}" + (f" ± {std:.3f}" if std is not None and std == std else '')
 
-# %% ../../nbs/11g_leaderboard.render.ipynb #d048af00
+# %% ../../nbs/11g_leaderboard.render.ipynb #df6e2fb4
 def _cell(lb:Leaderboard, r, k:str, failed:set) -> str:
     "One per-dataset cell of the table: mean ± std, bold when best, † when tied with the best, the published number in parentheses."
     t = lb.table
@@ -34,7 +34,7 @@ def _cell(lb:Leaderboard, r, k:str, failed:set) -> str:
     p = r.get(f'{k} published')
     return c + (f" ({p:.3f})" if p is not None and p == p else '')
 
-# %% ../../nbs/11g_leaderboard.render.ipynb #f6dbd3d3
+# %% ../../nbs/11g_leaderboard.render.ipynb #5d365491
 def table_markdown(lb:Leaderboard) -> str:
     "The leaderboard's table as Markdown: one row per system, a cell per dataset, the means and the mean rank."
     t, st = lb.table, lb.stats
@@ -58,7 +58,7 @@ def _precisions(cells:dict) -> str:
     return '; '.join(f"{sy}: " + ', '.join(f"{p} ({len(ks)} datasets)" if len(d) == 1 else f"{p} on {', '.join(sorted(ks))}" for p, ks in d.items())
                      for sy, d in by.items())
 
-# %% ../../nbs/11g_leaderboard.render.ipynb #96f94e18
+# %% ../../nbs/11g_leaderboard.render.ipynb #efd2bbd6
 def _imported_notes(lb:Leaderboard) -> list:
     "Where an imported leaderboard's cells come from, their precisions, and why there is no per-dataset test."
     st, cond = lb.stats, lb.result.conditions
@@ -99,7 +99,7 @@ def _llm_note(llm:dict) -> str:
             "label or several (predicted as NONE, else the training set's most frequent label): "
             + (', '.join(f"{k} {v['rate']:.1%} of {v['n']} (→ {v['fallback']})" for k, v in sorted(u.items())) or 'none finished') + '.')
 
-# %% ../../nbs/11g_leaderboard.render.ipynb #0c3af25b
+# %% ../../nbs/11g_leaderboard.render.ipynb #34e40455
 def run_notes_text(st:dict) -> list:
     "The notes on what the run did: failed jobs, what was not run, your data, the recipes, encoders, nli, llm, the cap, other papers."
     notes, failed = [], sorted({tuple(f) for f in st.get('failed') or []})
@@ -134,7 +134,7 @@ def _official_markdown(lb:Leaderboard) -> str:
     return ("\n### Each dataset's own metric\n\n" + '\n'.join(lines)
             + "\n\n- the original papers' measure where it is not macro-F1, mean over seeds; no test of significance.\n")
 
-# %% ../../nbs/11g_leaderboard.render.ipynb #2f28c602
+# %% ../../nbs/11g_leaderboard.render.ipynb #9241a220
 def _robust_markdown(lb:Leaderboard) -> str:
     "The column groups of `robust_and_low_resource` as a second Markdown table, with the datasets each is over."
     rob = lb.stats.get('robust') or {}
@@ -177,7 +177,7 @@ def _heatmap(t, keys:list) -> Figure:
     fig.colorbar(im, ax=ax, label='macro-F1'); ax.set_title('macro-F1 by system and dataset')
     return fig
 
-# %% ../../nbs/11g_leaderboard.render.ipynb #f947c42b
+# %% ../../nbs/11g_leaderboard.render.ipynb #4e6d3383
 def _bars(t, keys:list) -> Figure:
     fig = Figure(figsize=(1.4 * len(keys) + 3, 3.5)); ax = fig.subplots()
     w = 0.8 / max(1, len(t))
@@ -197,7 +197,7 @@ def _robustness(t, atk:list) -> Figure:
     ax.set_title('robustness: drop under each attack')
     return fig
 
-# %% ../../nbs/11g_leaderboard.render.ipynb #ae8976ad
+# %% ../../nbs/11g_leaderboard.render.ipynb #f736e8cf
 def _learning_curve(t, rob:dict, shares:list) -> Figure:
     fig = Figure(figsize=(6, 3.5)); ax = fig.subplots()
     xs = sorted([(rob[k]['ratio'], k) for k in shares]) + [(1.0, 'mean')]

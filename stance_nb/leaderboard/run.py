@@ -80,7 +80,7 @@ def _robust(run:LeaderboardRun, res, table, stats) -> tuple:
         if f'{round(100 * r)}%' in stats['robust']: stats['robust'][f'{round(100 * r)}%'].setdefault('not_run', {})[k] = portable(str(why))
     return table.join(extra, on='system'), stats
 
-# %% ../../nbs/11h_leaderboard.run.ipynb #8d208e36
+# %% ../../nbs/11h_leaderboard.run.ipynb #0e086b79
 def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, checked (or give a prepared `run`)
                 seed:int=0,                     # seed of the significance tests' bootstrap resamples
                 executor:Executor|None=None,    # where the jobs run (default: the parameters' `executor`, `workers`, `slurm`)
@@ -128,7 +128,7 @@ def _smoke_outputs(smoke:bool):
     try: yield d
     finally: os.environ.pop('STANCE_NB_OUTPUTS', None)
 
-# %% ../../nbs/11h_leaderboard.run.ipynb #03c18bad
+# %% ../../nbs/11h_leaderboard.run.ipynb #73f0de7a
 def run_leaderboard(P:LeaderboardArgs,       # the checked parameters (`parameters(globals(), LeaderboardArgs)`)
                     smoke:dict|None=None,    # the smoke environment of `benchmark` when `P.smoke`
                    ) -> Leaderboard:
@@ -138,7 +138,7 @@ def run_leaderboard(P:LeaderboardArgs,       # the checked parameters (`paramete
     print(f"leaderboard: {stem}.csv|.md|.html, tests {stem}_tests.csv, figures {stem}_<name>.png")
     return lb
 
-# %% ../../nbs/11h_leaderboard.run.ipynb #0e3faf3b
+# %% ../../nbs/11h_leaderboard.run.ipynb #9bb10557
 def leaderboard_figures(lb:Leaderboard) -> dict:
     "The figures `lb` wrote, name -> PNG path (`heatmap`, `bars` and, with 3 systems over 3 datasets or more, `cd`)."
     root = repo_root() or Path.cwd()   # the files are named relative to the repository when they lie inside it

@@ -53,13 +53,13 @@ def nli_row(checkpoint:str=NLI_MODEL) -> Row:
     return Row('NLI zero-shot', 'nli_zero_shot', {'checkpoint': checkpoint, 'prompt': 'none'}, tables=('4',),
                note='an NLI checkpoint without training: not in the benchmark paper')
 
-# %% ../../nbs/11d_leaderboard.spec.ipynb #246b9970
+# %% ../../nbs/11d_leaderboard.spec.ipynb #747e9a4f
 def nli_ft_row(checkpoint:str=NLI_MODEL, preset:str=NLI_PRESET, encoder_only:bool=False) -> Row:
     "The leaderboard's fine-tuned NLI row: `checkpoint` trained on each dataset with `preset`, a new head over its labels."
     return Row('NLI fine-tuned', 'nli_finetune', {'checkpoint': checkpoint, 'preset': preset, 'encoder_only': encoder_only, 'prompt': 'none'},
                tables=('4',), note='an NLI checkpoint fine-tuned on each dataset: not in the benchmark paper')
 
-# %% ../../nbs/11d_leaderboard.spec.ipynb #f343ca38
+# %% ../../nbs/11d_leaderboard.spec.ipynb #a87e87b0
 def llm_row() -> Row:
     "The leaderboard's LLM row: the run's `models['LLM']` asked the `choices` prompt (EZ-STANCE's ChatGPT prompt listing each dataset's labels)."
     return Row('LLM prompting', 'llm', {'prompt': 'choices', 'model': 'LLM'}, tables=('4',),
@@ -78,19 +78,19 @@ def _check_encoders(a) -> None:
     "Every encoder of `model` loads (config and tokenizer)."
     for m in encoder_names(a.model or [BenchmarkArgs().model]): check_encoder(m)   # the benchmark's encoder by default
 
-# %% ../../nbs/11d_leaderboard.spec.ipynb #6fbf42a8
+# %% ../../nbs/11d_leaderboard.spec.ipynb #4b5576df
 def _check_nli(a) -> None: check_encoder(a.nli_model or NLI_MODEL)
 
-# %% ../../nbs/11d_leaderboard.spec.ipynb #afd66755
+# %% ../../nbs/11d_leaderboard.spec.ipynb #9ccb9cbd
 def _check_llm(a) -> None: check_llm(a.llm_endpoint or a.llm_model or LLM_MODEL)
 
-# %% ../../nbs/11d_leaderboard.spec.ipynb #3a98ae7b
+# %% ../../nbs/11d_leaderboard.spec.ipynb #38c9b57e
 def _encoder_settings(a) -> dict:
     "The further encoders under their names in the run's models (`BERT [tag]`), and the encoders' preset when one is given."
     names = encoder_names(a.model)
     return {'models': {f'BERT [{t}]': m for m, t in list(names.items())[1:]}, **({'mdl_preset': a.encoder_preset} if a.encoder_preset else {})}
 
-# %% ../../nbs/11d_leaderboard.spec.ipynb #c92a979b
+# %% ../../nbs/11d_leaderboard.spec.ipynb #d3052507
 def _encoder_notes(a, more:list, res) -> dict:
     "The encoders' recipe (one for all) and, when several are compared, each one's name."
     given = ''.join(f', {k} {v}' for k, v in (('epochs', a.epochs), ('lr', a.lr)) if v is not None)
@@ -98,17 +98,17 @@ def _encoder_notes(a, more:list, res) -> dict:
     if len(names := encoder_names(a.model)) > 1: out['encoders'] = {t: m for m, t in names.items()}
     return out
 
-# %% ../../nbs/11d_leaderboard.spec.ipynb #4f56f360
+# %% ../../nbs/11d_leaderboard.spec.ipynb #facc1fa1
 def _nli_notes(a, more:list, res) -> dict:
     return {'nli': dict(checkpoint=a.nli_model or NLI_MODEL, prompt='none (the target is the hypothesis)', trained=False)}
 
-# %% ../../nbs/11d_leaderboard.spec.ipynb #c246287f
+# %% ../../nbs/11d_leaderboard.spec.ipynb #bbe6a6b0
 def _nli_ft_notes(a, more:list, res) -> dict:
     o = next(r for r in more if r.system == 'nli_finetune').options
     what = ('its encoder and ' if o['encoder_only'] else '') + "a new head over the dataset's labels, the target as the hypothesis"
     return {'recipes': {'nli-ft': f"{o['checkpoint']} fine-tuned on each dataset, preset {o['preset']}, {what}"}}
 
-# %% ../../nbs/11d_leaderboard.spec.ipynb #495a6fff
+# %% ../../nbs/11d_leaderboard.spec.ipynb #79ba20b5
 def _llm_notes(a, more:list, res) -> dict:
     "The model, its prompt, and per dataset the share of answers that named no label or several."
     pf = parse_failures(res)
@@ -181,7 +181,7 @@ def benchmark_data(keys:Sequence[str], data:dict|None, max_train:int|None) -> tu
     extra = {k: {'dataset': k, **DATASETS[k].split, **cap} for k in keys if k not in named}
     return named, {**extra, **{k: {**cap, **v} for k, v in (data or {}).items()}}
 
-# %% ../../nbs/11d_leaderboard.spec.ipynb #97a12430
+# %% ../../nbs/11d_leaderboard.spec.ipynb #6ccbab83
 def other_papers(keys:Sequence[str]) -> dict:
     "The other papers' datasets among `keys`, each with its stated split in words (the note beside the table)."
     return {k: DATASETS[k].setting for k in keys if k not in BENCHMARK and k in DATASETS and DATASETS[k].setting}
@@ -196,7 +196,7 @@ def check_nli_labels(prep, systems:Sequence[SystemMeta]) -> None:
         try: stance_nli_map(list(df.attrs.get('labels') or sorted(df.label.unique())))
         except ValueError as e: raise ValueError(f"dataset {k!r} for {'/'.join(names)}: {e}") from None
 
-# %% ../../nbs/11d_leaderboard.spec.ipynb #cff6d0ca
+# %% ../../nbs/11d_leaderboard.spec.ipynb #cd5247d0
 def check_own_data(prep, data:dict|None) -> list:
     """Your dataset under a registered dataset's name must have that dataset's labels (its reference entry), or the run stops
     before any job; returns the keys that hold your own data under a registered name (no published number beside them)."""

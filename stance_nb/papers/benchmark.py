@@ -26,11 +26,11 @@ def _benchmark_metrics(key:str, spec:DataSpec) -> list:
     own = PAPER_METRICS[spec.dataset][0] if spec.dataset in PAPER_METRICS else DATASETS[spec.dataset].metric   # a user's dataset: its loader's
     return list(dict.fromkeys(['f1_macro', own]))
 
-# %% ../../nbs/11_papers.benchmark.ipynb #ec0b4dd9
+# %% ../../nbs/11_papers.benchmark.ipynb #fac02e13
 def _benchmark_choices() -> dict:
     return dict(fasttext_presets=list(FASTTEXT_PRESETS))
 
-# %% ../../nbs/11_papers.benchmark.ipynb #6ecc4087
+# %% ../../nbs/11_papers.benchmark.ipynb #3f34bb0b
 def _benchmark_configure(p:dict, smoke:dict|None) -> dict:
     "The runner's arguments from `run_benchmark`'s parameters."
     models = {'BERT': p['model'], 'MT-DNN': p.get('mtdnn_checkpoint')}

@@ -21,12 +21,12 @@ def cheese_cells(key:str, frame:pd.DataFrame, pred:list) -> list:
     col = reference('mascarell2021', 7).drop_duplicates('metric').set_index('metric').column.to_dict()
     return [('7', col[m], m, v) for m, v in cheese_scores(frame.label.tolist(), pred, labels=DATASETS['cheese'].labels).items() if m in col]
 
-# %% ../../nbs/11b_papers.cheese.ipynb #a2c6e42b
+# %% ../../nbs/11b_papers.cheese.ipynb #043ba036
 def cheese_folds(n_folds:int=5, fold_order:str='official') -> dict:
     "Data keys `fold0` ... of a CHeeSE cross-validation."
     return {f'fold{k}': DataSpec.of(f'fold{k}', 'cheese', fold=k, n_folds=n_folds, fold_order=fold_order) for k in range(n_folds)}
 
-# %% ../../nbs/11b_papers.cheese.ipynb #31d3e7a8
+# %% ../../nbs/11b_papers.cheese.ipynb #ab7efb97
 def _cheese_configure(p:dict, smoke:dict|None) -> dict:
     "The runner's arguments from `run_cheese`'s parameters."
     over = dict(finetune={k: p.get(k) for k in ('lr', 'epochs') if p.get(k) is not None},

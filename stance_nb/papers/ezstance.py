@@ -46,14 +46,14 @@ def _parts(frame:pd.DataFrame) -> dict:
     masks = {'M': np.ones(len(frame), bool), 'N': (tt == 'noun_phrase').to_numpy(), 'C': (tt == 'claim').to_numpy()}
     return {k: m for k, m in masks.items() if m.any()}
 
-# %% ../../nbs/11c_papers.ezstance.ipynb #3211c722
+# %% ../../nbs/11c_papers.ezstance.ipynb #98ac09df
 def _class_cells(table:str, gold:list, pred:list) -> list:
     "Per-class F1 (Con, Pro, Neu) and macro-F1 (All) of Tables 9 and 10."
     per = f1_per_class(gold, pred, labels=list(EZSTANCE_LABELS))
     return ([(table, col, f'f1_{"neutral" if lab == "NONE" else lab.lower()}', per[lab]) for col, lab in _CLASS_COLS]
             + [(table, 'All', 'f1_macro', f1_macro(gold, pred, labels=list(EZSTANCE_LABELS)))])
 
-# %% ../../nbs/11c_papers.ezstance.ipynb #0b6d7c98
+# %% ../../nbs/11c_papers.ezstance.ipynb #39b621b5
 def ezstance_cells(key:str, frame:pd.DataFrame, pred:list) -> list:
     "The paper's cells `(table, column, metric, value)` that the predictions `pred` on the test set `frame` of `key` fill."
     gold, pred, labels = frame.label.tolist(), list(pred), list(EZSTANCE_LABELS)
@@ -87,7 +87,7 @@ def _nli_rows() -> list:
              for k, d in (('E->V', 'E->V'), ('V->E', 'V->E'), ('V->V', 'V'))]
     return rows
 
-# %% ../../nbs/11c_papers.ezstance.ipynb #3b195714
+# %% ../../nbs/11c_papers.ezstance.ipynb #9212319b
 NLI_ROWS = [r.name for r in _nli_rows() if set(r.tables) & set(_APPX)]
 BASELINE_ROWS = ['BiCE', 'CrossNet', 'TGA-Net', 'BERT', 'RoBERTa', 'XLNet', 'LLaMA 2', 'ChatGPT', 'Majority']
 EZSTANCE_ENCODERS = {'BERT': 'ezstance_bert', 'RoBERTa': 'ezstance_roberta', 'XLNet': 'ezstance_xlnet'}  # plain rows -> presets
@@ -137,19 +137,19 @@ def ezstance_rows(models, tables=()) -> list[str]:
     tabs = {str(t) for t in tables} or set(EZSTANCE_TABLES)
     return [r.name for r in EZSTANCE_EXPERIMENT.rows if set(r.tables) & tabs and (r.name in names or not set(r.tables) & set(_APPX))]
 
-# %% ../../nbs/11c_papers.ezstance.ipynb #8116dfbb
+# %% ../../nbs/11c_papers.ezstance.ipynb #4379be1f
 def ezstance_keys(tables=(), domains=()) -> list[str]:
     "The data keys the `tables` (all when empty) need; Table 8's only for `domains` (all when empty)."
     keys = [k for t in ([str(t) for t in tables] or list(_TABLE_KEYS)) for k in _TABLE_KEYS[t]]
     return [k for k in dict.fromkeys(keys) if not k.startswith('B:') or not domains or k[2:] in domains]
 
-# %% ../../nbs/11c_papers.ezstance.ipynb #a6028cf7
+# %% ../../nbs/11c_papers.ezstance.ipynb #d05f2b45
 def _default_models() -> dict:
     "The paper's models, by row name: NLI checkpoints (Hub ids), the plain encoders, TGA-Net's BERT and LLaMA 2 (ChatGPT: none)."
     return {**{n: m['checkpoint'] for n, m in EZSTANCE_MODELS.items()}, **{n: PRESETS[p].config.model for n, p in EZSTANCE_ENCODERS.items()},
             'TGA-Net': 'bert-base-uncased', 'LLaMA 2': 'meta-llama/Llama-2-13b-chat-hf', 'ChatGPT': None}
 
-# %% ../../nbs/11c_papers.ezstance.ipynb #50d2a92b
+# %% ../../nbs/11c_papers.ezstance.ipynb #891315c8
 def _ezstance_configure(p:dict, smoke:dict|None) -> dict:
     "The runner's arguments from `run_ezstance`'s parameters."
     models = {**_default_models(), **(smoke['models'] if smoke else {}), **(p.get('checkpoints') or {}), **(p.get('llms') or {})}
@@ -164,7 +164,7 @@ def _ezstance_configure(p:dict, smoke:dict|None) -> dict:
     return dict(keys=ezstance_keys(p.get('tables') or (), domains), seeds=seeds, settings=settings,
                 data_dir=smoke['data_dir'] if smoke is not None else p.get('data_dir'), strict=False)
 
-# %% ../../nbs/11c_papers.ezstance.ipynb #348341ac
+# %% ../../nbs/11c_papers.ezstance.ipynb #448e5824
 def _ezstance_choices() -> dict:
     return dict(models=[*MODEL_GROUPS, *MODEL_GROUPS['all']], domains=list(EZSTANCE_DOMAINS), heads=['auto', 'reuse', 'new'])
 

@@ -26,7 +26,7 @@ def with_probes(ctx:Context, key:str) -> tuple[pd.DataFrame, list]:
     extra = [ctx.tests[key, t].assign(split='test', probe=t) for t in names]
     return pd.concat([df, *extra], ignore_index=True), ['test', *names]
 
-# %% ../../nbs/10d_systems.encoders.ipynb #7d589063
+# %% ../../nbs/10d_systems.encoders.ipynb #eb1d2ca8
 def unprobe(key:str, frame:pd.DataFrame, pred:Sequence) -> dict:
     "Split predictions of the test rows of `frame` (in order) by their `probe` back into test sets."
     probe = frame.loc[frame.split == 'test', 'probe'].to_numpy()
@@ -34,20 +34,20 @@ def unprobe(key:str, frame:pd.DataFrame, pred:Sequence) -> dict:
     s = pd.Series(list(pred))
     return {(key, t): s[probe == t].tolist() for t in dict.fromkeys(probe)}
 
-# %% ../../nbs/10d_systems.encoders.ipynb #f6794c28
+# %% ../../nbs/10d_systems.encoders.ipynb #07fc5f4c
 def named_encoder(row, settings:dict):
     """The encoder a transformer row names: its `model` option, or the run's `models[<encoder>]` (a Hub id, a folder or an MT-DNN file); None if
     neither."""
     return row.options.get('model') or (settings.get('models') or {}).get(row.options.get('encoder', ''))
 
-# %% ../../nbs/10d_systems.encoders.ipynb #aae4351e
+# %% ../../nbs/10d_systems.encoders.ipynb #b52911c4
 def encoder_name(ctx:Context) -> str:
     "The row's encoder (`named_encoder`); `RowSkipped` when the run gives none."
     m = named_encoder(ctx.row, ctx.settings)
     if not m: raise RowSkipped(f"no model for encoder {ctx.row.options.get('encoder')!r}: pass it in `models`")
     return str(m)
 
-# %% ../../nbs/10d_systems.encoders.ipynb #30465240
+# %% ../../nbs/10d_systems.encoders.ipynb #253baf69
 def encoder_path(ctx:Context) -> str:
     "The encoder of a transformer row (`encoder_name`) as a model to load: an MT-DNN checkpoint file is converted once."
     m = encoder_name(ctx)
@@ -56,7 +56,7 @@ def encoder_path(ctx:Context) -> str:
                                                        ctx.settings.get('local_files_only', False)))
     return str(m)
 
-# %% ../../nbs/10d_systems.encoders.ipynb #9e551eb8
+# %% ../../nbs/10d_systems.encoders.ipynb #eb8bcebf
 def _mtdnn_folder(path:Path, root:Path, tokenizer:str, local_files_only:bool) -> Path:
     "The Hugging Face folder of the MT-DNN checkpoint `path` (converted by `stance_nb.systems.mdl.mtdnn_to_hf` on first use)."
     out = root/f'mtdnn-{sha256_file(path)[:16]}'
@@ -75,11 +75,11 @@ def _finetune_plan(ctx:Context, model:str):
     eps = (int(ctx.option('epochs')),) if ctx.option('epochs') is not None else geps
     return cfg, lrs, eps
 
-# %% ../../nbs/10d_systems.encoders.ipynb #19a47387
+# %% ../../nbs/10d_systems.encoders.ipynb #d4d3b8f9
 def _finetune_budget(ctx:Context):
     cfg, lrs, eps = _finetune_plan(ctx, encoder_name(ctx)); return cfg, len(lrs) * sum(eps)
 
-# %% ../../nbs/10d_systems.encoders.ipynb #2077b30e
+# %% ../../nbs/10d_systems.encoders.ipynb #30738cad
 @register_system('finetune', budget=_finetune_budget)
 def _finetune(ctx):
     "`stance_nb.train` with a preset: its lr × epochs grid chosen on dev (`select`), or one cell when the run fixes `lr`/`epochs`."

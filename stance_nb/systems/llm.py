@@ -48,7 +48,7 @@ _PREFIX = re.compile(r"^\s*(?:(?:a|answer|stance|label|output)\s*[:\-]\s*)+", re
 
 def _words(s:str) -> tuple: return tuple(re.findall(r"[^\W\d_]+", str(s).lower()))   # letters only, any script
 
-# %% ../../nbs/06b_systems.llm.ipynb #83f3eccb
+# %% ../../nbs/06b_systems.llm.ipynb #d04b6497
 def parse_answer(answer:str,                   # the model's reply
                  label_words:dict=ANSWER_WORDS, # label -> the words (or phrases) that name it, any case
                 ) -> str|None:
@@ -61,17 +61,17 @@ def parse_answer(answer:str,                   # the model's reply
     found = {l for p, l in names if p and any(words[i:i + len(p)] == p for i in range(len(words) - len(p) + 1))}
     return found.pop() if len(found) == 1 else None
 
-# %% ../../nbs/06b_systems.llm.ipynb #52c4ac13
+# %% ../../nbs/06b_systems.llm.ipynb #bb82fc15
 def _spoken(label) -> str: return re.sub(r'[_\s]+', ' ', str(label)).strip()
 
-# %% ../../nbs/06b_systems.llm.ipynb #b961ae9f
+# %% ../../nbs/06b_systems.llm.ipynb #3579bc89
 def answer_words(labels) -> dict:
     "Label -> its answer words: `ANSWER_WORDS` when every label is one of its labels, else each label's own name ('_' read as a space)."
     labels = list(labels)
     if set(labels) <= set(ANSWER_WORDS): return {l: ANSWER_WORDS[l] for l in labels}
     return {l: (_spoken(l),) for l in labels}
 
-# %% ../../nbs/06b_systems.llm.ipynb #3573782f
+# %% ../../nbs/06b_systems.llm.ipynb #b87dafc2
 def label_choices(labels) -> str:
     "The labels as a prompt lists them: 'Favor', 'Against', or 'None' (the paper's words and order) for those labels, else each label's name."
     labels = list(labels)
@@ -167,7 +167,7 @@ class LLMResult:
     f1_per_class:dict
     record:RunRecord
 
-# %% ../../nbs/06b_systems.llm.ipynb #1f3ab7ac
+# %% ../../nbs/06b_systems.llm.ipynb #add58478
 def run_llm_baseline(df:pd.DataFrame,         # tidy pairs
                      generator,                # an `HFGenerator`, `OpenAIClient` or anything with `generate(prompts)`
                      prompt:str='chatgpt',     # a key of `LLM_PROMPTS` or a template with {text} and {target}
@@ -214,13 +214,13 @@ def check_llm(spec) -> None:
     from stance_nb.train import check_encoder
     check_encoder(str(spec))
 
-# %% ../../nbs/06b_systems.llm.ipynb #9fb901ed
+# %% ../../nbs/06b_systems.llm.ipynb #2593ca9d
 def llm_generator(spec, batch_size:int=8, device=None):
     "An `OpenAIClient` for `{'base_url': ..., 'model': ...}` (an OpenAI-compatible endpoint), else an `HFGenerator` for a model name/folder."
     if isinstance(spec, dict): check_llm(spec); return OpenAIClient(**spec)
     return HFGenerator(str(spec), batch_size=batch_size, device=device)
 
-# %% ../../nbs/06b_systems.llm.ipynb #4cc5e03c
+# %% ../../nbs/06b_systems.llm.ipynb #3a934034
 def _fallback(ctx:Context, key:str, labels:list) -> str:
     "The label of an unparseable answer: NONE where it is a label, else the row's `fallback` option, else the training set's most frequent label."
     if 'NONE' in labels: return 'NONE'
@@ -228,7 +228,7 @@ def _fallback(ctx:Context, key:str, labels:list) -> str:
     train = ctx.data[key].label[ctx.data[key].split == 'train']
     return str(train.value_counts().sort_index(kind='stable').idxmax()) if len(train) else labels[0]
 
-# %% ../../nbs/06b_systems.llm.ipynb #188ce953
+# %% ../../nbs/06b_systems.llm.ipynb #75063b73
 @register_system('llm', seeded=False)
 def _llm(ctx):
     "A row's prompt (EZ-STANCE App. F, or `choices` for any label set) on each test set; unparseable answers counted, predicted as the fallback."

@@ -44,7 +44,7 @@ def _vector_line(line:str, i:int, dim:int|None, exact:bool, path) -> tuple[str, 
         raise StanceDataError(f'{len(parts) - 1} values', path=path, row=i, expected=f'a word and {n} numbers separated by spaces')
     return ' '.join(parts[:len(parts) - n]), parts[len(parts) - n:]
 
-# %% ../../nbs/06a_systems.zeroshot.ipynb #cb17c046
+# %% ../../nbs/06a_systems.zeroshot.ipynb #b8685308
 def read_word_vectors(path:str|Path,  # a GloVe or word2vec text file (optionally .gz)
                       vocab=None,     # keep only these words (any iterable); None keeps all
                      ) -> WordVectors:
@@ -73,7 +73,7 @@ def read_word_vectors(path:str|Path,  # a GloVe or word2vec text file (optionall
     if dim is None: raise StanceDataError('no vectors in the file', path=path, expected='one word and its vector per line')
     return WordVectors(words, np.stack(rows) if rows else np.zeros((0, dim), np.float32), str(path))
 
-# %% ../../nbs/06a_systems.zeroshot.ipynb #d2daf138
+# %% ../../nbs/06a_systems.zeroshot.ipynb #362d8807
 def _is_num(x:str) -> bool:
     try: float(x); return True
     except ValueError: return False
@@ -85,7 +85,7 @@ def word_tokenize(text:str) -> list[str]:
     "Lowercased word and punctuation tokens."
     return _TOKEN.findall(str(text).lower())
 
-# %% ../../nbs/06a_systems.zeroshot.ipynb #fa87a9f8
+# %% ../../nbs/06a_systems.zeroshot.ipynb #41648933
 def build_vocab(texts,            # every text and target the model will read
                 wv:WordVectors,   # the pretrained vectors
                ) -> tuple[dict, torch.Tensor]:
@@ -164,7 +164,7 @@ def load_encoder(encoder, device=None):
     for p in model.parameters(): p.requires_grad_(False)
     return model, tok
 
-# %% ../../nbs/06a_systems.zeroshot.ipynb #60966a77
+# %% ../../nbs/06a_systems.zeroshot.ipynb #3993d18b
 @torch.no_grad()
 def _embed(model, tok, texts, pairs=None, max_len:int=256, batch_size:int=32, desc:str|None=None):
     "Per example: (token embeddings (L, d), token ids, sequence ids), special tokens dropped."
@@ -189,7 +189,7 @@ def _idf(ids_per_text, vocab_size:int) -> torch.Tensor:
     idf[df == 0] = math.log(1 + n) + 1
     return idf.float()
 
-# %% ../../nbs/06a_systems.zeroshot.ipynb #200efb1f
+# %% ../../nbs/06a_systems.zeroshot.ipynb #ebc64205
 def topic_representations(train_vecs:np.ndarray, # (n_train, 2d) `[text; topic]` vectors of the training pairs
                           other_vecs:np.ndarray,  # (n_other, 2d) vectors of the pairs to assign (dev, test)
                           n_clusters:int=197, max_pairs:int=20000, seed:int=0,
@@ -268,7 +268,7 @@ class ZeroShotModel:
     config:ZeroShotConfig
     source:str=''
 
-# %% ../../nbs/06a_systems.zeroshot.ipynb #fc057325
+# %% ../../nbs/06a_systems.zeroshot.ipynb #73dc196c
 ZEROSHOT_MODELS = Registry.of('zero-shot model', {
     'BiCE': ZeroShotModel(BiCE, 'words', ZeroShotConfig(hidden=78, dropout=0.485),
                           'Augenstein et al. (2016); sizes: Allaway & McKeown config-bicond.txt; training: Zhao & Caragea (2024) App. F'),
@@ -293,14 +293,14 @@ def _ids(texts, stoi:dict, max_len:int) -> tuple[torch.Tensor, torch.Tensor]:
     for i, s in enumerate(seqs): ids[i, :len(s)] = torch.tensor(s)
     return ids, lens
 
-# %% ../../nbs/06a_systems.zeroshot.ipynb #8dd265aa
+# %% ../../nbs/06a_systems.zeroshot.ipynb #c7080364
 def word_inputs(df:pd.DataFrame, stoi:dict, max_text_len:int=200, max_target_len:int=40) -> dict[str, torch.Tensor]:
     "BiCE/CrossNet inputs of every row: `text`, `text_len`, `target`, `target_len`."
     text, text_len = _ids(df.text.astype(str), stoi, max_text_len)
     target, target_len = _ids(df.target.astype(str), stoi, max_target_len)
     return dict(text=text, text_len=text_len, target=target, target_len=target_len)
 
-# %% ../../nbs/06a_systems.zeroshot.ipynb #5a5ccf33
+# %% ../../nbs/06a_systems.zeroshot.ipynb #030a20a6
 def _batch(inputs:dict, idx:torch.Tensor, device) -> dict:
     "Rows `idx` of `inputs` on `device`, padded id tensors cut to the batch's longest sequence."
     b = {k: v[idx] for k, v in inputs.items()}
@@ -316,7 +316,7 @@ def predict_ids(model:nn.Module, inputs:dict, batch_size:int=256, device=None) -
     out = [model(**_batch(inputs, torch.arange(s, min(s + batch_size, n)), dev)).argmax(1).cpu() for s in range(0, n, batch_size)]
     return torch.cat(out).numpy() if out else np.zeros(0, int)
 
-# %% ../../nbs/06a_systems.zeroshot.ipynb #a0061509
+# %% ../../nbs/06a_systems.zeroshot.ipynb #feb8dadf
 def fit_zeroshot(model:nn.Module, train:dict, y:torch.Tensor, # model, training inputs and label ids
                  config:ZeroShotConfig, seed:int=0,
                  dev:dict|None=None, dev_y:torch.Tensor|None=None, labels:list|None=None, # dev inputs and ids; label names for F1

@@ -29,7 +29,7 @@ def tokenization_key(tokenizer, texts, targets=None, max_length:int=512, truncat
         h.update(f"{t}\x1f{x}\x1e".encode('utf-8', 'surrogatepass'))
     return h.hexdigest()[:24]
 
-# %% ../../nbs/05a_train.batches.ipynb #e41c5362
+# %% ../../nbs/05a_train.batches.ipynb #44e277c0
 def tokenize_pairs(tokenizer,                  # a Hugging Face tokenizer
                    texts:Iterable[str],         # segment B (or the only segment)
                    targets:Iterable[str]|None=None, # segment A; `None` for single-segment input
@@ -72,7 +72,7 @@ class EncodedDataset(torch.utils.data.Dataset):
         if self.labels is not None: d['labels'] = self.labels[i]
         return d
 
-# %% ../../nbs/05a_train.batches.ipynb #f626fcd2
+# %% ../../nbs/05a_train.batches.ipynb #03c717ca
 class LengthGroupedBatchSampler(torch.utils.data.Sampler):
     "Batches of indices; seeded by `(seed, epoch)`; similar lengths grouped when `group_by_length`."
     def __init__(self, lengths:list[int], batch_size:int, seed:int=0, epoch:int=0, shuffle:bool=True,
@@ -100,7 +100,7 @@ class LengthGroupedBatchSampler(torch.utils.data.Sampler):
     def __iter__(self): return (b.tolist() for b in self._batches())
     def __len__(self): return len(self.lengths)//self.bs if self.drop_last else math.ceil(len(self.lengths)/self.bs)
 
-# %% ../../nbs/05a_train.batches.ipynb #d48363ea
+# %% ../../nbs/05a_train.batches.ipynb #8bd72c1f
 class PadCollator:
     "Pad a list of encoded examples to the longest one (the tensors `DataCollatorWithPadding` makes)."
     def __init__(self, tokenizer=None, pad_token_id:int|None=None, pad_to_multiple_of:int|None=None, padding_side:str|None=None):
@@ -121,7 +121,7 @@ class PadCollator:
             out[k] = a
         return out
 
-# %% ../../nbs/05a_train.batches.ipynb #2650f3c8
+# %% ../../nbs/05a_train.batches.ipynb #ecd5269c
 def make_loader(ds:EncodedDataset, tokenizer, batch_size:int, seed:int=0, epoch:int=0, shuffle:bool=True,
                 group_by_length:bool=True, pad_to_multiple_of:int|None=None, num_workers:int=0) -> torch.utils.data.DataLoader:
     "A DataLoader over `ds` whose batches depend only on `(seed, epoch)`."

@@ -33,14 +33,14 @@ class FitState:
     best_file:str|None=None
     weights:dict=field(default_factory=dict)   # weight file -> SHA-256 when the checkpoint was written (checked on resume)
 
-# %% ../../nbs/05c_train.checkpoints.ipynb #a4455978
+# %% ../../nbs/05c_train.checkpoints.ipynb #12b3369c
 def rng_state():
     "The state of every random generator a training step draws from: Python, NumPy, torch (and CUDA where present)."
     s = dict(py=random.getstate(), np=np.random.get_state(), torch=torch.get_rng_state())
     if torch.cuda.is_available(): s['cuda'] = torch.cuda.get_rng_state_all()
     return s
 
-# %% ../../nbs/05c_train.checkpoints.ipynb #030bd097
+# %% ../../nbs/05c_train.checkpoints.ipynb #9dfef1f3
 def restore_rng_state(s):
     "Put back the generators' state `s` (`rng_state`): the next draws are those that followed it."
     random.setstate(s['py']); np.random.set_state(s['np']); torch.set_rng_state(s['torch'])
@@ -53,13 +53,13 @@ def save_weights(model, path:Path):
     sd = {k: v.detach().cpu().contiguous().clone() for k, v in model.state_dict().items()}
     with atomic_write(path, 'wb') as f: f.write(save(sd))
 
-# %% ../../nbs/05c_train.checkpoints.ipynb #176689e7
+# %% ../../nbs/05c_train.checkpoints.ipynb #45f32e27
 def load_weights(model, path:Path):
     "Load the safetensors file `path` into `model`."
     from safetensors.torch import load_file
     model.load_state_dict(load_file(str(path)))
 
-# %% ../../nbs/05c_train.checkpoints.ipynb #d06fe8ad
+# %% ../../nbs/05c_train.checkpoints.ipynb #7020e857
 def save_checkpoint(acc, ckpt_dir:Path, state:FitState, keep:int):
     "Write the accelerator's state and `state` as checkpoint `step-…-epoch-…` in `ckpt_dir` (atomically), keeping the last `keep`."
     name = f'step-{state.step:08d}-epoch-{state.epoch}'
@@ -84,10 +84,10 @@ def save_checkpoint(acc, ckpt_dir:Path, state:FitState, keep:int):
         for old in sorted(p for p in ckpt_dir.glob('step-*') if p.is_dir())[:-keep]: shutil.rmtree(old, ignore_errors=True)
     acc.wait_for_everyone()
 
-# %% ../../nbs/05c_train.checkpoints.ipynb #5d6fe6de
+# %% ../../nbs/05c_train.checkpoints.ipynb #3c5caf0f
 def _first_line(e:BaseException) -> str: return f"{type(e).__name__}: {(str(e).strip().splitlines() or [''])[0]}"
 
-# %% ../../nbs/05c_train.checkpoints.ipynb #09d304f2
+# %% ../../nbs/05c_train.checkpoints.ipynb #cbebac3c
 def _checkpoint_problem(acc, path:Path, weights:dict|None=None) -> str|None:
     "Why checkpoint folder `path` cannot give an exact resume (a missing, unreadable or altered file), or `None`."
     from safetensors import safe_open
@@ -107,7 +107,7 @@ def _checkpoint_problem(acc, path:Path, weights:dict|None=None) -> str|None:
         if sha256_file(f) != sha: return f"{f} was altered after the checkpoint was written (its SHA-256 differs from the one recorded)"
     return None
 
-# %% ../../nbs/05c_train.checkpoints.ipynb #b74bd755
+# %% ../../nbs/05c_train.checkpoints.ipynb #bc51714b
 def load_latest_checkpoint(accelerator, # the run's `Accelerator`, after `prepare`: its model, optimizer and scheduler are restored
                            ckpt_dir:str|Path,
                           ) -> FitState|None:
@@ -132,7 +132,7 @@ def load_latest_checkpoint(accelerator, # the run's `Accelerator`, after `prepar
     raise RuntimeError(f"no intact checkpoint to resume from in {ckpt_dir}: " + '; '.join(problems) +
                        ". Delete that folder to start the run again (or pass resume=False).")
 
-# %% ../../nbs/05c_train.checkpoints.ipynb #b38ac6c9
+# %% ../../nbs/05c_train.checkpoints.ipynb #566d666c
 def latest_checkpoint(ckpt_dir:str|Path) -> tuple[Path, FitState]|None:
     "The last complete checkpoint in `ckpt_dir` and its `FitState`, or `None`."
     p = Path(ckpt_dir)/'latest.json'

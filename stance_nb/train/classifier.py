@@ -65,7 +65,7 @@ def _load_model(cfg:TrainConfig, labels:list):
     return from_pretrained_quietly(AutoModelForSequenceClassification, cfg.model, config=conf, trust_remote_code=cfg.trust_remote_code,
                                    ignore_mismatched_sizes=True)
 
-# %% ../../nbs/05f_train.classifier.ipynb #6325d620
+# %% ../../nbs/05f_train.classifier.ipynb #bffa671a
 def _encode(df:pd.DataFrame, tok, cfg:TrainConfig, pair:bool, label2id:dict|None, cache_dir) -> EncodedDataset:
     enc = tokenize_pairs(tok, df.text.tolist(), df.target.tolist() if pair else None, cfg.max_length, cfg.truncation, cache_dir=cache_dir)
     labels = [label2id[l] for l in df.label] if label2id is not None and 'label' in df else None
@@ -82,7 +82,7 @@ def _check_model(cfg:TrainConfig, conf) -> None:
     if cfg.max_length > usable: raise ValueError(f"TrainConfig.max_length={cfg.max_length} exceeds the {usable} positions of model "
                                                  f"{cfg.model!r} (expected max_length <= {usable})")
 
-# %% ../../nbs/05f_train.classifier.ipynb #b283cc5f
+# %% ../../nbs/05f_train.classifier.ipynb #5b352f97
 def _model_config(cfg:TrainConfig):
     "The model's config, or a `ValueError` naming `TrainConfig.model` when there is no model at that name or folder."
     from transformers import AutoConfig
@@ -91,7 +91,7 @@ def _model_config(cfg:TrainConfig):
         raise ValueError(f"TrainConfig.model={cfg.model!r}: no model found ({type(e).__name__}: {(str(e).splitlines() or [''])[0]}) "
                          f"(expected a local folder with config.json, or a Hub id available offline or online)") from None
 
-# %% ../../nbs/05f_train.classifier.ipynb #17ce453f
+# %% ../../nbs/05f_train.classifier.ipynb #b0329316
 def check_encoder(model:str, trust_remote_code:bool=False) -> None:
     """Stop before any work when `model` (a folder or a Hub id) does not load as a Hugging Face encoder with its tokenizer:
     the `ValueError` names the model and what failed (config or tokenizer) with the library's first line."""

@@ -25,11 +25,11 @@ __all__ = ['PEAK_FLOPS', 'TrainOOMError', 'TrainDivergedError', 'FitResult', 'ep
 class TrainOOMError(RuntimeError):
     "A batch did not fit in GPU memory; the message says which and what to lower."
 
-# %% ../../nbs/05d_train.loop.ipynb #decd547d
+# %% ../../nbs/05d_train.loop.ipynb #8077a1a3
 class TrainDivergedError(FloatingPointError):
     "The training loss became NaN or infinite; the message names the step, epoch and learning rate."
 
-# %% ../../nbs/05d_train.loop.ipynb #926143fd
+# %% ../../nbs/05d_train.loop.ipynb #978238d6
 @dataclass
 class FitResult:
     "What `fit` returns."
@@ -45,12 +45,12 @@ class FitResult:
     resumed_from:int|None=None # the step a resumed run started from
     optimizer_compiled:bool=False # the optimizer step ran compiled (`TrainConfig.compile_optimizer`)
 
-# %% ../../nbs/05d_train.loop.ipynb #e422519c
+# %% ../../nbs/05d_train.loop.ipynb #da09fcbf
 def _to_device(batches, device):
     nb = device.type == 'cuda'   # pinned or not, the copy overlaps with the previous step's kernels
     for b in batches: yield {k: v.to(device, non_blocking=nb) if torch.is_tensor(v) else v for k, v in b.items()}
 
-# %% ../../nbs/05d_train.loop.ipynb #6e648451
+# %% ../../nbs/05d_train.loop.ipynb #7cbf71c4
 class _ShardBatches(torch.utils.data.Sampler):
     "Process `rank`'s contiguous share of every batch (near-equal shares; a batch smaller than `n` repeats its last example)."
     def __init__(self, batches, rank:int, n:int): self.batches, self.rank, self.n = batches, rank, n
@@ -60,7 +60,7 @@ class _ShardBatches(torch.utils.data.Sampler):
             b = list(b); b += b[-1:]*(self.n-len(b))
             yield np.array_split(np.asarray(b), self.n)[self.rank].tolist()
 
-# %% ../../nbs/05d_train.loop.ipynb #bf8bbf70
+# %% ../../nbs/05d_train.loop.ipynb #9b251688
 def _prepare_loader(acc, loader):
     "Give each process its share of every batch of a DataLoader (a batch is global); other iterables pass unchanged."
     if isinstance(loader, torch.utils.data.DataLoader) and acc.num_processes > 1:
@@ -68,10 +68,10 @@ def _prepare_loader(acc, loader):
                                            collate_fn=loader.collate_fn, num_workers=loader.num_workers, pin_memory=loader.pin_memory)
     return loader
 
-# %% ../../nbs/05d_train.loop.ipynb #da45621a
+# %% ../../nbs/05d_train.loop.ipynb #7b6fa168
 def _iterate(acc, loader): return _to_device(loader, acc.device)
 
-# %% ../../nbs/05d_train.loop.ipynb #15c783e7
+# %% ../../nbs/05d_train.loop.ipynb #c5a0285d
 _FINITE_CHECK_EVERY = 25   # optimizer steps between checks that the loss is finite (one host sync each)
 
 def _check_finite(losses:list, where:list, cfg):
@@ -87,7 +87,7 @@ def _check_finite(losses:list, where:list, cfg):
             f", or train in fp32 (mixed_precision='no' instead of {cfg.mixed_precision!r})") + '.')
     losses.clear(); where.clear()
 
-# %% ../../nbs/05d_train.loop.ipynb #1b3f8148
+# %% ../../nbs/05d_train.loop.ipynb #21309e53
 def _oom_message(batch, cfg, step):
     ids = batch.get('input_ids') if isinstance(batch, dict) else None
     shape = f"batch size {ids.shape[0]} and sequence length {ids.shape[1]}" if torch.is_tensor(ids) and ids.ndim == 2 else 'this batch'
@@ -121,7 +121,7 @@ class FitRun:
     losses:list=field(default_factory=list) # losses since the last finite check
     where:list=field(default_factory=list)  # (step, epoch, lr) of each of `losses`
 
-# %% ../../nbs/05d_train.loop.ipynb #3580e275
+# %% ../../nbs/05d_train.loop.ipynb #4637c745
 def start_fit(model:torch.nn.Module, train_loaders:Callable[[int], Iterable[dict]], cfg:TrainConfig, accelerator=None,
               optimizer:torch.optim.Optimizer|None=None, ckpt_dir:str|Path|None=None, resume:bool=True) -> FitRun:
     "Check `cfg`, build the optimizer and its schedule, prepare them with the model, and resume from the last checkpoint in `ckpt_dir`."
@@ -257,7 +257,7 @@ def fit(model:torch.nn.Module,       # forward(**batch) returns an object with `
 def _device(device) -> torch.device:
     return torch.device(device) if device is not None else torch.device('cuda' if torch.cuda.is_available() else 'cpu')
 
-# %% ../../nbs/05d_train.loop.ipynb #2fe4a6ca
+# %% ../../nbs/05d_train.loop.ipynb #079e9ce6
 def forward_precision(mixed_precision:str|None, # 'auto', 'no', 'bf16', 'fp16' (as `TrainConfig.mixed_precision`); `None`: 'no'
                       device=None,              # where the forward runs (default: the GPU if there is one, else the CPU)
                      ) -> str:
@@ -267,13 +267,13 @@ def forward_precision(mixed_precision:str|None, # 'auto', 'no', 'bf16', 'fp16' (
         return 'bf16' if cpu_supports_bf16() else 'no'   # `resolve_precision` answers for the GPU; this forward runs on the CPU
     return resolve_precision(mixed_precision)
 
-# %% ../../nbs/05d_train.loop.ipynb #5b7adfbb
+# %% ../../nbs/05d_train.loop.ipynb #1c132d3d
 def precision_autocast(mixed_precision:str|None, device=None):
     "The autocast context `mixed_precision` means on `device` (see `forward_precision`); a no-op for 'no' and `None`."
     dev, prec = _device(device), forward_precision(mixed_precision, device)
     return contextlib.nullcontext() if prec == 'no' else torch.autocast(dev.type, dtype=torch.bfloat16 if prec == 'bf16' else torch.float16)
 
-# %% ../../nbs/05d_train.loop.ipynb #59aa736f
+# %% ../../nbs/05d_train.loop.ipynb #0f7fb41c
 def predict_logits(model, ds:EncodedDataset, tokenizer, batch_size:int=64, accelerator=None,
                    mixed_precision:str|None=None, # autocast the forward: 'auto', 'bf16', 'fp16', 'no'; `None`: as the model runs (see below)
                   ) -> np.ndarray:
@@ -318,7 +318,7 @@ def peak_flops(device_name:str|None=None) -> float|None:
         device_name = torch.cuda.get_device_name(0)
     return next((f for k, f in PEAK_FLOPS if k.lower() in device_name.lower()), None)
 
-# %% ../../nbs/05d_train.loop.ipynb #625b7bf4
+# %% ../../nbs/05d_train.loop.ipynb #b5725c4a
 def model_flops_utilization(n_params:int, tokens:int, seconds:float, peak:float|None) -> float|None:
     "MFU = 6 × params × tokens / seconds / peak FLOP/s (`None` without a known peak)."
     return None if not peak or seconds <= 0 else 6*n_params*tokens/seconds/peak

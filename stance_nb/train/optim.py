@@ -49,7 +49,7 @@ def compile_step(opt:torch.optim.Optimizer) -> torch.optim.Optimizer:
     opt.step, opt.compiled = types.MethodType(step, opt), True   # a bound method, as an LR scheduler expects to wrap
     return opt
 
-# %% ../../nbs/05b_train.optim.ipynb #e1ceb4c5
+# %% ../../nbs/05b_train.optim.ipynb #6f9d78e2
 def build_optimizer(model:torch.nn.Module, cfg:TrainConfig, params=None,
                     total_steps:int|None=None, # optimizer steps of the run: `cfg.compile_optimizer` compiles Adamax from
                                                # `COMPILE_OPTIMIZER_MIN_STEPS` on
@@ -69,21 +69,21 @@ def build_optimizer(model:torch.nn.Module, cfg:TrainConfig, params=None,
     try: return torch.optim.AdamW(groups, fused=True, **kw)   # one kernel per step: ~9x faster optimizer step on CPU
     except (RuntimeError, TypeError, ValueError): return torch.optim.AdamW(groups, **kw)
 
-# %% ../../nbs/05b_train.optim.ipynb #753be978
+# %% ../../nbs/05b_train.optim.ipynb #c684ca28
 def build_scheduler(optimizer:torch.optim.Optimizer, total_steps:int, warmup_ratio:float=0.1):
     "Linear warmup over `ceil(warmup_ratio × total_steps)` steps, then linear decay to 0 at `total_steps`."
     warmup = math.ceil(warmup_ratio*total_steps)
     def f(step): return step/max(1, warmup) if step < warmup else max(0.0, (total_steps-step)/max(1, total_steps-warmup))
     return torch.optim.lr_scheduler.LambdaLR(optimizer, f)
 
-# %% ../../nbs/05b_train.optim.ipynb #14878a26
+# %% ../../nbs/05b_train.optim.ipynb #5dc8193a
 def resolve_precision(mixed_precision:str='auto') -> str:
     "'auto' -> 'bf16' on GPUs that support it, 'fp16' on other GPUs; on CPU 'bf16' where `cpu_supports_bf16()`, else 'no'."
     if mixed_precision != 'auto': return mixed_precision
     if not torch.cuda.is_available(): return 'bf16' if cpu_supports_bf16() else 'no'
     return 'bf16' if torch.cuda.is_bf16_supported() else 'fp16'
 
-# %% ../../nbs/05b_train.optim.ipynb #c2bf2bc0
+# %% ../../nbs/05b_train.optim.ipynb #db3e4844
 def process_state():
     """This process's Accelerate state, set up once and honouring `ACCELERATE_USE_CPU` (several CPU processes need it before any plain
     `PartialState()`)."""
@@ -91,7 +91,7 @@ def process_state():
     from accelerate.utils import parse_flag_from_env
     return PartialState(cpu=parse_flag_from_env('ACCELERATE_USE_CPU'))
 
-# %% ../../nbs/05b_train.optim.ipynb #e5dada10
+# %% ../../nbs/05b_train.optim.ipynb #94dd2952
 def make_accelerator(cfg:TrainConfig, **kwargs):
     "A fresh `accelerate.Accelerator` for one `fit` (precision from `cfg`; a single process may change it between runs); `kwargs` go to it."
     from accelerate import Accelerator
@@ -122,7 +122,7 @@ class BatchSplit:
     grad_accum:int            # micro-batches per optimizer step
     effective_batch_size:int  # examples per optimizer step: processes × per_device_batch_size × grad_accum
 
-# %% ../../nbs/05b_train.optim.ipynb #6c97e24f
+# %% ../../nbs/05b_train.optim.ipynb #5400ea77
 def split_batch(batch_size:int, # examples per optimizer step over all processes (before accumulation)
                 grad_accum:int=1, # micro-batches per optimizer step asked for
                 processes:int=1,  # number of training processes

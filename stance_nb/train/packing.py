@@ -58,7 +58,7 @@ def packed_attention_mask(seq:torch.Tensor) -> torch.Tensor:
     same = (seq[:, :, None] == seq[:, None, :]) & (seq[:, None, :] > 0)
     return (same | torch.eye(seq.shape[1], dtype=torch.bool, device=seq.device))[:, None]
 
-# %% ../../nbs/05i_train.packing.ipynb #9ce1c783
+# %% ../../nbs/05i_train.packing.ipynb #aba1dd40
 def packed_encode(encoder, input_ids:torch.Tensor, attention_mask:torch.Tensor, batch:dict):
     "`(last_hidden_state, pooled)` of the padded batch `input_ids`/`attention_mask`, computed on its packed rows in `batch` (`PackCollator`)."
     pad = getattr(getattr(encoder, 'embeddings', None), 'padding_idx', None)   # RoBERTa-like: positions count from padding_idx + 1

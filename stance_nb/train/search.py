@@ -43,7 +43,7 @@ def grid_search(df:pd.DataFrame, cfg:TrainConfig,
     table.attrs['select'] = mname
     return table, runs[best]
 
-# %% ../../nbs/05g_train.search.ipynb #2bd919df
+# %% ../../nbs/05g_train.search.ipynb #54fd3d1f
 def train_seeds(df:pd.DataFrame, cfg:TrainConfig,
                 seeds:Iterable[int]|None=None, # default `plan.seeds` (or `(cfg.seed,)`)
                 plan:RunPlan|None=None, **kwargs) -> tuple[pd.DataFrame, list[TrainResult]]:
@@ -52,7 +52,7 @@ def train_seeds(df:pd.DataFrame, cfg:TrainConfig,
     return pd.DataFrame([dict(seed=r.record.seed, **{f'dev_{k}': v for k, v in r.dev.items()},
                               **{f'test_{k}': v for k, v in r.test.items()}) for r in runs]), runs
 
-# %% ../../nbs/05g_train.search.ipynb #26b5b580
+# %% ../../nbs/05g_train.search.ipynb #83feda02
 def cross_validate(df:pd.DataFrame, cfg:TrainConfig,
                    folds:int|None=None,    # k (default `plan.folds`, else 5); ignored when `df` has a `fold` column
                    name:str='cv', plan:RunPlan|None=None, **kwargs) -> tuple[pd.DataFrame, list[TrainResult]]:

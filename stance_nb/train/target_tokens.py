@@ -23,7 +23,7 @@ def reserved_tokens(tokenizer, n:int) -> list[str]:
                          f"reserved [unused…] entries, {n} targets need one each (the model's embeddings are not resized)")
     return [t for _, t in found[:n]]
 
-# %% ../../nbs/05e_train.target_tokens.ipynb #bf48abbd
+# %% ../../nbs/05e_train.target_tokens.ipynb #e783770a
 def target_token_map(df:pd.DataFrame, tokenizer, # its vocabulary's reserved `[unused…]` entries become the targets' tokens
                      key:str|None=None, # column naming the target; default `question_id` if present, else `target`
                     ) -> dict:
@@ -37,7 +37,7 @@ def target_token_map(df:pd.DataFrame, tokenizer, # its vocabulary's reserved `[u
         raise ValueError(f"{e}: one per {key} ({len(vals)} distinct)" + (f"; one per {coarser[0]} needs {df[coarser[0]].nunique()} "
                          f"(TrainConfig(target_key={coarser[0]!r}))" if coarser else '')) from None
 
-# %% ../../nbs/05e_train.target_tokens.ipynb #d61e638f
+# %% ../../nbs/05e_train.target_tokens.ipynb #772471d3
 def apply_target_tokens(df:pd.DataFrame, tmap:dict, key:str|None=None) -> pd.DataFrame:
     "Replace `target` by each row's reserved token."
     key = key or ('question_id' if 'question_id' in df else 'target')
@@ -46,7 +46,7 @@ def apply_target_tokens(df:pd.DataFrame, tmap:dict, key:str|None=None) -> pd.Dat
     out['target'] = tok
     return out
 
-# %% ../../nbs/05e_train.target_tokens.ipynb #59025a8b
+# %% ../../nbs/05e_train.target_tokens.ipynb #a16f9a23
 def add_target_tokens(tokenizer, model, tokens:Iterable[str]) -> int:
     "Mark existing vocabulary entries `tokens` as special (never split or lower-cased); the vocabulary and `model` keep their size."
     tokens, vocab = list(tokens), tokenizer.get_vocab()
@@ -59,6 +59,6 @@ def add_target_tokens(tokenizer, model, tokens:Iterable[str]) -> int:
         raise ValueError(f"the model has {model.get_input_embeddings().num_embeddings} input embeddings, the tokenizer {n0} entries")
     return len(tokens)
 
-# %% ../../nbs/05e_train.target_tokens.ipynb #09d84c26
+# %% ../../nbs/05e_train.target_tokens.ipynb #4c1388b8
 def _accepts_replace(tokenizer) -> bool:
     return 'replace_extra_special_tokens' in inspect.signature(tokenizer.add_special_tokens).parameters

@@ -29,19 +29,19 @@ __all__ = ['FASTTEXT_PRESETS', 'BASELINES', 'NotFittedError', 'Baseline', 'Major
 class NotFittedError(RuntimeError):
     "A baseline was asked to predict before `fit`."
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #f04dc28c
+# %% ../../../nbs/04_systems.baselines.model.ipynb #c05f62d8
 def _require(df:pd.DataFrame, cols, who:str):
     miss = [c for c in cols if c not in df.columns]
     if miss: raise KeyError(f"{who}: the table has no column(s) {miss}; found {list(df.columns)}")
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #46fdcab4
+# %% ../../../nbs/04_systems.baselines.model.ipynb #b2f9d0f9
 def _majority(labels) -> str:
     "The most frequent label; a tie goes to the alphabetically first label, so the choice never depends on row order."
     counts = pd.Series(list(labels), dtype=object).value_counts()
     if counts.empty: raise ValueError("cannot take the majority of an empty training set")
     return sorted(counts.index[counts == counts.max()])[0]
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #f8812b9c
+# %% ../../../nbs/04_systems.baselines.model.ipynb #b0cb2003
 class Baseline:
     "Shared plumbing: `params`, fitted-state check, atomic JSON `save`."
     name = 'baseline'
@@ -68,7 +68,7 @@ class Majority(Baseline):
         "The majority label, once per row of `df`."
         self._check_fitted(); return [self.label_]*len(df)
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #9ec7adec
+# %% ../../../nbs/04_systems.baselines.model.ipynb #7e39ea49
 class TargetMajority(Baseline):
     "Predict each target's most frequent training label; unseen targets get the global majority."
     name = 'target_majority'
@@ -121,13 +121,13 @@ def _moses(lang:str):
     from sacremoses import MosesTokenizer
     return MosesTokenizer(lang=lang)
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #28325c94
+# %% ../../../nbs/04_systems.baselines.model.ipynb #5266668b
 @lru_cache(maxsize=1 << 17)
 def moses_tokenize(text:str, lang:str='en') -> str:
     "Tokenize like the Europarl/Moses `tokenizer.perl -l lang` (no escaping); tokens joined by single spaces (cached)."
     return ' '.join(_moses(lang).tokenize(' '.join(str(text).split()), escape=False))
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #a8fed1f8
+# %% ../../../nbs/04_systems.baselines.model.ipynb #3a1f3813
 _LABEL_WORD = re.compile(r'(^|\s)__label__')   # a word fastText would read as a label: written as '_label__' instead
 
 def fasttext_texts(df:pd.DataFrame,
@@ -159,7 +159,7 @@ def _libc_mallopt():
     try: return ctypes.CDLL(None).mallopt
     except (OSError, AttributeError): return None
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #bcf9873d
+# %% ../../../nbs/04_systems.baselines.model.ipynb #4ba02c8a
 @contextlib.contextmanager
 def malloc_fill(byte:int=0, # the byte glibc writes into every block allocated inside the block (0xff not possible)
                ):
@@ -174,7 +174,7 @@ def malloc_fill(byte:int=0, # the byte glibc writes into every block allocated i
 class FastTextError(RuntimeError):
     "fastText training failed (in this process or in its subprocess)."
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #df5fae57
+# %% ../../../nbs/04_systems.baselines.model.ipynb #517639d3
 _CHILD = r'''
 import sys, json, ctypes
 a = json.loads(sys.argv[1])
@@ -197,7 +197,7 @@ def _die_with_parent():
     "In a child process (Linux): be killed when the process that started it dies, even by `os._exit` or SIGKILL."
     with contextlib.suppress(OSError, AttributeError): ctypes.CDLL('libc.so.6', use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #6c9e19af
+# %% ../../../nbs/04_systems.baselines.model.ipynb #f0fcf59f
 _WATCH = """import os, sys, time, shutil
 pid, folder = int(sys.argv[1]), sys.argv[2]
 while os.path.isdir(folder):
@@ -216,7 +216,7 @@ def scratch_folder(prefix:str='stance_nb-'):
         try: yield d
         finally: threading.Thread(target=w.wait, daemon=True).start()   # it ends by itself once the folder is gone
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #b473f85a
+# %% ../../../nbs/04_systems.baselines.model.ipynb #7926e07e
 def _train_subprocess(args:dict, model_path:Path, predict_path:Path|None=None,
                       procs:list|None=None, # running child processes are added here while they run (so a caller can end them)
                      ) -> list|None:
@@ -237,7 +237,7 @@ def _train_subprocess(args:dict, model_path:Path, predict_path:Path|None=None,
     if predict_path is None: return None
     return json.loads(Path(spec['predict_out']).read_text(encoding='utf-8'))
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #0c5a2da1
+# %% ../../../nbs/04_systems.baselines.model.ipynb #84ca19cb
 @contextlib.contextmanager
 def sigterm_exits():
     "Inside the block, SIGTERM raises `SystemExit(143)` so that `finally` blocks and temporary folders are cleaned up."
@@ -249,7 +249,7 @@ def sigterm_exits():
     try: yield
     finally: signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #8af8df6a
+# %% ../../../nbs/04_systems.baselines.model.ipynb #a3a0a42b
 def _train_inprocess(args:dict):
     try:
         with malloc_fill(0): return fasttext.train_supervised(**args)
@@ -267,13 +267,13 @@ def _temp_space(folder):
         raise OSError(errno.ENOSPC, f"no space left in the temporary folder {folder} (fastText writes its training files there): "
                       "point TMPDIR at a folder with space") from None
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #330bbdf9
+# %% ../../../nbs/04_systems.baselines.model.ipynb #4cfeda8c
 def _enc(label) -> str: return '__label__' + urllib.parse.quote(str(label), safe='')
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #f6babfc0
+# %% ../../../nbs/04_systems.baselines.model.ipynb #317f826f
 def _dec(label:str) -> str: return urllib.parse.unquote(label[len('__label__'):])
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #668ba2af
+# %% ../../../nbs/04_systems.baselines.model.ipynb #ae715a60
 @dataclass(repr=False)
 class FastTextClassifier(Baseline):
     "fastText bag-of-words classifier on (target +) text, seeded and single-threaded by default."
@@ -407,7 +407,7 @@ def _grid_cell(base:FastTextClassifier, lr:float, ep:int, n_jobs:int, train_path
     else: m._fit_file(train_path, labels); preds = m.predict(dev_df)
     return m, preds, time.time() - t0
 
-# %% ../../../nbs/04_systems.baselines.model.ipynb #2b37127d
+# %% ../../../nbs/04_systems.baselines.model.ipynb #ecac11bc
 def _grid_parallel(cells:list, n_jobs:int, run:Callable, procs:list, bar) -> list:
     "Every cell's `run(i, lr, epoch)` on `n_jobs` threads, longest first so that they finish together; a failure or a signal ends them all."
     order = sorted(range(len(cells)), key=lambda i: -cells[i][1])

@@ -24,20 +24,20 @@ def _predict_all(ctx:Context, fit:Callable) -> dict:
             if k == key: preds[k, t] = list(m.predict(frame))
     return preds
 
-# %% ../../../nbs/10c_systems.baselines.register.ipynb #037468e9
+# %% ../../../nbs/10c_systems.baselines.register.ipynb #9ca6ecfb
 @register_system('majority', seeded=False, constant=True, settings=())
 def _majority(ctx):
     "The training set's most frequent label, for every test row."
     return _predict_all(ctx, lambda tr, k: Majority().fit(tr)), {}
 
-# %% ../../../nbs/10c_systems.baselines.register.ipynb #c2dfe271
+# %% ../../../nbs/10c_systems.baselines.register.ipynb #64f2b373
 @register_system('target_majority', seeded=False, constant=True, settings=('by', 'overrides'))
 def _target_majority(ctx):
     "Each target's most frequent training label (the row's `by` column; the global majority for unseen targets)."
     by = ctx.option('by', 'target')
     return _predict_all(ctx, lambda tr, k: TargetMajority(by=by).fit(tr)), {'by': by}
 
-# %% ../../../nbs/10c_systems.baselines.register.ipynb #cdee952f
+# %% ../../../nbs/10c_systems.baselines.register.ipynb #f3865aec
 @register_system('random', settings=())
 def _random(ctx):
     "A label drawn at random (seeded) for every test row."

@@ -141,7 +141,7 @@ class Task:
             df = subsample_split(df, 'train', frac=train_ratio, seed=seed)
         return cls(name, df, list(df.attrs.get('labels', info.labels)), bool(info.pair), info.metric, train_ratio)
 
-# %% ../../../nbs/07_systems.mdl.model.ipynb #05e05ba9
+# %% ../../../nbs/07_systems.mdl.model.ipynb #7fdad3f3
 def subsample_split(df:pd.DataFrame, split:str, n:int|None=None, frac:float|None=None, seed:int=0) -> pd.DataFrame:
     "Keep a seeded random sample (`n` rows or a fraction `frac`) of one split, every other split unchanged, in file order."
     part = df[df.split == split]
@@ -162,7 +162,7 @@ def encode_task(task:Task, tokenizer, max_length:int=100, truncation:str='longes
         out[split] = EncodedDataset(enc, [lab[l] for l in part.label])
     return out
 
-# %% ../../../nbs/07_systems.mdl.model.ipynb #686acfa5
+# %% ../../../nbs/07_systems.mdl.model.ipynb #26af43b0
 def collate(ds:EncodedDataset, idx:Iterable[int], collator:PadCollator, dataset:str|None=None) -> dict:
     "The rows `idx` of `ds` padded to the longest one, with the `dataset` name the model routes on."
     batch = collator([ds[int(i)] for i in idx])
@@ -174,7 +174,7 @@ def _head_kind(pair:bool, pair_head:str) -> str:
     HEADS.check(pair_head)
     return pair_head if pair else 'linear'
 
-# %% ../../../nbs/07_systems.mdl.model.ipynb #5997eeec
+# %% ../../../nbs/07_systems.mdl.model.ipynb #656bb9e0
 class MultiTaskModel(nn.Module):
     "One shared transformer encoder and one head per dataset; `forward(dataset=name, ...)` routes to that dataset's head."
     def __init__(self, encoder:nn.Module,  # a transformers base model (`AutoModel`)
@@ -261,7 +261,7 @@ class MultiTaskModel(nn.Module):
         m.heads.load_state_dict(load_file(path/'heads.safetensors'))
         return m
 
-# %% ../../../nbs/07_systems.mdl.model.ipynb #37b513a5
+# %% ../../../nbs/07_systems.mdl.model.ipynb #0dc9398b
 class RoutedModel(nn.Module):
     "`model` bound to one dataset, so code that calls `model(**batch)` (e.g. `predict_logits`) reaches that head."
     def __init__(self, model:MultiTaskModel, dataset:str): super().__init__(); self.model, self.dataset = model, dataset
@@ -347,7 +347,7 @@ def _bert_name(k:str) -> str:
     "An encoder parameter name of the MT-DNN file in `BertModel`'s naming (old BERT code called LayerNorm weights gamma/beta)."
     return k[len('bert.'):].replace('LayerNorm.gamma', 'LayerNorm.weight').replace('LayerNorm.beta', 'LayerNorm.bias')
 
-# %% ../../../nbs/07_systems.mdl.model.ipynb #6d824375
+# %% ../../../nbs/07_systems.mdl.model.ipynb #f095e2a6
 def load_mtdnn_checkpoint(path:str|Path, # an MT-DNN checkpoint, e.g. `mt_dnn_large_uncased.pt`
                          ) -> tuple:
     "Read an MT-DNN checkpoint safely: `(BertModel with its encoder weights, {name: tensor} of the task heads)`."
@@ -375,7 +375,7 @@ def load_mtdnn_checkpoint(path:str|Path, # an MT-DNN checkpoint, e.g. `mt_dnn_la
     enc.load_state_dict({k: state[k] for k in want}, strict=False)
     return enc, heads
 
-# %% ../../../nbs/07_systems.mdl.model.ipynb #54b2ecd1
+# %% ../../../nbs/07_systems.mdl.model.ipynb #18f84c11
 def mtdnn_to_hf(path:str|Path,       # the MT-DNN checkpoint
                 out_dir:str|Path,    # the Hugging Face model folder to write
                 tokenizer,           # its tokenizer: Hub id, folder or tokenizer object (MT-DNN large uncased: `bert-large-uncased`'s)

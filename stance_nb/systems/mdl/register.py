@@ -26,11 +26,11 @@ def _mdl_config(ctx:Context, model:str):
         cfg = replace(cfg, max_eval_rows=(dev, None))
     return cfg
 
-# %% ../../../nbs/10f_systems.mdl.register.ipynb #59a6a3e1
+# %% ../../../nbs/10f_systems.mdl.register.ipynb #7a5c9373
 def _mdl_budget(ctx:Context):
     cfg = _mdl_config(ctx, encoder_name(ctx)); return cfg, cfg.epochs
 
-# %% ../../../nbs/10f_systems.mdl.register.ipynb #7b137ab1
+# %% ../../../nbs/10f_systems.mdl.register.ipynb #1058ef33
 def _encoder_settings(row, settings:dict) -> tuple:
     """The run settings an sdl/mdl job's numbers depend on: its model, the recipe, the attacks' options, and the MT-DNN tokenizer only where the
     row's model is an MT-DNN checkpoint file."""

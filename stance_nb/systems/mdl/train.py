@@ -30,7 +30,7 @@ def predict(model:MultiTaskModel, dataset:str, ds:EncodedDataset, tokenizer, bat
     labels = model.tasks[dataset]['labels']
     return [labels[i] for i in predict_logits(RoutedModel(model, dataset), ds, tokenizer, batch_size, accelerator).argmax(-1)]
 
-# %% ../../../nbs/07a_systems.mdl.train.ipynb #a0d2779c
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #a1381c31
 def _share(idx:np.ndarray, rank:int, world:int) -> np.ndarray:
     """Process `rank`'s part of one batch over `world` processes; a batch of fewer rows than processes is filled up by repeating them (as
     Accelerate's `even_batches`)."""
@@ -38,7 +38,7 @@ def _share(idx:np.ndarray, rank:int, world:int) -> np.ndarray:
     if len(idx) < world: idx = np.resize(idx, world)
     return idx[rank::world]
 
-# %% ../../../nbs/07a_systems.mdl.train.ipynb #e7e2baff
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #028d8858
 class _PlanBatches:
     """One epoch of `batch_plan` as padded batches. Over several processes every process takes its share of **every** batch
     (the same dataset, so the same head), so an optimizer step still covers `batch_size` rows and an epoch as many steps as on one process."""
@@ -65,7 +65,7 @@ class MDLResult:
         "Mean test macro-F1 over the datasets (the benchmark's Avg. column)."
         return float(self.scores.test_f1_macro.mean())
 
-# %% ../../../nbs/07a_systems.mdl.train.ipynb #bc75cf23
+# %% ../../../nbs/07a_systems.mdl.train.ipynb #2b7331e4
 def _select(hist:pd.DataFrame, selection:str) -> dict:
     "dataset -> selected epoch (the first best on ties)."
     if selection == 'last': return dict.fromkeys(hist.dataset.unique(), int(hist.epoch.max()))

@@ -58,7 +58,7 @@ def register_prompt(name:str,      # the template's name, used in parameters and
     registry[name] = template
     return name
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #392dffc0
+# %% ../../../nbs/06_systems.nli.model.ipynb #9b911540
 def load_prompts(path:str|Path, # a JSON file `{"prompts": {name: template}}` (or a bare `{name: template}`)
                  overwrite:bool=False, registry:dict|None=None) -> list[str]:
     "Register every template of a JSON file; returns their names."
@@ -68,12 +68,12 @@ def load_prompts(path:str|Path, # a JSON file `{"prompts": {name: template}}` (o
         raise ValueError(f"{path}: expected a JSON object {{name: template}} (optionally under the key 'prompts')")
     return [register_prompt(k, v, overwrite=overwrite, registry=registry) for k, v in d.items()]
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #465faf68
+# %% ../../../nbs/06_systems.nli.model.ipynb #3c668800
 def packaged_prompt_files() -> list[Path]:
     "The prompt files shipped with the package (`stance_nb/systems/nli/prompts/*.json`)."
     return sorted(Path(str(importlib.resources.files('stance_nb.systems.nli')/'prompts')).glob('*.json'))
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #5245d271
+# %% ../../../nbs/06_systems.nli.model.ipynb #a17d2f1c
 def fill_prompt(template:str, target:str) -> str:
     "The hypothesis: `template` with `{target}` replaced (braces inside the target are left alone)."
     return template.replace('{target}', target.strip())
@@ -108,7 +108,7 @@ def normalize_target_type(t:str) -> str:
     if key not in _TYPE_ALIASES: raise ValueError(f"unknown target type {t!r}; expected one of {list(TARGET_TYPES)} (or N/C, noun-phrase)")
     return _TYPE_ALIASES[key]
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #291e456f
+# %% ../../../nbs/06_systems.nli.model.ipynb #8d7195ea
 def prompt_set(prompt:str|Sequence[str]) -> str|None:
     "The name of the template set `prompt` draws from ('random' -> 'section4.2', 'random:table10' -> 'table10'), `None` for fixed templates."
     if not isinstance(prompt, str) or not prompt.startswith('random'): return None
@@ -117,7 +117,7 @@ def prompt_set(prompt:str|Sequence[str]) -> str|None:
         raise ValueError(f"unknown prompt {prompt!r}; template sets: {['random'] + [f'random:{n}' for n in PROMPT_SETS]}")
     return name
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #1333eb5e
+# %% ../../../nbs/06_systems.nli.model.ipynb #85edab7d
 def _prompt_choices(prompt) -> tuple[str, ...]:
     if isinstance(prompt, str): prompt = PROMPT_SETS[prompt_set(prompt)] if prompt.startswith('random') else (prompt,)
     prompt = tuple(prompt)
@@ -125,7 +125,7 @@ def _prompt_choices(prompt) -> tuple[str, ...]:
     if unknown or not prompt: raise UnknownName(unknown_message('prompt', unknown or [''], ['random', *NLI_PROMPTS]))
     return prompt
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #33a6937e
+# %% ../../../nbs/06_systems.nli.model.ipynb #2fcde7eb
 def make_hypotheses(targets:Iterable[str],      # one target per row
                     target_types:Iterable[str]|str, # one type per row, or one for all rows
                     prompt:str|Sequence[str]='random', # 'random' (the paper's five), a template name, or names to draw from
@@ -143,7 +143,7 @@ def make_hypotheses(targets:Iterable[str],      # one target per row
         hyps.append(fill_prompt(NLI_PROMPTS[name], t)); used.append(name)
     return hyps, used
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #c8afe65d
+# %% ../../../nbs/06_systems.nli.model.ipynb #4b17dac2
 def to_nli(df:pd.DataFrame,                # a tidy stance table (`target`, `text`, …)
            prompt:str|Sequence[str]='random', # see `make_hypotheses`
            seed:int=0,
@@ -205,10 +205,10 @@ class StanceNLIMap:
         "Stance label -> the checkpoint's id of its NLI label (training targets that reuse the NLI head)."
         return {s: label2id[n] for s, n in self.to_nli.items()}
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #74d1f760
+# %% ../../../nbs/06_systems.nli.model.ipynb #93b20047
 def _norm(label) -> str: return re.sub(r'\W+', '_', str(label).strip().lower()).strip('_')
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #38a0194f
+# %% ../../../nbs/06_systems.nli.model.ipynb #0f600b8b
 def _keyword_nli(label) -> str|None:
     key = _norm(label)
     for nli, kws in _NLI_KEYWORDS.items():
@@ -218,7 +218,7 @@ def _keyword_nli(label) -> str|None:
             if tok in kws: return nli
     return None
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #01bcbb33
+# %% ../../../nbs/06_systems.nli.model.ipynb #005c22b4
 def stance_nli_map(labels:str|Sequence[str], # a registered dataset name, or its label names
                    to_nli:dict|None=None,    # overrides: stance label -> NLI label
                    from_nli:dict|None=None,  # overrides: NLI label -> stance label
@@ -292,7 +292,7 @@ def nli_logits(premises:Sequence[str], hypotheses:Sequence[str], model, tokenize
             out[idx] = model(**enc).logits.float().cpu().numpy()
     return out
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #0c425c19
+# %% ../../../nbs/06_systems.nli.model.ipynb #f0bfaac5
 def logits_to_stance(logits:np.ndarray, # `(n, num_labels)` in the checkpoint's label order
                      mapping:StanceNLIMap, label_ids:dict, # `nli_label_ids(model)`
                     ) -> list[str]:
@@ -335,7 +335,7 @@ class _BartEncoderOnly(BartPreTrainedModel):
     def get_input_embeddings(self): return self.shared
     def set_input_embeddings(self, value): self.shared = value; self.encoder.embed_tokens = value
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #f7804b90
+# %% ../../../nbs/06_systems.nli.model.ipynb #dbbca40b
 class BartEncoderForSequenceClassification(BartPreTrainedModel):
     "BART encoder + classification head on the first token: the paper's BART-MNLI-e."
     _keys_to_ignore_on_load_unexpected = [r'model\.decoder\.', r'encoder\.version', r'decoder\.version']
@@ -369,7 +369,7 @@ def _reinit_head(model, seed:int):
                     if mod.bias is not None: mod.bias.zero_()
             elif isinstance(mod, nn.LayerNorm): mod.reset_parameters()
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #d02508d1
+# %% ../../../nbs/06_systems.nli.model.ipynb #59ca0a2a
 @dataclass
 class NLIClassifier:
     "A checkpoint set up for stance fine-tuning: model, tokenizer and the id each stance label is trained as."
@@ -397,7 +397,7 @@ class NLIClassifier:
         d = to_nli(df, prompt=prompt, seed=seed, target_type=target_type)
         return self.decode(nli_logits(d['premise'], d['hypothesis'], self.model, self.tokenizer, batch_size, max_length, device, desc='predict'))
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #1ccb0a96
+# %% ../../../nbs/06_systems.nli.model.ipynb #fab8e86e
 def nli_classifier(checkpoint:str|Path,      # hub name or folder of an NLI checkpoint
                    labels:str|Sequence[str],  # a registered dataset name or its stance labels
                    head:str='reuse',          # 'reuse' the NLI head through the label mapping, or a 'new' head
@@ -486,7 +486,7 @@ def _nli_encode(clf:NLIClassifier, parts:dict, cfg) -> dict:
         return EncodedDataset(enc, clf.encode_labels(p['label']))
     return {s: encode(p) for s, p in parts.items() if len(p)}
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #c3b6e030
+# %% ../../../nbs/06_systems.nli.model.ipynb #aa1060d1
 def _nli_evaluator(clf:NLIClassifier, ds:dict, parts:dict, stance_labels:list, batch_size:int) -> Callable:
     "`evaluate(split, model, accelerator) -> (scores, predicted stance labels)` with `nli_scores` (per target type too)."
     def evaluate(split, model, acc):
@@ -550,7 +550,7 @@ def finetune_nli(df:pd.DataFrame,            # tidy stance data with `split` (tr
     if acc.is_main_process: _write_nli(out, record, res, clf, dev, test, preds, save_model, cfg)
     return NLIRun(dev, test, preds, res.history, out, record, clf)
 
-# %% ../../../nbs/06_systems.nli.model.ipynb #a655f707
+# %% ../../../nbs/06_systems.nli.model.ipynb #64580825
 def _cfg_dict(cfg) -> dict:
     "A config's run identity (`TrainConfig.identity`) as a plain dict (tuples kept JSON-friendly)."
     return {k: list(v) if isinstance(v, tuple) else v for k, v in cfg.identity().items()}

@@ -21,7 +21,7 @@ def _typed(df:pd.DataFrame) -> pd.DataFrame:
     out.attrs.update(df.attrs)
     return out
 
-# %% ../../../nbs/10e_systems.nli.register.ipynb #c2eb1123
+# %% ../../../nbs/10e_systems.nli.register.ipynb #127009a2
 def _hf_kwargs(ctx) -> dict: return {'local_files_only': True} if ctx.settings.get('local_files_only') else {}
 
 # %% ../../../nbs/10e_systems.nli.register.ipynb #d30b68b1
@@ -53,18 +53,18 @@ def _nli_recipe(ctx) -> dict:
     name = o.get('model', ctx.row.name); m = ezstance_model(name)
     return dict(model=str(model_of(ctx, name)), preset=m['preset'], encoder_only=m['encoder_only'], prompt=o.get('prompt', m['prompt']))
 
-# %% ../../../nbs/10e_systems.nli.register.ipynb #9730cb04
+# %% ../../../nbs/10e_systems.nli.register.ipynb #51494248
 def _nli_config(ctx, r:dict|None=None):
     "The trainer settings of an NLI row (its recipe `r`, default `_nli_recipe`): its preset (the smoke preset in a smoke run) with the run's changes."
     smoke, r = bool(ctx.settings.get('smoke')), r or _nli_recipe(ctx)
     changes = {**dict(model=r['model'], seed=ctx.seed, checkpoint=not smoke), **(ctx.settings.get('train_changes') or {})}
     return ctx.with_schedule(TrainConfig.preset('smoke' if smoke else r['preset'], **{k: v for k, v in changes.items() if v is not None}))
 
-# %% ../../../nbs/10e_systems.nli.register.ipynb #d629170e
+# %% ../../../nbs/10e_systems.nli.register.ipynb #10ef86d3
 def _nli_budget(ctx):
     cfg = _nli_config(ctx); return cfg, cfg.epochs
 
-# %% ../../../nbs/10e_systems.nli.register.ipynb #c3b32247
+# %% ../../../nbs/10e_systems.nli.register.ipynb #694e3fab
 @register_system('nli_finetune', budget=_nli_budget)
 def _nli_finetune(ctx):
     "An MNLI checkpoint fine-tuned on each data key's training set (its prompt: the row's `prompt` option, else the paper's row's)."
