@@ -2,6 +2,7 @@
 # Hand-written (not exported): importing the loader modules fills the registry.
 from .core import *
 from .core import DATASETS, load
+from .splits import *      # the benchmark's official files read with clear errors: records, split files, low-resource subsets
 from .papers import *      # xstance, cheese, ezstance
 from .benchmark import *   # the ten datasets of the Schiller et al. (2021) benchmark
 from .custom import *      # csv / jsonl: a user's own dataset

@@ -10,13 +10,14 @@ from pathlib import Path
 import pandas as pd
 from ..core import StanceDataError
 from .core import register_dataset, require_file, require_text, SPLITS
+from .splits import (TRAIN_RATIOS, read_records, record_columns, check_field_labels, find_splits_dir, split_file_lines,
+                                  read_index_list, read_index_lines, check_partition, low_resource_positions, low_resource)
 
 # %% auto #0
-__all__ = ['TABLE3', 'PAPER_METRICS', 'TRAIN_RATIOS', 'IAC1_TOPIC_SPLIT', 'SCD_TOPIC_SPLIT', 'ARGMIN_TOPICS',
-           'ARGMIN_TOPIC_SPLIT', 'BENCHMARK', 'read_records', 'record_columns', 'check_field_labels', 'find_splits_dir',
-           'read_index_list', 'read_index_lines', 'low_resource_positions', 'low_resource', 'load_fnc1', 'load_arc',
-           'load_ibmcs', 'load_semeval2016t6', 'load_semeval2019t7', 'load_snopes', 'read_json_file',
-           'load_perspectrum', 'load_iac1', 'load_scd', 'load_argmin', 'split_sizes', 'compare_table3']
+__all__ = ['TABLE3', 'PAPER_METRICS', 'IAC1_TOPIC_SPLIT', 'SCD_TOPIC_SPLIT', 'ARGMIN_TOPICS', 'ARGMIN_TOPIC_SPLIT', 'BENCHMARK',
+           'load_fnc1', 'load_arc', 'load_ibmcs', 'load_semeval2016t6', 'load_semeval2019t7', 'load_snopes',
+           'read_json_file', 'load_perspectrum', 'load_iac1', 'load_scd', 'load_argmin', 'split_sizes',
+           'compare_table3']
 
 # %% ../../nbs/01b_data.benchmark.ipynb #e2731272
 TABLE3 = { # Schiller et al. 2021, Table 3: (train, dev, test), {label: % of all samples}
@@ -44,118 +45,6 @@ PAPER_METRICS = { # the metric each dataset's own paper/shared task reports (the
     'semeval2019t7': ('f1_macro', 'RumourEval 2019 subtask A: macro-F1'),
     'snopes': ('f1_macro', 'Hanselowski et al. 2019 report macro-F1'),
 }
-TRAIN_RATIOS = (0.1, 0.3, 0.7, 1.0)
-
-# %% ../../nbs/01b_data.benchmark.ipynb #724f6607
-def read_records(path:str|Path, # a CSV/TSV file
-                 delimiter:str=',', encoding:str='utf-8',
-                 quoting:int=csv.QUOTE_MINIMAL, # `csv.QUOTE_NONE` for files without quoting (UKP ArgMin)
-                ) -> list[list[str]]:
-    "Every record of a delimited file, header included, as the benchmark's `csv.reader` sees it."
-    path = Path(path)
-    if not path.exists(): raise StanceDataError("missing file", path=path, expected='the file to exist')
-    try:
-        with open(path, encoding=encoding) as f: return list(csv.reader(f, delimiter=delimiter, quoting=quoting))
-    except UnicodeDecodeError as e: raise StanceDataError(f"cannot decode as {encoding}: {e.reason} at byte {e.start}", path=path,
-                                                          expected=f'{encoding} text') from None
-    except csv.Error as e: raise StanceDataError(f"cannot parse: {e}", path=path, expected='a delimited table') from None
-
-# %% ../../nbs/01b_data.benchmark.ipynb #002bbe87
-def record_columns(records:list, path:str|Path, required:list) -> dict:
-    "Map each `required` header name to its position; every record must be as wide as the header."
-    if not records: raise StanceDataError("empty file", path=path, expected=f"a header with columns {list(required)}")
-    head = records[0]
-    miss = [c for c in required if c not in head]
-    if miss: raise StanceDataError(f"missing column(s) {miss}; found {head}", path=path, row=1, field=miss[0], expected=f"columns {list(required)}")
-    for i, r in enumerate(records[1:], 2):
-        if len(r) != len(head): raise StanceDataError(f"{len(r)} fields instead of {len(head)}", path=path, row=i,
-                                                      expected=f"{len(head)} fields like the header")
-    return {c: head.index(c) for c in required}
-
-# %% ../../nbs/01b_data.benchmark.ipynb #4294621d
-def check_field_labels(values:list, labels:list, path, rows:list, field:str):
-    "Raise on the first value not in `labels`, naming the file, record and field."
-    for v, r in zip(values, rows):
-        if v not in labels: raise StanceDataError(f"unknown label {v!r}", path=path, row=r, field=field, expected=f"one of {sorted(labels)}")
-
-# %% ../../nbs/01b_data.benchmark.ipynb #eb2fc76d
-def find_splits_dir(folder:str|Path, splits_dir:str|Path|None=None) -> Path:
-    "The folder with the benchmark's split files: `splits_dir`, else `benchmark_splits/` next to the dataset folders."
-    return Path(splits_dir) if splits_dir is not None else Path(folder).parent/'benchmark_splits'
-
-# %% ../../nbs/01b_data.benchmark.ipynb #e9eec99f
-def _split_lines(path:Path) -> list[str]:
-    if not path.exists(): raise StanceDataError("missing split file of the benchmark (data_splits/ of UKPLab/mdl-stance-robustness)", path=path,
-                                                expected='the file to exist')
-    return [l.strip() for l in path.read_text(encoding='utf-8').splitlines() if l.strip()]
-
-# %% ../../nbs/01b_data.benchmark.ipynb #be42a737
-def read_index_list(path:str|Path, n:int) -> list[int]:
-    "The Python-literal list of row indices of an FNC-1/ARC split file, each checked to be in `range(n)`."
-    path = Path(path); lines = _split_lines(path)
-    try: ids = ast.literal_eval(lines[0]) if lines else None
-    except (ValueError, SyntaxError) as e: raise StanceDataError(f"cannot parse the index list: {e}", path=path, row=1,
-                                                                 expected='one Python list of integers') from None
-    if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids): raise StanceDataError("not a list of integers", path=path, row=1,
-            expected='one Python list of integers')
-    return _check_range(ids, n, path)
-
-# %% ../../nbs/01b_data.benchmark.ipynb #3a003489
-def read_index_lines(path:str|Path, n:int, first:int=0) -> list[int]:
-    "One integer index per line, each checked to be in `range(first, n)`."
-    path, out = Path(path), []
-    for i, l in enumerate(_split_lines(path), 1):
-        if not l.lstrip('-').isdigit(): raise StanceDataError(f"{l!r} is not an integer", path=path, row=i, expected='one integer index per line')
-        out.append(int(l))
-    return _check_range(out, n, path, first)
-
-# %% ../../nbs/01b_data.benchmark.ipynb #e2db0e1b
-def _check_range(ids, n, path, first=0):
-    for k, i in enumerate(ids):
-        if not first <= i < n: raise StanceDataError(f"index {i} out of range", path=path, row=k+1,
-                                                     expected=f"indices in [{first}, {n-1}] (the rows the data file holds)")
-    dup = pd.Series(ids).duplicated()
-    if dup.any(): raise StanceDataError(f"index {ids[int(dup.idxmax())]} listed twice", path=path, row=int(dup.idxmax())+1,
-                                        expected='each index once')
-    return list(ids)
-
-# %% ../../nbs/01b_data.benchmark.ipynb #05e70c92
-def _check_partition(parts:dict, n_or_set, what:str, first:int=0):
-    "The split files must together use every row of the data file exactly once."
-    seen = {}
-    for path, ids in parts.items():
-        path = Path(path)
-        for i in ids:
-            if i in seen: raise StanceDataError(f"index {i} is in both {seen[i].name} and {path.name}", path=path, expected='disjoint splits')
-            seen[i] = path
-    want = set(range(first, n_or_set)) if isinstance(n_or_set, int) else set(n_or_set)
-    if set(seen) != want:
-        miss = sorted(want - set(seen))
-        raise StanceDataError(f"the split files use {len(seen)} of the {len(want)} rows of {what}; first unused: {miss[:3]}", path=next(iter(parts)),
-                              expected=f"the benchmark's split files for this exact version of {what}")
-
-# %% ../../nbs/01b_data.benchmark.ipynb #b68fc79a
-def low_resource_positions(path:str|Path, n_train:int, ratio:float) -> set[int]:
-    "Positions of the training rows the benchmark keeps at `ratio` (first `int(n_train*ratio)` of the permutation)."
-    path = Path(path); lines = _split_lines(path)
-    try: perm = [int(x) for x in ','.join(lines).split(',') if x.strip()]
-    except ValueError as e: raise StanceDataError(f"not comma-separated integers: {e}", path=path, row=1,
-                                                  expected='a comma-separated permutation of the training positions') from None
-    if len(perm) != n_train: raise StanceDataError(f"{len(perm)} positions for a training set of {n_train}", path=path,
-                                                   expected=f"a permutation of range({n_train}) (a different training set than the benchmark's?)")
-    _check_range(perm, n_train, path)
-    return set(perm[:int(n_train * ratio)])
-
-# %% ../../nbs/01b_data.benchmark.ipynb #b4a727a6
-def low_resource(df:pd.DataFrame, name:str, sdir:str|Path, ratio:float=1.0) -> pd.DataFrame:
-    "Keep the benchmark's low-resource subset of the training rows of `df` (order kept); dev and test untouched."
-    if ratio not in TRAIN_RATIOS: raise ValueError(f"train_ratio must be one of {TRAIN_RATIOS}, got {ratio!r}")
-    if ratio == 1.0: return df
-    is_train = (df['split'] == 'train').to_numpy()
-    keep = low_resource_positions(Path(sdir)/'low_resource_splits'/f'{name}_train.csv', int(is_train.sum()), ratio)
-    pos = is_train.cumsum() - 1
-    mask = ~is_train | pd.Series(pos).isin(keep).to_numpy()
-    return df[mask].reset_index(drop=True)
 
 # %% ../../nbs/01b_data.benchmark.ipynb #5c1aa493
 _CITE = ("Schiller, Daxenberger & Gurevych (2021). Stance detection benchmark: How robust is your stance detection? "
@@ -221,7 +110,7 @@ def _headline_body(folder, sdir, name, train, train_bodies, test, test_bodies):
     te = _stances(require_file(folder, test, name), tb if test_bodies == train_bodies else _bodies(require_file(folder, test_bodies, name)),
                   folder/test_bodies)
     parts = {sdir/f'{name}_{s}.csv': read_index_list(sdir/f'{name}_{s}.csv', len(tr)) for s in ('train', 'dev')}
-    _check_partition(parts, len(tr), f'{folder/train}')
+    check_partition(parts, len(tr), f'{folder/train}')
     rows = [dict(id=f'train_{i}', split=s, **tr[i]) for (p, ids), s in zip(parts.items(), ('train', 'dev')) for i in ids]
     rows += [dict(id=f'test_{i}', split='test', **r) for i, r in enumerate(te)]
     return _frame(rows, ['id', 'split', 'target', 'text', 'label', 'body_id'])
@@ -263,7 +152,7 @@ def load_ibmcs(folder, sdir):
     recs = read_records(path)
     c = record_columns(recs, path, ['topicId', 'split', 'topicText', 'claims.claimId', 'claims.stance', 'claims.claimCorrectedText'])
     parts = {sdir/f'ibmcs_{s}.csv': read_index_lines(sdir/f'ibmcs_{s}.csv', len(recs), first=1) for s in SPLITS}
-    _check_partition(parts, len(recs), str(path), first=1)
+    check_partition(parts, len(recs), str(path), first=1)
     rows = []
     for (p, ids), s in zip(parts.items(), SPLITS):
         check_field_labels([recs[i][c['claims.stance']] for i in ids], ['CON', 'PRO'], path, [i+1 for i in ids], 'claims.stance')
@@ -292,7 +181,7 @@ def load_semeval2016t6(folder, sdir):
     rows, used = [], defaultdict(set)
     for s in SPLITS:
         sp = sdir/f'semeval2016t6_{s}.csv'
-        for j, tok in enumerate(_split_lines(sp), 1):
+        for j, tok in enumerate(split_file_lines(sp), 1):
             f, _, num = tok.rpartition('_')
             if f not in data or not num.isdigit(): raise StanceDataError(f"{tok!r} is not <file>_<record>", path=sp, row=j,
                                                                          expected=f"one of {list(data)} + '_' + a record number")
@@ -434,7 +323,7 @@ def load_snopes(folder, sdir):
     rows, seen = [], set()
     for s in SPLITS:
         sp = sdir/f'snopes_{s}.csv'
-        for j, l in enumerate(_split_lines(sp), 1):
+        for j, l in enumerate(split_file_lines(sp), 1):
             cid, _, e = l.partition(',')
             if cid not in claims or e not in claims[cid]['evidence']: raise StanceDataError(f"pair {l!r} not in {path.name}", path=sp, row=j,
                     expected='claim IDs and evidence numbers of the stance-annotated rows')
