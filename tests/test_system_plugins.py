@@ -5,9 +5,12 @@ from pathlib import Path
 import pytest
 from stance_nb.experiment import SYSTEMS, Experiment, Row, DataSpec, run
 from stance_nb.fixtures.benchmark import write_benchmark_fixtures
+from stance_nb.leaderboard.spec import LEADERBOARD_SYSTEMS
+from stance_nb.leaderboard.params import LeaderboardArgs
 
 FAMILY = '''"A baseline family: every test row gets the alphabetically first label of the training data."
-from stance_nb.experiment import Context, register_system, split_of
+from stance_nb.experiment import Context, Row, register_system, split_of
+from stance_nb.leaderboard.spec import LEADERBOARD_SYSTEMS, SystemMeta
 
 
 class FirstLabel:
@@ -29,6 +32,11 @@ def first_label(ctx:Context):
         for (k, test), frame in ctx.tests.items():
             if k == key: preds[k, test] = model.predict(frame)
     return preds, {}
+
+
+LEADERBOARD_SYSTEMS.register('first_label', SystemMeta(
+    'first_label', 'baseline', 'the alphabetically first training label', 'none (a plugin)', 'First label',
+    make_row=lambda args: Row('First label', 'first_label', tables=('4',))))
 '''
 
 @pytest.fixture
@@ -39,9 +47,11 @@ def installed_family(tmp_path, monkeypatch):
     (info/'METADATA').write_text('Metadata-Version: 2.1\nName: first-label-family\nVersion: 0.1\n', encoding='utf-8')
     (info/'entry_points.txt').write_text('[stance_nb.systems]\nfirst_label = first_label_family\n', encoding='utf-8')
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(SYSTEMS, '_loaded', False)   # this process may have loaded the group before the family was installed
+    for reg in (SYSTEMS, LEADERBOARD_SYSTEMS):   # this process may have loaded the group before the family was installed
+        monkeypatch.setattr(reg, '_loaded', False)
     yield tmp_path
-    SYSTEMS.pop('first_label', None); sys.modules.pop('first_label_family', None)
+    for reg in (SYSTEMS, LEADERBOARD_SYSTEMS): reg.pop('first_label', None)
+    sys.modules.pop('first_label_family', None)
 
 def test_the_example_is_short_and_in_the_readme():
     "The worked example stays under 40 lines, model and registration together, and the README shows it word for word."
@@ -66,3 +76,16 @@ def test_the_runner_runs_a_new_family(installed_family):
     assert res.scores.value.iloc[0] < 0.5, res.scores   # one label for all rows: macro-F1 of one class of two
     again = run(exp, exp.rows, ['ibmcs'], seeds=[1], data_dir=root, out=installed_family/'runs', settings=dict(smoke=True))
     assert again.conditions['reused'] == 1
+
+def test_the_leaderboard_takes_a_new_family(installed_family, capsys):
+    "The family's meta record makes it a leaderboard system: a valid `--models` value, listed by `--help`, and its row planned."
+    from stance_nb.cli import main
+    assert 'first_label' in LeaderboardArgs().choices()['models']
+    assert [m.name for m in LeaderboardArgs(models=['majority', 'first_label']).checked().systems()] == ['majority', 'first_label']
+    with pytest.raises(SystemExit): main(['leaderboard', '--help'])
+    assert 'first_label' in capsys.readouterr().out
+    root = write_benchmark_fixtures(installed_family/'data', ['ibmcs'])
+    code = main(['leaderboard', '--models', 'majority,first_label', '--datasets', 'ibmcs', '--data-dir', str(root), '--plan', '--json',
+                 '--output-dir', str(installed_family/'out')])
+    out = capsys.readouterr().out
+    assert code == 0 and 'First label' in out, out[-2000:]

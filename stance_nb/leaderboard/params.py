@@ -50,6 +50,7 @@ class LeaderboardArgs(RunArgs):
 
     def choices(self) -> dict:
         "Valid values of the `in NAME` constraints: the systems, datasets, presets, significance levels, attacks and executors."
+        LEADERBOARD_SYSTEMS.load_plugins()   # system families of other packages may add leaderboard systems
         return dict(models=list(LEADERBOARD_SYSTEMS), leaderboard_datasets=list(LEADERBOARD_BENCHMARK.datasets), encoder_presets=list(MDL_PRESETS),
                     train_presets=list(PRESETS), fasttext_presets=list(FASTTEXT_PRESETS), alphas=sorted(NEMENYI_Q),
                     attacks=list(BENCHMARK_ATTACKS), executors=list(EXECUTORS))

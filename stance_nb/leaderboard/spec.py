@@ -45,7 +45,8 @@ class SystemMeta:
     settings:Callable|None=None  # (leaderboard parameters) -> its part of the run's settings: the models it names, its recipe
     notes:Callable|None=None     # (leaderboard parameters, the run's rows beyond the benchmark's, the run) -> its part of the stats
 
-LEADERBOARD_SYSTEMS = Registry('model', describe=lambda m: f"{m.recipe} ({m.paper})")   # leaderboard name -> `SystemMeta`, in the table's order
+LEADERBOARD_SYSTEMS = Registry('model', group='stance_nb.systems', describe=lambda m: f"{m.recipe} ({m.paper})")
+# leaderboard name -> `SystemMeta`, in the table's order; a system family's module (entry-point group `stance_nb.systems`) may add its own
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #ecd91581
 def nli_row(checkpoint:str=NLI_MODEL) -> Row:
