@@ -183,3 +183,12 @@ def test_keep_records_then_from(own, tmp_path, capfd):
     second = _run(argv + ['--output-dir', str(tmp_path/'b'), '--from', str(tmp_path/'kept')], capfd)
     assert second['conditions']['reused'] == second['conditions']['jobs'] == 2 and second['kept'] == []
     assert second['tables']['4'] == first['tables']['4']
+
+def test_leaderboard_prints_its_table_without_json(tmp_path, capsys):
+    "Without --json the leaderboard prints what a person reads: its Markdown table and the files it wrote, not the JSON result."
+    from stance_nb.fixtures.benchmark import write_benchmark_fixtures
+    root = write_benchmark_fixtures(tmp_path/'data', ['ibmcs'])
+    code = main(['leaderboard', '--models', 'majority,random', '--datasets', 'ibmcs', '--data-dir', str(root), '--output-dir', str(tmp_path/'out')])
+    out = capsys.readouterr().out
+    assert code == 0 and '| system | ibmcs |' in out and '|---|' in out and 'files written:' in out, out[-2000:]
+    assert not out.lstrip().startswith('{') and '"command"' not in out

@@ -14,7 +14,8 @@ from ..core import paper_modules
 from ..core import StanceDataError
 
 # %% auto #0
-__all__ = ['LEADERBOARD_ALIASES', 'reproduce_parameters', 'make_parser', 'set_threads', 'run_command', 'main']
+__all__ = ['LEADERBOARD_ALIASES', 'reproduce_parameters', 'make_parser', 'set_threads', 'run_command', 'written_files',
+           'score_lines', 'readable', 'main']
 
 # %% ../../nbs/12b_cli.main.ipynb #cd708472
 class _Parser(argparse.ArgumentParser):
@@ -257,9 +258,44 @@ def _one_line(e:BaseException) -> str:
     msg = (str(e).strip().splitlines() or [''])[0]
     return msg if isinstance(e, (StanceDataError, FileNotFoundError, UsageError)) else f"{type(e).__name__}: {msg}"
 
+# %% ../../nbs/12b_cli.main.ipynb #93747756
+def written_files(res:dict) -> list:
+    "The files a command's result names: its `files`, the tables of a reproduction, its run records."
+    f = res.get('files') or []
+    files = [str(p) for p in (f.values() if isinstance(f, dict) else f)]
+    if res.get('tables_dir'):
+        stem = (res.get('parameters') or {}).get('run_name') or res.get('experiment')
+        files += [str(Path(res['tables_dir'])/f'{stem}_table{t}.md') for t in res.get('tables') or {}]
+    return files + [str(p) for p in res.get('records') or [] if p]
+
+# %% ../../nbs/12b_cli.main.ipynb #496bd064
+def _num(v) -> str: return f'{v:.4f}' if isinstance(v, float) else str(v)
+
+def score_lines(res:dict) -> list:
+    "A command's test scores in words: per row and metric (baselines), the chosen grid cell, or mean ± std over runs (train, mdl)."
+    lines = [f"{row} {m}: {_num(v['mean'])}" + (f" ± {_num(v['std'])}" if v.get('std') is not None else '') + f" (n = {v['n']})"
+             for row, ms in (res.get('test') or {}).items() for m, v in ms.items()]
+    if isinstance(res.get('chosen'), dict):
+        lines.append('chosen cell: ' + ', '.join(f'{k} {_num(v)}' for k, v in res['chosen'].items()))
+    mean, std = res.get('mean'), res.get('std') or {}
+    if isinstance(mean, dict):
+        lines += [f"{k}: {_num(v)}" + (f" ± {_num(std[k])}" if std.get(k) is not None else '') + f" over {res.get('n')} run(s)"
+                  for k, v in mean.items() if k.startswith('test_') or k == 'average']
+    return lines
+
+# %% ../../nbs/12b_cli.main.ipynb #d7e93de4
+def readable(res) -> str|None:
+    "What a person reads of a command's result: the Markdown tables it wrote, its test scores, the files written; None: print JSON."
+    if not isinstance(res, dict) or res.get('command') == 'presets' or res.get('plan') is not None: return None
+    files, parts = written_files(res), []
+    parts += [Path(f).read_text(encoding='utf-8').strip() for f in files if f.endswith('.md') and Path(f).is_file()]
+    if lines := score_lines(res): parts.append('\n'.join(lines))
+    if files: parts.append('files written:\n' + '\n'.join(f'  {f}' for f in files))
+    return '\n\n'.join(parts) + '\n\n(--json prints the whole result)' if parts else None
+
 # %% ../../nbs/12b_cli.main.ipynb #8bd8905a
 def main(argv:list|None=None) -> int:
-    """Entry point of `python -m stance_nb.cli` and the `stance_nb` console script: run, print the result as JSON (main process only).
+    """Entry point of `python -m stance_nb.cli` and the `stance_nb` console script: run, print the result (main process only): readable, or JSON with `--json`.
     Errors end as one line: exit status 2 for a wrong name, option or value (before any work), 1 for data or a run that
     cannot go on; `--debug` (anywhere on the line) or `STANCE_NB_DEBUG=1` shows the traceback instead."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -274,7 +310,8 @@ def main(argv:list|None=None) -> int:
         if debug: raise
         print(f"stance_nb: error: {_one_line(e)}", file=sys.stderr); return 1
     if _is_main_process():
-        print(json.dumps(_jsonable(res), indent=None if as_json else 1), flush=True)
+        text = None if as_json else readable(res)
+        print(text if text is not None else json.dumps(_jsonable(res), indent=None if as_json else 1), flush=True)
         for p in res.get('records') or [] if isinstance(res, dict) else []:
             if p: print(f"run record: {p}", file=sys.stderr)
     return 0
