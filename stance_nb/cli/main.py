@@ -273,14 +273,14 @@ def _num(v) -> str: return f'{v:.4f}' if isinstance(v, float) else str(v)
 
 def score_lines(res:dict) -> list:
     "A command's test scores in words: per row and metric (baselines), the chosen grid cell, or mean ± std over runs (train, mdl)."
-    lines = [f"{row} {m}: {_num(v['mean'])}" + (f" ± {_num(v['std'])}" if v.get('std') is not None else '') + f" (n = {v['n']})"
-             for row, ms in (res.get('test') or {}).items() for m, v in ms.items()]
+    lines = [f"{row} {m}: {_num(v['mean'])}" + (f" ± {_num(v['std'])}" if v.get('std') is not None else '')
+             + f" (n = {v['n']})" for row, ms in (res.get('test') or {}).items() for m, v in ms.items()]
     if isinstance(res.get('chosen'), dict):
         lines.append('chosen cell: ' + ', '.join(f'{k} {_num(v)}' for k, v in res['chosen'].items()))
     mean, std = res.get('mean'), res.get('std') or {}
     if isinstance(mean, dict):
-        lines += [f"{k}: {_num(v)}" + (f" ± {_num(std[k])}" if std.get(k) is not None else '') + f" over {res.get('n')} run(s)"
-                  for k, v in mean.items() if k.startswith('test_') or k == 'average']
+        lines += [f"{k}: {_num(v)}" + (f" ± {_num(std[k])}" if std.get(k) is not None else '')
+                  + f" over {res.get('n')} run(s)" for k, v in mean.items() if k.startswith('test_') or k == 'average']
     return lines
 
 # %% ../../nbs/12b_cli.main.ipynb #d7e93de4
@@ -295,7 +295,7 @@ def readable(res) -> str|None:
 
 # %% ../../nbs/12b_cli.main.ipynb #8bd8905a
 def main(argv:list|None=None) -> int:
-    """Entry point of `python -m stance_nb.cli` and the `stance_nb` console script: run, print the result (main process only): readable, or JSON with `--json`.
+    """Entry point of `python -m stance_nb.cli` and the `stance_nb` console script: run, print the result: readable, or JSON with `--json`.
     Errors end as one line: exit status 2 for a wrong name, option or value (before any work), 1 for data or a run that
     cannot go on; `--debug` (anywhere on the line) or `STANCE_NB_DEBUG=1` shows the traceback instead."""
     argv = list(sys.argv[1:] if argv is None else argv)
