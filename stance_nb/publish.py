@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 from . import __version__
-from .core import StanceDataError
+from .core import StanceDataError, write_text
 from .records import RunRecord, read_predictions
 from .hub import hub_mode
 from .data import DATASETS, load
@@ -171,7 +171,7 @@ def push_run(run_dir:str|Path,      # a train or MDL run folder with a saved mod
     files = _files(s)
     listing = [dict(path=k, bytes=v.stat().st_size) for k, v in files.items()] + [dict(path='README.md', bytes=len(card.encode()))]
     if dry_run:
-        (s.run_dir/'model_card.md').write_text(card, encoding='utf-8')
+        write_text(s.run_dir/'model_card.md', card)
         return dict(repo_id=repo_id, dry_run=True, card=str(s.run_dir/'model_card.md'), files=listing)
     if api is None:
         if hub_mode() == 'offline':
@@ -180,7 +180,7 @@ def push_run(run_dir:str|Path,      # a train or MDL run folder with a saved mod
         api = HfApi()
     with tempfile.TemporaryDirectory() as tmp:
         for k, v in files.items(): (Path(tmp)/k).parent.mkdir(parents=True, exist_ok=True); shutil.copy2(v, Path(tmp)/k)
-        (Path(tmp)/'README.md').write_text(card, encoding='utf-8')
+        write_text(Path(tmp)/'README.md', card)
         api.create_repo(repo_id, repo_type='model', private=private, exist_ok=True)
         commit = api.upload_folder(repo_id=repo_id, folder_path=tmp, repo_type='model',
                                    commit_message=f'stance_nb {__version__}: {s.kind} run {s.run_dir.name} ({", ".join(s.datasets)})')
