@@ -189,6 +189,7 @@ def make_parser(commands=None, # the commands whose options are built (default a
 def _scorecard_options(s):
     s.add_argument('--results', default='results', help="the committed results, each run's tables (default: results)")
     s.add_argument('--out', default=None, help='write scorecard.csv, .md and .html here (default: outputs/scorecard)')
+    s.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
 _HELP['scorecard'] = "a verdict for every cell of the four papers' tables, from the committed tables (stance_nb.scorecard)"
 _OPTIONS['scorecard'] = _scorecard_options
