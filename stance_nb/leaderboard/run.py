@@ -39,7 +39,7 @@ def leaderboard_rows(args:LeaderboardArgs, exp) -> tuple[dict, list]:
     """Row name -> system name in the table, and the rows beyond the benchmark's: each system's own (`make_row`) and, for each
     further encoder, the encoder systems' rows again reading its entry of the run's models (`BERT [tag]`)."""
     names = encoder_names(args.model)
-    tag = lambda m: f' ({list(names.values())[0]})' if m.encoder and len(names) > 1 else ''
+    tag = lambda m: f' ({list(names.values())[0]})' if m.encoder else ''   # the encoder that ran, `sdl (all-MiniLM-L6-v2)`
     rows = {m.row: m.name + tag(m) for m in args.systems()}
     more = [m.make_row(args) for m in args.systems() if m.make_row is not None]
     for model, t in list(names.items())[1:]:

@@ -19,9 +19,9 @@ from ..systems.llm import check_llm, parse_failures
 from ..papers.benchmark import BenchmarkArgs
 
 # %% auto #0
-__all__ = ['NLI_MODEL', 'NLI_PRESET', 'LLM_MODEL', 'FAMILIES', 'LEADERBOARD_SYSTEMS', 'LEADERBOARD_BENCHMARK', 'SystemMeta',
-           'nli_row', 'nli_ft_row', 'llm_row', 'encoder_names', 'Benchmark', 'leaderboard_datasets', 'benchmark_data',
-           'other_papers', 'check_nli_labels', 'check_own_data']
+__all__ = ['NLI_MODEL', 'NLI_PRESET', 'LLM_MODEL', 'FAMILIES', 'LEADERBOARD_SYSTEMS', 'SMALL_ENCODER', 'LEADERBOARD_BENCHMARK',
+           'SystemMeta', 'nli_row', 'nli_ft_row', 'llm_row', 'encoder_names', 'encoder_size', 'encoder_recipe',
+           'Benchmark', 'leaderboard_datasets', 'benchmark_data', 'other_papers', 'check_nli_labels', 'check_own_data']
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #fca64e36
 NLI_MODEL = 'facebook/bart-large-mnli'   # the EZ-STANCE paper's zero-shot NLI row (Zhao & Caragea 2024, Table 7: BART-MNLI)
@@ -68,16 +68,40 @@ def llm_row() -> Row:
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #88b575d9
 def encoder_names(model:str|Sequence[str]|None) -> dict:
-    "Encoder -> the name its rows carry in the table: '' for one encoder (the rows are `sdl`, `mdl`), else its folder's or Hub id's last part."
+    """Encoder -> the name its rows carry in the table (`sdl (name)`): its folder's or Hub id's last part (of a folder named `model`,
+    its parent's); None: the benchmark's encoder."""
     ms = [model] if model is None or isinstance(model, str) else list(model)
-    if len(ms) < 2: return {m: '' for m in ms}
-    tags = [(Path(m).parent.name if Path(m).name == 'model' else Path(m).name) or m for m in ms]
+    tags = [(Path(m).parent.name if Path(m).name == 'model' else Path(m).name) or m for m in (m or BenchmarkArgs().model for m in ms)]
     return {m: t if tags.count(t) == 1 else f'{t}#{i + 1}' for i, (m, t) in enumerate(zip(ms, tags))}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #f3816536
 def _check_encoders(a) -> None:
     "Every encoder of `model` loads (config and tokenizer)."
     for m in encoder_names(a.model or [BenchmarkArgs().model]): check_encoder(m)   # the benchmark's encoder by default
+
+# %% ../../nbs/11d_leaderboard.spec.ipynb #32242751
+SMALL_ENCODER = 60_000_000   # parameters under which an encoder gets the `small` recipe by default (counted: all-MiniLM-L6-v2 22.3M, BERT-base 108M)
+
+def encoder_size(model:str) -> int|None:
+    "An encoder's parameters counted from its config (embeddings and transformer layers); None when its config does not load."
+    from transformers import AutoConfig   # loaded on use: the declarations stay cheap to import
+    try: c = AutoConfig.from_pretrained(model)
+    except Exception: return None   # a config that does not load is `check_encoder`'s error, not this estimate's
+    h, n, v = (getattr(c, k, None) for k in ('hidden_size', 'num_hidden_layers', 'vocab_size'))
+    if not all(isinstance(x, int) and x > 0 for x in (h, n, v)): return None
+    i = getattr(c, 'intermediate_size', None) or 4 * h
+    return v * h + n * (4 * h * h + 2 * h * i)
+
+# %% ../../nbs/11d_leaderboard.spec.ipynb #3085703b
+def encoder_recipe(a) -> tuple[str, str]:
+    "The preset of the encoder systems and why (`''` when `encoder_preset` is given): `small` when every encoder is small, else `paper`."
+    if a.encoder_preset: return a.encoder_preset, ''
+    if not a.model: return 'paper', "the benchmark's encoder"
+    sizes = {encoder_names(a.model)[m]: encoder_size(m) for m in a.model}
+    said = ', '.join(f"{t} {'size unknown' if n is None else f'{n / 1e6:.1f}M'}" for t, n in sizes.items())
+    if all(n is not None and n < SMALL_ENCODER for n in sizes.values()):
+        return 'small', f"chosen: every encoder under {SMALL_ENCODER / 1e6:.0f}M parameters ({said}); --preset paper for the benchmark's"
+    return 'paper', f"chosen: {said}; small encoders (under {SMALL_ENCODER / 1e6:.0f}M parameters, all of them) get small"
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #4b5576df
 def _check_nli(a) -> None: check_encoder(a.nli_model or NLI_MODEL)
@@ -87,16 +111,17 @@ def _check_llm(a) -> None: check_llm(a.llm_endpoint or a.llm_model or LLM_MODEL)
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #38c9b57e
 def _encoder_settings(a) -> dict:
-    "The further encoders under their names in the run's models (`BERT [tag]`), and the encoders' preset when one is given."
-    names = encoder_names(a.model)
-    return {'models': {f'BERT [{t}]': m for m, t in list(names.items())[1:]}, **({'mdl_preset': a.encoder_preset} if a.encoder_preset else {})}
+    "The further encoders under their names in the run's models (`BERT [tag]`), and the encoders' preset unless it is the benchmark's default."
+    names, (preset, _) = encoder_names(a.model), encoder_recipe(a)
+    return {'models': {f'BERT [{t}]': m for m, t in list(names.items())[1:]}, **({'mdl_preset': preset} if a.encoder_preset or preset != 'paper' else {})}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #d3052507
 def _encoder_notes(a, more:list, res) -> dict:
-    "The encoders' recipe (one for all) and, when several are compared, each one's name."
+    "The encoders' recipe (one for all), why it was chosen when it was not given, and each encoder's name."
     given = ''.join(f', {k} {v}' for k, v in (('epochs', a.epochs), ('lr', a.lr)) if v is not None)
-    out = {'recipes': {'sdl/mdl': f"preset {a.encoder_preset or 'paper'}{given}"}}
-    if len(names := encoder_names(a.model)) > 1: out['encoders'] = {t: m for m, t in names.items()}
+    preset, why = encoder_recipe(a)
+    out = {'recipes': {'sdl/mdl': f"preset {preset}{given}" + (f' ({why})' if why else '')}}
+    out['encoders'] = {t: m or BenchmarkArgs().model for m, t in encoder_names(a.model).items()}
     return out
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #facc1fa1
