@@ -101,7 +101,8 @@ def test_other_papers_datasets_and_max_train(tmp_path, capfd, monkeypatch):
     lb = _json(argv + ['--max-train', '2'], capfd)
     st, table = lb['stats'], pd.DataFrame(lb['table']).set_index('system')
     assert st['common'] == ['cheese', 'ezstance', 'ibmcs', 'semeval2016t6', 'vast', 'xstance'] and st['max_train'] == 2
-    assert set(st['skipped']) == {'arc', 'argmin', 'fnc1', 'iac1', 'perspectrum', 'scd', 'semeval2019t7', 'snopes'}
+    field = {'pstance_trump', 'pstance_biden', 'pstance_sanders', 'covid19', 'wtwt', 'emergent', 'mtsd', 'rumoureval2017'}
+    assert set(st['skipped']) == {'arc', 'argmin', 'fnc1', 'iac1', 'perspectrum', 'scd', 'semeval2019t7', 'snopes'} | field
     assert 'lacks arc_bodies.csv' in st['skipped']['arc'] and set(st['other_papers']) == {'xstance', 'cheese', 'ezstance', 'vast'}
     assert all(v['n']['train'] == 2 and v['options']['max_train'] == 2 for v in lb['conditions']['data'].values())
     assert st['official'] == {'ibmcs': 'accuracy', 'semeval2016t6': 'semeval2016_f1', 'xstance': 'xstance_f1'} and 'xstance xstance_f1' in table
@@ -116,6 +117,21 @@ def test_other_papers_datasets_and_max_train(tmp_path, capfd, monkeypatch):
     with pytest.raises(SystemExit) as e: main(argv + ['--datasets', 'ibmcs,xstance'])
     assert e.value.code == 2 and f"dataset 'xstance': {data/'xstance'} lacks ['train.jsonl']" in capfd.readouterr().err
     assert _files_under(out) == before
+
+def test_field_datasets_in_the_leaderboard(tmp_path, capfd, monkeypatch):
+    """Every registered dataset is a leaderboard column when its files are there: P-Stance (Trump) and COVID-19-Stance in their
+    official formats, each scored with its own metric beside macro-F1."""
+    from stance_nb.fixtures.field import write_pstance, write_covid19
+    out, data = tmp_path/'out', tmp_path/'data'; monkeypatch.setenv('STANCE_NB_OUTPUTS', str(out))
+    write_pstance(data/'pstance'); write_covid19(data/'covid19')
+    lb = _json(['leaderboard', '--models', 'majority,fasttext', '--datasets', 'pstance_trump,covid19', '--data-dir', str(data),
+                '--seeds', '1', '--resamples', '200', '--threads', '2'], capfd)
+    st, table = lb['stats'], pd.DataFrame(lb['table']).set_index('system')
+    assert list(table.index) == ['majority', 'fasttext'] and st['common'] == ['covid19', 'pstance_trump']
+    assert table[['covid19', 'pstance_trump']].notna().all().all() and st['official'] == {'pstance_trump': 'semeval2016_f1'}
+    from stance_nb.data import load
+    tests = {k: int((load(k, data_dir=data).split == 'test').sum()) for k in ('pstance_trump', 'covid19')}   # the fixtures' test splits
+    assert {k: v['n']['test'] for k, v in lb['conditions']['data'].items()} == tests and min(tests.values()) > 0
 
 def test_nli_zero_shot_beside_the_benchmark_rows(tmp_path, capfd, monkeypatch):
     """`nli`: an MNLI checkpoint scores every test set untrained (each dataset's labels mapped to NLI labels by name), in the

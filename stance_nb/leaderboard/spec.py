@@ -111,9 +111,10 @@ def _check_llm(a) -> None: check_llm(a.llm_endpoint or a.llm_model or LLM_MODEL)
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #38c9b57e
 def _encoder_settings(a) -> dict:
-    "The further encoders under their names in the run's models (`BERT [tag]`), and the encoders' preset unless it is the benchmark's default."
+    """The further encoders under their names in the run's models (`BERT [tag]`), and the encoders' preset unless it is the benchmark's
+    (`paper`, the default whether given or not: its jobs are the benchmark's own)."""
     names, (preset, _) = encoder_names(a.model), encoder_recipe(a)
-    return {'models': {f'BERT [{t}]': m for m, t in list(names.items())[1:]}, **({'mdl_preset': preset} if a.encoder_preset or preset != 'paper' else {})}
+    return {'models': {f'BERT [{t}]': m for m, t in list(names.items())[1:]}, **({'mdl_preset': preset} if preset != 'paper' else {})}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #d3052507
 def _encoder_notes(a, more:list, res) -> dict:
@@ -177,8 +178,9 @@ class Benchmark:
     def __post_init__(self):
         if bad := [k for k in self.datasets if k not in DATASETS]: raise ValueError(f"benchmark {self.name!r}: datasets {bad} are not registered")
 
-LEADERBOARD_BENCHMARK = Benchmark('stance', (*BENCHMARK, 'xstance', 'cheese', 'ezstance', 'vast'),
-                                  "the benchmark's ten datasets (Schiller et al. 2021) and the other papers' in one stated split each")
+LEADERBOARD_BENCHMARK = Benchmark('stance', (*BENCHMARK, *(k for k, d in DATASETS.items() if k not in BENCHMARK and d.folder is not None)),
+                                  "the benchmark's ten datasets (Schiller et al. 2021), then every other registered dataset (the other papers', "
+                                  "the field's) in one stated split each")
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #5c9f0c45
 def leaderboard_datasets(datasets:Sequence[str]|None=None, # names of `LEADERBOARD_BENCHMARK`; None: every one whose files are present
