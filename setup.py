@@ -36,7 +36,7 @@ setuptools.setup(
     url = cfg['git_url'],
     packages = setuptools.find_packages(),
     include_package_data = True,
-    package_data = {'stance_nb': ['refdata/*.csv', 'refdata/*.json', 'systems/nli/prompts/*.json']},
+    package_data = {'stance_nb': ['refdata/*.csv', 'refdata/*.json', 'systems/nli/prompts/*.json', 'help_index.json']},
     install_requires = requirements,
     extras_require={ 'dev': dev_requirements, 'hub': hub_requirements },
     dependency_links = cfg.get('dep_links','').split(),

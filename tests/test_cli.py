@@ -151,6 +151,39 @@ def test_help_imports_no_training_code():
     assert p.returncode == 0 and p.stdout.strip() == '[]', (p.stdout, p.stderr[-2000:])
 
 
+def test_help_index_is_current():
+    "The help index holds exactly what the parser prints for every command, and the fingerprint of this source: rebuilt after each change."
+    from stance_nb.cli.main import help_texts
+    from stance_nb.helpindex import HELP_INDEX, HELP_WIDTH, source_fingerprint
+    idx = json.loads(HELP_INDEX.read_text(encoding='utf-8'))
+    fix = 'stale: run `python tools/help_index.py` after changing a module'
+    assert idx['fingerprint'] == source_fingerprint() and idx['width'] == HELP_WIDTH, fix
+    assert idx['commands'] == help_texts(HELP_WIDTH), fix
+
+
+def test_every_help_under_a_second():
+    """`stance_nb [COMMAND] --help`, as the console script runs it: under 1 s for every command (median of three), the text the
+    parser builds, and no torch, transformers, scikit-learn or pandas imported (building the options takes seconds)."""
+    import statistics, time
+    from stance_nb.helpindex import HELP_INDEX
+    texts = json.loads(HELP_INDEX.read_text(encoding='utf-8'))['commands']
+    code = ('import sys, contextlib, io\nfrom stance_nb.helpindex import console_main as main\nout = io.StringIO()\n'
+            'with contextlib.redirect_stdout(out): rc = main(sys.argv[1:])\n'
+            'print(rc, sorted(m for m in ("torch", "transformers", "sklearn", "pandas") if m in sys.modules))\nprint(out.getvalue(), end="")')
+    slow = {}
+    for command in texts:
+        argv = [command, '--help'] if command else ['--help']
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            p = subprocess.run([sys.executable, '-c', code, *argv], capture_output=True, text=True, timeout=60)
+            times.append(time.perf_counter() - t)
+        first, _, text = p.stdout.partition('\n')
+        assert p.returncode == 0 and first == '0 []' and text == texts[command], (command, first, p.stderr[-1000:])
+        if statistics.median(times) >= 1: slow[command] = round(statistics.median(times), 2)
+    assert not slow, f'--help took 1 s or more: {slow}'
+
+
 def test_epoch_line_and_quiet_loading(tmp_path, recwarn):
     "One line per epoch (loss, dev scores, throughput); loading a model says only what matters: encoder weights it lacks."
     import warnings

@@ -14,8 +14,8 @@ from ..core import paper_modules
 from ..core import StanceDataError
 
 # %% auto #0
-__all__ = ['LEADERBOARD_ALIASES', 'reproduce_parameters', 'make_parser', 'set_threads', 'run_command', 'written_files',
-           'score_lines', 'readable', 'main']
+__all__ = ['LEADERBOARD_ALIASES', 'reproduce_parameters', 'make_parser', 'help_texts', 'set_threads', 'run_command',
+           'written_files', 'score_lines', 'readable', 'main']
 
 # %% ../../nbs/12b_cli.main.ipynb #cd708472
 class _Parser(argparse.ArgumentParser):
@@ -193,6 +193,21 @@ def _scorecard_options(s):
 
 _HELP['scorecard'] = "a verdict for every cell of the four papers' tables, from the committed tables (stance_nb.scorecard)"
 _OPTIONS['scorecard'] = _scorecard_options
+
+# %% ../../nbs/12b_cli.main.ipynb #7a8a0830
+def help_texts(width:int=100, # columns the texts are formatted for (`COLUMNS` while they are built)
+              ) -> dict:
+    "`stance_nb --help` (under '') and every command's `--help`, formatted for `width` columns."
+    old, os.environ['COLUMNS'] = os.environ.get('COLUMNS'), str(width)
+    try:
+        out = {'': make_parser([]).format_help()}
+        for name in _HELP:
+            sub = next(a for a in make_parser([name])._actions if isinstance(a, argparse._SubParsersAction))
+            out[name] = sub.choices[name].format_help()
+        return out
+    finally:
+        if old is None: os.environ.pop('COLUMNS', None)
+        else: os.environ['COLUMNS'] = old
 
 # %% ../../nbs/12b_cli.main.ipynb #a62a273d
 def _init_state():
