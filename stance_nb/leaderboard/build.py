@@ -118,7 +118,8 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
     for k in keys:
         a = agg[agg.key == k].set_index('system')
         table[f'{k}'] = a['mean']; table[f'{k} std'] = a['std']; table[f'{k} n'] = a['count']
-        if len(tests): table[f'{k} tied'] = tests[tests.key == k].set_index('system').tied_with_best
+        if len(tests):   # untested (None) becomes NaN, shown as '–' on the page
+            table[f'{k} tied'] = tests[tests.key == k].set_index('system').tied_with_best.map({True: True, False: False})
         if any((sy, k) in pub for sy in systems): table[f'{k} published'] = [pub.get((sy, k), np.nan) for sy in systems]
     o = res.scores   # each dataset's own metric, where it is not macro-F1 (FNC-1's score, SemEval-2016's F1 avg, X-stance's F1, ...)
     o = o[(o.test == 'test') & (o.ratio == 1.0) & (o.metric != 'f1_macro') & o.row.isin(list(rows)) & o.key.isin(keys)]
