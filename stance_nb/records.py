@@ -4,7 +4,7 @@
 
 # %% ../nbs/00a_records.ipynb #c2cfd231
 from __future__ import annotations
-import dataclasses, json, os, time
+import dataclasses, json, os, resource, time
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Iterable
@@ -14,7 +14,8 @@ from .core import atomic_write, write_json, json_default, StanceDataError, Phase
 from .core import git_sha, library_versions, hardware, load_average as machine_load
 
 # %% auto #0
-__all__ = ['write_jsonl', 'read_jsonl', 'write_predictions', 'read_predictions', 'RunRecord', 'record_run', 'read_runs']
+__all__ = ['write_jsonl', 'read_jsonl', 'write_predictions', 'read_predictions', 'cpu_seconds', 'RunRecord', 'record_run',
+           'read_runs']
 
 # %% ../nbs/00a_records.ipynb #cff13a9e
 def write_jsonl(path:str|Path, rows:Iterable[dict]) -> Path:
@@ -53,6 +54,13 @@ def read_predictions(path:str|Path) -> list:
     "Read an official-format predictions file (JSONL, one `{\"label\": ...}` per line) into a list of labels."
     return [r['label'] for r in read_jsonl(path, required=['label'])]
 
+# %% ../nbs/00a_records.ipynb #8652fa88
+def cpu_seconds() -> float:
+    """CPU seconds (user and system) used so far by this process, every thread of it, and by its child processes that have ended
+    and been waited for (`resource.RUSAGE_CHILDREN`: a child still running counts once it is waited for)."""
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + c.ru_utime + c.ru_stime
+
 # %% ../nbs/00a_records.ipynb #38d4be33
 @dataclass
 class RunRecord:
@@ -68,11 +76,11 @@ class RunRecord:
     hardware:dict=field(default_factory=hardware)
     files:dict=field(default_factory=dict)    # role -> path of what the run wrote (predictions, model)
     phases:dict=field(default_factory=dict)   # phase name -> wall seconds (tokenize, train, evaluate, attack, write)
-    cpu_time:float|None=None  # CPU seconds of this process (all its threads) from start to `finish`: far below wall time x threads, the run waited
-                              # (a shared or paused machine)
+    cpu_time:float|None=None  # CPU seconds from start to `finish` of this process (all its threads) and of the child processes it waited for
+                              # (fastText's training subprocesses): far below wall time x threads, the run waited (a shared or paused machine)
     load_average:list|None=None # the machine's 1-minute load average at the start and at `finish`
 
-    def __post_init__(self): self._cpu0, self._load0 = time.process_time(), machine_load()
+    def __post_init__(self): self._cpu0, self._load0 = cpu_seconds(), machine_load()
 
     def phase(self, name:str # e.g. 'tokenize', 'train', 'evaluate', 'attack', 'write'
              ):
@@ -83,7 +91,7 @@ class RunRecord:
     def finish(self, **metrics) -> 'RunRecord':
         "Add `metrics` and stop the clock."
         self.metrics.update(metrics); self.wall_time = time.time()-self.started
-        self.cpu_time, self.load_average = round(time.process_time() - self._cpu0, 3), [self._load0, machine_load()]
+        self.cpu_time, self.load_average = round(cpu_seconds() - self._cpu0, 3), [self._load0, machine_load()]
         return self
 
     def save(self, path:str|Path) -> Path:

@@ -14,9 +14,9 @@ from .metrics import check_labels, f1_macro
 from .data.explore import save_figure
 
 # %% auto #0
-__all__ = ['NEMENYI_Q', 'paired_ttest', 'significance_marks', 'resampled_f1_macro', 'paired_bootstrap',
-           'approximate_randomization', 'best_and_ties', 'seed_test', 'mean_ranks', 'friedman', 'nemenyi_cd',
-           'nemenyi_groups', 'cd_diagram']
+__all__ = ['EXACT_MAX_DIFFERING', 'MIN_TEST_EXAMPLES', 'NEMENYI_Q', 'paired_ttest', 'significance_marks', 'resampled_f1_macro',
+           'exact_permutation', 'paired_bootstrap', 'approximate_randomization', 'best_and_ties', 'seed_test',
+           'mean_ranks', 'friedman', 'nemenyi_cd', 'nemenyi_groups', 'cd_diagram']
 
 # %% ../nbs/02a_stats.ipynb #3217a4f5
 def _paired(a, b, names=('a', 'b')) -> tuple[np.ndarray, np.ndarray]:
@@ -31,6 +31,8 @@ def _paired(a, b, names=('a', 'b')) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f'{names[0]} and {names[1]} must be paired 1-d score lists, got shapes {a.shape} and {b.shape}')
     if len(a) < 2: raise ValueError(f'a paired t-test needs at least 2 seeds, got {len(a)}')
     if np.isnan(a).any() or np.isnan(b).any(): raise ValueError(f'{names}: missing (NaN) scores')
+    for name, v in zip(names, (a, b)):
+        if np.isinf(v).any(): raise ValueError(f'{name}: an infinite score at position {int(np.flatnonzero(np.isinf(v))[0])}; expected finite scores')
     return a, b
 
 # %% ../nbs/02a_stats.ipynb #de385065
@@ -40,6 +42,13 @@ def paired_ttest(a, b) -> tuple[float, float]:
     r = stats.ttest_rel(a, b)
     return float(r.statistic), float(r.pvalue)
 
+# %% ../nbs/02a_stats.ipynb #e9841ed5
+def _check_alpha(alpha) -> float:
+    "A significance level: a number strictly between 0 and 1, else a `ValueError` naming `alpha`."
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.number)) or not 0 < alpha < 1:
+        raise ValueError(f'alpha must be a significance level between 0 and 1 (exclusive), got {alpha!r}')
+    return float(alpha)
+
 # %% ../nbs/02a_stats.ipynb #eb8fbf33
 def significance_marks(scores:dict,        # row name -> its scores over seeds (a sequence, or `{seed: value}`)
                        baseline:str,       # the row every other row is tested against
@@ -47,6 +56,7 @@ def significance_marks(scores:dict,        # row name -> its scores over seeds (
                        mark:str='*',       # the mark of a significant improvement
                       ) -> dict[str, str]:
     "Row name -> `mark` where the row's mean beats `baseline`'s with a paired t-test p < `alpha`, else ''."
+    alpha = _check_alpha(alpha)
     if baseline not in scores: raise KeyError(f'baseline row {baseline!r} is not among the rows {list(scores)}')
     out = {}
     for name, s in scores.items():
@@ -59,11 +69,20 @@ def significance_marks(scores:dict,        # row name -> its scores over seeds (
 _CHUNK = 1 << 22   # index-array cells drawn per block of resamples: bounds memory; blocks depend on n and rows only
 _EPS = 1e-12       # differences of macro-F1 closer than this are ties (floating-point noise)
 
-def _encode(gold, preds:Sequence) -> tuple[np.ndarray, int]:
-    "Gold and each system's predictions as integer codes over their joint labels (an array `1 + systems` × rows), and the number of labels."
+def _missing(x) -> bool:
+    "A missing label: None, NaN (a float or numpy float) or pandas' NA."
+    return x is None or x is pd.NA or (isinstance(x, (float, np.floating)) and math.isnan(x))
+
+# %% ../nbs/02a_stats.ipynb #b4a68cbc
+def _encode(gold, preds:Sequence, names:Sequence[str]=()) -> tuple[np.ndarray, int]:
+    """Gold and each system's predictions as integer codes over their joint labels (an array `1 + systems` × rows), and the number
+    of labels. A missing label (None, NaN) is a `ValueError` naming its argument (`names`: gold's, then each system's) and index."""
     cols = [check_labels(gold, p) for p in preds]
     cols = [cols[0][0]] + [p for _, p in cols]
     if not cols[0]: raise ValueError('no examples: the gold labels are empty')
+    for name, c in zip(list(names) or ['gold', *(f'predictions {i}' for i in range(1, len(cols)))], cols):
+        bad = next((i for i, x in enumerate(c) if _missing(x)), None)
+        if bad is not None: raise ValueError(f'{name}: a missing label ({c[bad]!r}) at index {bad}; expected a label at every index')
     codes, labels = pd.factorize(pd.Series([x for c in cols for x in c], dtype=object), use_na_sentinel=False)
     return codes.reshape(len(cols), -1), len(labels)
 
@@ -96,10 +115,72 @@ def resampled_f1_macro(gold, pred,  # gold and predicted labels, same order
                        idx,         # resamples × positions: row r is one resample of the examples (any length)
                       ) -> np.ndarray:
     "Macro-F1 of every resample at once: entry r equals `f1_macro(gold[idx[r]], pred[idx[r]])`."
-    codes, L = _encode(gold, [pred])
+    codes, L = _encode(gold, [pred], ('gold', 'pred'))
     t, (g, p), _ = _types(codes, L)
     idx = np.atleast_2d(np.asarray(idx, dtype=np.int64))
     return _macro_f1(_counts(np.arange(len(idx))[:, None] * len(g) + t[idx], len(idx), len(g)), g, p, L)
+
+# %% ../nbs/02a_stats.ipynb #e6b83697
+EXACT_MAX_DIFFERING = 20   # two systems that differ on at most this many examples get the exact permutation test (2^20 patterns at most)
+
+def _floor(k:int) -> float:
+    "The smallest two-sided p that swapping the predictions of `k` differing examples can give: 2^(1−k), and 1 for k ≤ 1."
+    return 2.0 ** (1 - max(int(k), 1))
+
+# %% ../nbs/02a_stats.ipynb #fde85ecb
+def _differing_types(codes:np.ndarray, L:int) -> tuple:
+    """The types' codes (`_types`), every type's count, and per type of row where the two systems differ: the type, its count and
+    the type a swap of the two predictions turns it into."""
+    t, types, ts = _types(codes, L, swapped=True)
+    diff = codes[1] != codes[2]
+    dt, first, m = np.unique(t[diff], return_index=True, return_counts=True)
+    return types, np.bincount(t, minlength=types.shape[1]).astype(float), dt, m, ts[diff][first]
+
+# %% ../nbs/02a_stats.ipynb #50fdc607
+def _exact_deltas(codes:np.ndarray, L:int) -> tuple[np.ndarray, np.ndarray]:
+    """Macro-F1 of system 1 minus system 2 under every swap pattern of the rows where they differ, counted by type (s_j of the
+    m_j rows of type j swapped, probability C(m_j, s_j)/2^m_j): the deltas and the patterns' probabilities."""
+    (g, a, b), full, dt, m, st = _differing_types(codes, L)
+    T, J, radix = len(g), len(m), m.astype(np.int64) + 1
+    stride = np.cumprod(np.concatenate([[1], radix]))[:-1].astype(np.int64)
+    move = np.zeros((J, T)); move[np.arange(J), dt] = -1; move[np.arange(J), st] = 1   # one swapped row leaves its type for its mirror
+    pmf = [np.array([math.comb(int(r) - 1, s) for s in range(r)]) / 2.0 ** (int(r) - 1) for r in radix]   # exact: dyadic fractions
+    total, step, out, w = math.prod(int(r) for r in radix), max(1, _CHUNK // max(T, J, 1)), [], []
+    for s0 in range(0, total, step):
+        S = (np.arange(s0, min(total, s0 + step))[:, None] // stride) % radix   # pattern -> swapped rows per type
+        C = full + S @ move
+        out.append(_macro_f1(C, g, a, L) - _macro_f1(C, g, b, L))
+        w.append(np.prod([pmf[j][S[:, j]] for j in range(J)], axis=0) if J else np.ones(len(S)))
+    return np.concatenate(out), np.concatenate(w)
+
+# %% ../nbs/02a_stats.ipynb #fed770c4
+def _exact_p(codes:np.ndarray, L:int, delta:float) -> float:
+    "The exact two-sided p: the probability of a swap pattern whose |Δ| is at least the observed `delta`'s (1 when `delta` is 0)."
+    if abs(delta) <= _EPS: return 1.0
+    d, w = _exact_deltas(codes, L)
+    return min(1.0, float(w[np.abs(d) >= abs(delta) - _EPS].sum()))
+
+# %% ../nbs/02a_stats.ipynb #9b61ad08
+def exact_permutation(gold, pred_a, pred_b, # gold labels and two systems' predictions, same order
+                     ) -> dict:
+    """Exact permutation test of macro-F1 over the examples where A and B differ (at most `EXACT_MAX_DIFFERING`): `delta` (A minus
+    B), two-sided `p`, `p_floor` (2^(1−k), the smallest p these data allow), `k` (the differing examples), `method` ('exact')."""
+    codes, L = _encode(gold, [pred_a, pred_b], ('gold', 'pred_a', 'pred_b'))
+    k = int((codes[1] != codes[2]).sum())
+    if k > EXACT_MAX_DIFFERING:
+        raise ValueError(f'the systems differ on {k} examples: the exact test enumerates at most {EXACT_MAX_DIFFERING} '
+                         '(expected fewer; use paired_bootstrap or approximate_randomization)')
+    delta = f1_macro(gold, pred_a) - f1_macro(gold, pred_b)
+    return dict(delta=float(delta), p=_exact_p(codes, L, delta), p_floor=_floor(k), k=k, method='exact')
+
+# %% ../nbs/02a_stats.ipynb #25900205
+def _p_or_exact(codes:np.ndarray, L:int, delta:float, sampled, floor:float, method:str) -> dict:
+    """`p`, `p_floor`, `method`: the exact test's where the systems differ on at most `EXACT_MAX_DIFFERING` rows; else `sampled()`
+    (drawn only then) and `method`, never below the larger of the sampling floor `floor` and the data's 2^(1−k)."""
+    k = int((codes[1] != codes[2]).sum())
+    if k <= EXACT_MAX_DIFFERING: return dict(p=_exact_p(codes, L, delta), p_floor=_floor(k), method='exact')
+    floor = max(floor, _floor(k))
+    return dict(p=max(float(sampled()), floor), p_floor=floor, method=method)
 
 # %% ../nbs/02a_stats.ipynb #a1dfcb5f
 def _check_n(n:int) -> int:
@@ -127,15 +208,18 @@ def paired_bootstrap(gold, pred_a, pred_b, # gold labels and two systems' predic
                      n:int=1000,           # resamples
                      seed:int=0,           # seed of the resampling
                     ) -> dict:
-    """Paired bootstrap of macro-F1: `delta` (A minus B on all examples), two-sided `p` (twice the share of resamples
-    where the difference vanishes or flips, (count+1)/(n+1), capped at 1), `ci` (95% percentile interval), `n`, `seed`."""
+    """Paired bootstrap of macro-F1: `delta` (A minus B on all examples), two-sided `p` (twice the share of resamples where the
+    difference vanishes or flips, (count+1)/(n+1), capped at 1; the exact test's where A and B differ on at most
+    `EXACT_MAX_DIFFERING` examples), `p_floor` (the smallest p it could give here), `method` ('bootstrap' or 'exact'), `ci` (95%
+    percentile interval), `n`, `seed`."""
     n = _check_n(n)
-    codes, L = _encode(gold, [pred_a, pred_b])
+    codes, L = _encode(gold, [pred_a, pred_b], ('gold', 'pred_a', 'pred_b'))
     delta = f1_macro(gold, pred_a) - f1_macro(gold, pred_b)
     d = _bootstrap_deltas(codes, L, n, np.random.default_rng(seed))
-    p = 1.0 if abs(delta) <= _EPS else min(1.0, 2 * (int(np.sum(np.sign(delta) * d <= _EPS)) + 1) / (n + 1))
+    sampled = lambda: 1.0 if abs(delta) <= _EPS else min(1.0, 2 * (int(np.sum(np.sign(delta) * d <= _EPS)) + 1) / (n + 1))
     lo, hi = np.percentile(d, [2.5, 97.5])
-    return dict(delta=float(delta), p=float(p), ci=(float(lo), float(hi)), n=n, seed=seed)
+    return dict(delta=float(delta), **_p_or_exact(codes, L, delta, sampled, 2 / (n + 1), 'bootstrap'), ci=(float(lo), float(hi)),
+                n=n, seed=seed)
 
 # %% ../nbs/02a_stats.ipynb #e2bf007c
 def _randomization_deltas(codes:np.ndarray, L:int, n:int, rng:np.random.Generator) -> np.ndarray:
@@ -154,34 +238,44 @@ def approximate_randomization(gold, pred_a, pred_b, # gold labels and two system
                               n:int=1000,           # shuffles
                               seed:int=0,           # seed of the shuffles
                              ) -> dict:
-    "Approximate randomization test of macro-F1: `delta` (A minus B), two-sided `p` = (#{|Δ_shuffled| ≥ |Δ|} + 1)/(n + 1), `n`, `seed`."
+    """Approximate randomization test of macro-F1: `delta` (A minus B), two-sided `p` = (#{|Δ_shuffled| ≥ |Δ|} + 1)/(n + 1) (the exact
+    test's where A and B differ on at most `EXACT_MAX_DIFFERING` examples), `p_floor`, `method` ('randomization' or 'exact'), `n`, `seed`."""
     n = _check_n(n)
-    codes, L = _encode(gold, [pred_a, pred_b])
+    codes, L = _encode(gold, [pred_a, pred_b], ('gold', 'pred_a', 'pred_b'))
     delta = f1_macro(gold, pred_a) - f1_macro(gold, pred_b)
-    d = _randomization_deltas(codes, L, n, np.random.default_rng(seed))
-    return dict(delta=float(delta), p=(int(np.sum(np.abs(d) >= abs(delta) - _EPS)) + 1) / (n + 1), n=n, seed=seed)
+    sampled = lambda: (int(np.sum(np.abs(_randomization_deltas(codes, L, n, np.random.default_rng(seed))) >= abs(delta) - _EPS)) + 1) / (n + 1)
+    return dict(delta=float(delta), **_p_or_exact(codes, L, delta, sampled, 1 / (n + 1), 'randomization'), n=n, seed=seed)
 
 # %% ../nbs/02a_stats.ipynb #16b72b6f
+MIN_TEST_EXAMPLES = 30   # a test set of fewer examples gets no test in `best_and_ties`: no p, and no system is called below the best
+
 def best_and_ties(gold,                 # gold labels
                   preds:dict,           # system name -> its predictions, same order as `gold`
                   n:int=1000, seed:int=0, # resamples (or shuffles) and their seed
                   alpha:float=0.05,     # significance level
                   test:str='bootstrap', # 'bootstrap' (`paired_bootstrap`) or 'randomization' (`approximate_randomization`)
+                  min_examples:int=MIN_TEST_EXAMPLES, # fewer test examples than this: no test
                  ) -> pd.DataFrame:
-    "One row per system: `system, score` (macro-F1), `p_vs_best`, `tied_with_best` (not significantly below the best), `best`."
+    """One row per system: `system, score` (macro-F1), `p_vs_best` with its `p_floor` and `method`, `tied_with_best` (not significantly
+    below the best; None where there is no test), `best`, `no_test` (why there is no test, else '')."""
     tests = dict(bootstrap=paired_bootstrap, randomization=approximate_randomization)
     if test not in tests: raise ValueError(f"unknown test {test!r}; valid tests: {', '.join(tests)}")
     if not preds: raise ValueError('best_and_ties: no systems to compare')
+    alpha = _check_alpha(alpha)
+    codes, _ = _encode(gold, list(preds.values()), ['gold', *(f'preds[{s!r}]' for s in preds)])   # a missing label, named, before any score
     scores = {s: f1_macro(gold, p) for s, p in preds.items()}
-    best = max(scores, key=scores.get)
+    best, m = max(scores, key=scores.get), codes.shape[1]
+    why = f"{m} test example{'s' * (m != 1)}, fewer than {min_examples}: no test" if m < min_examples else ''
     rows = []
     for s, score in scores.items():
-        p = math.nan if s == best else tests[test](gold, preds[best], preds[s], n=n, seed=seed)['p']
-        rows.append(dict(system=s, score=score, p_vs_best=p, tied_with_best=bool(s == best or p >= alpha), best=s == best))
-    return pd.DataFrame(rows, columns=['system', 'score', 'p_vs_best', 'tied_with_best', 'best'])
+        r = dict(p=math.nan, p_floor=math.nan, method='') if s == best or why else tests[test](gold, preds[best], preds[s], n=n, seed=seed)
+        tied = True if s == best else None if why else bool(r['p'] >= alpha)
+        rows.append(dict(system=s, score=score, p_vs_best=r['p'], p_floor=r['p_floor'], method=r['method'], tied_with_best=tied,
+                         best=s == best, no_test=why))
+    return pd.DataFrame(rows, columns=['system', 'score', 'p_vs_best', 'p_floor', 'method', 'tied_with_best', 'best', 'no_test'])
 
 # %% ../nbs/02a_stats.ipynb #20d35e03
-def _seed_pairs(a, b) -> tuple[np.ndarray, np.ndarray]:
+def _seed_pairs(a, b, names=('a_scores', 'b_scores')) -> tuple[np.ndarray, np.ndarray]:
     "Two score vectors paired by seed (`{seed: score}` mappings) or by position (sequences)."
     if isinstance(a, Mapping) or isinstance(b, Mapping):
         if not (isinstance(a, Mapping) and isinstance(b, Mapping)):
@@ -191,6 +285,8 @@ def _seed_pairs(a, b) -> tuple[np.ndarray, np.ndarray]:
     a, b = np.asarray(list(a), dtype=float), np.asarray(list(b), dtype=float)
     if a.shape != b.shape: raise ValueError(f'{len(a)} scores against {len(b)}: pair the scores of the same seeds')
     if np.isnan(a).any() or np.isnan(b).any(): raise ValueError('missing (NaN) scores: pair only the seeds both systems have')
+    for name, v in zip(names, (a, b)):
+        if np.isinf(v).any(): raise ValueError(f'{name}: an infinite score at position {int(np.flatnonzero(np.isinf(v))[0])}; expected finite scores')
     return a, b
 
 # %% ../nbs/02a_stats.ipynb #cdcd7293
@@ -215,6 +311,9 @@ def _score_table(scores) -> pd.DataFrame:
     if s.isna().any().any():
         miss = [f'{s.index[i]} on {s.columns[j]}' for i, j in zip(*np.nonzero(s.isna().to_numpy()))]
         raise ValueError(f"missing scores: {', '.join(miss[:5])}{' ...' if len(miss) > 5 else ''}; rank only the datasets every system has")
+    if np.isinf(s.to_numpy()).any():
+        bad = [f'{s.index[i]} on {s.columns[j]}' for i, j in zip(*np.nonzero(np.isinf(s.to_numpy())))]
+        raise ValueError(f"scores: infinite score(s): {', '.join(bad[:5])}{' ...' if len(bad) > 5 else ''}; expected finite scores")
     return s
 
 # %% ../nbs/02a_stats.ipynb #f071205d
@@ -262,7 +361,10 @@ def nemenyi_groups(ranks:pd.Series, # mean ranks, indexed by system
                    cd:float,        # the critical difference
                   ) -> list[list]:
     "The maximal groups of systems (best first) whose mean ranks all differ by less than `cd`: not significantly different."
+    if isinstance(cd, bool) or not isinstance(cd, (int, float, np.number)) or not (math.isfinite(cd) and cd > 0):
+        raise ValueError(f'cd must be a positive finite critical difference (see nemenyi_cd), got {cd!r}')
     r = pd.Series(ranks, dtype=float).sort_values(kind='stable')
+    if not np.isfinite(r.to_numpy()).all(): raise ValueError(f'ranks: expected a finite mean rank for every system, got {dict(r)}')
     v, out, last = r.to_numpy(), [], -1
     for i in range(len(v)):
         j = i

@@ -50,7 +50,8 @@ def test_bootstrap_interval(data):
     big, small = paired_bootstrap(gold, p['a'], p[200]), paired_bootstrap(gold, p['a'], p[2])
     assert 0 < big['ci'][0] < big['delta'] < big['ci'][1]
     assert small['ci'][0] <= 0 <= small['ci'][1]
-    assert set(big) == {'delta', 'p', 'ci', 'n', 'seed'} and (big['n'], big['seed']) == (1000, 0)
+    assert set(big) == {'delta', 'p', 'p_floor', 'method', 'ci', 'n', 'seed'} and (big['n'], big['seed']) == (1000, 0)
+    assert (big['method'], small['method']) == ('bootstrap', 'exact')   # 2 differing examples: the exact test's p
 
 @pytest.mark.parametrize('test', TESTS)
 def test_seeded_results_repeat(data, test):
@@ -86,13 +87,14 @@ def test_vectorized_macro_f1_equals_the_package_scorer():
 
 def test_the_tests_are_what_they_say():
     """Both tests recomputed the slow way, row by row with `f1_macro`, from the same random draws (the rows of a resample
-    are `rng.integers(0, m, (n, m))`; a shuffle swaps the disagreements where `rng.random((n, d)) < 0.5`)."""
-    gold, p = systems(m=60, seed=5, worse=(6,))
-    g, a, b = np.array(gold), np.array(p['a']), np.array(p[6])
-    n, delta = 40, f1_macro(gold, p['a']) - f1_macro(gold, p[6])
+    are `rng.integers(0, m, (n, m))`; a shuffle swaps the disagreements where `rng.random((n, d)) < 0.5`); 25 disagreements,
+    above the 20 where the exact test takes over."""
+    gold, p = systems(m=60, seed=5, worse=(25,))
+    g, a, b = np.array(gold), np.array(p['a']), np.array(p[25])
+    n, delta = 40, f1_macro(gold, p['a']) - f1_macro(gold, p[25])
     idx = np.random.default_rng(9).integers(0, 60, size=(n, 60))
     d = np.array([f1_macro(list(g[i]), list(a[i])) - f1_macro(list(g[i]), list(b[i])) for i in idx])
-    r = paired_bootstrap(gold, p['a'], p[6], n=n, seed=9)
+    r = paired_bootstrap(gold, p['a'], p[25], n=n, seed=9)
     assert r['delta'] == delta and r['ci'] == pytest.approx(tuple(np.percentile(d, [2.5, 97.5])), abs=1e-12)
     assert r['p'] == min(1.0, 2 * (np.sum(d <= 1e-12) + 1) / (n + 1))
     diff = np.flatnonzero(a != b)
@@ -102,7 +104,7 @@ def test_the_tests_are_what_they_say():
         a2, b2 = a.copy(), b.copy()
         a2[diff[s]], b2[diff[s]] = b[diff[s]], a[diff[s]]
         shuffled.append(f1_macro(gold, list(a2)) - f1_macro(gold, list(b2)))
-    r = approximate_randomization(gold, p['a'], p[6], n=n, seed=9)
+    r = approximate_randomization(gold, p['a'], p[25], n=n, seed=9)
     assert r['p'] == (np.sum(np.abs(shuffled) >= abs(delta) - 1e-12) + 1) / (n + 1)
 
 def test_best_and_ties_marks_the_right_systems(data):
@@ -110,7 +112,7 @@ def test_best_and_ties_marks_the_right_systems(data):
     gold, p = data
     for test in ('bootstrap', 'randomization'):
         t = best_and_ties(gold, {'much worse': p[200], 'a': p['a'], 'slightly worse': p[2], 'copy of a': p['a']}, n=500, test=test)
-        assert list(t.columns) == ['system', 'score', 'p_vs_best', 'tied_with_best', 'best']
+        assert list(t.columns) == ['system', 'score', 'p_vs_best', 'p_floor', 'method', 'tied_with_best', 'best', 'no_test']
         assert list(t.system[t.best]) == ['a'] and math.isnan(t.p_vs_best[t.best].iloc[0])
         assert dict(zip(t.system, t.tied_with_best)) == {'much worse': False, 'a': True, 'slightly worse': True, 'copy of a': True}
         assert t.set_index('system').score.to_dict() == pytest.approx({s: f1_macro(gold, p[k]) for s, k in

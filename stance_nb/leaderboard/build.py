@@ -14,12 +14,12 @@ from ..records import read_predictions
 from ..reference import reference
 from ..robustness import relative_drop, resilience_rel
 from ..experiment import Row, correctness_ratios, common_keys, RunResult
-from ..stats import best_and_ties, mean_ranks, friedman, nemenyi_cd, seed_test
+from ..stats import best_and_ties, mean_ranks, friedman, nemenyi_cd, seed_test, EXACT_MAX_DIFFERING, MIN_TEST_EXAMPLES
 from .spec import NLI_MODEL, NLI_PRESET, FAMILIES, other_papers
 
 # %% auto #0
-__all__ = ['PUBLISHED', 'PUBLISHED_ROWS', 'Leaderboard', 'published', 'gold_and_predictions', 'build_leaderboard',
-           'robust_and_low_resource', 'run_notes']
+__all__ = ['PUBLISHED', 'PUBLISHED_ROWS', 'Leaderboard', 'published', 'dataset_tests', 'significance_stats',
+           'gold_and_predictions', 'build_leaderboard', 'robust_and_low_resource', 'run_notes']
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #3c00e96b
 PUBLISHED = ('schiller2021', '4', 'Schiller et al. (2021), Table 4: macro-F1 of BERT-large for sdl and mdl, mean over 5 seeds')  # beside each cell
@@ -58,6 +58,32 @@ def published(rows:dict,                # benchmark row -> system name
             if len(v): pub[rows[r.name], key] = float(v.iloc[0]); sources.append(source)
     return pub, sources
 
+# %% ../../nbs/11f_leaderboard.build.ipynb #1af0534e
+def dataset_tests(scores:pd.DataFrame, # a run's clean macro-F1 scores, with a `system` column
+                  gold:dict, preds:dict, # per data key: gold labels, and system -> predictions of its first seed
+                  n_resamples:int=1000, seed:int=0, alpha:float=0.05) -> pd.DataFrame:
+    """Per dataset with two systems or more, each system against the dataset's best: `best_and_ties` on the test examples (p,
+    its floor and method, tied, or why there is no test), and `p_seeds`, a paired t-test over seeds where both have 3 or more."""
+    s, tests = scores, []
+    for k, by in sorted(preds.items()):
+        if len(by) < 2: continue
+        t = best_and_ties(gold[k], by, n=n_resamples, seed=seed, alpha=alpha).assign(key=k)
+        vals = {sy: list(s[(s.key == k) & (s.system == sy)].sort_values('seed').value) for sy in by}
+        best = t.system[t.best].iloc[0]
+        t['p_seeds'] = [seed_test(vals[sy], vals[best]).get('p') if sy != best and len(vals[sy]) == len(vals[best]) else None for sy in t.system]
+        tests.append(t)
+    cols = ['system', 'score', 'p_vs_best', 'p_floor', 'method', 'tied_with_best', 'best', 'no_test', 'key', 'p_seeds']
+    return pd.concat(tests, ignore_index=True) if tests else pd.DataFrame(columns=cols)
+
+# %% ../../nbs/11f_leaderboard.build.ipynb #3057658e
+def significance_stats(tests:pd.DataFrame) -> dict:
+    """What the page says of its tests: the rules (exact test, minimum test set), each dataset's range of p-value floors, and the
+    datasets left untested with why."""
+    tested = tests[tests.p_floor.notna()] if len(tests) else tests
+    return dict(exact_max=EXACT_MAX_DIFFERING, min_test_examples=MIN_TEST_EXAMPLES,
+                p_floor={k: [float(g.p_floor.min()), float(g.p_floor.max())] for k, g in tested.groupby('key')} if len(tested) else {},
+                untested={k: str(g.no_test.iloc[0]) for k, g in tests[tests.no_test.astype(bool)].groupby('key')} if len(tests) else {})
+
 # %% ../../nbs/11f_leaderboard.build.ipynb #ed985650
 def gold_and_predictions(prep, res:RunResult, rows:dict) -> tuple[dict, dict]:
     "Per data key: the clean test set's gold labels, and each system's predictions of its first seed (seedless systems: their one job)."
@@ -75,22 +101,13 @@ def gold_and_predictions(prep, res:RunResult, rows:dict) -> tuple[dict, dict]:
 def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resamples:int=1000, seed:int=0, alpha:float=0.05,
                       published:tuple|None=None) -> tuple:
     """The leaderboard of a run: per dataset each system's macro-F1 (mean ± std over seeds) and whether it is significantly below
-    the dataset's best (paired bootstrap on the test examples; with ≥ 3 seeds also a paired t-test over seeds); the published
-    number beside it where there is one; across datasets the mean over the datasets every system has (the paper's side over the
-    same datasets), mean ranks and a Friedman test (Demšar 2006)."""
+    the dataset's best (`dataset_tests`: a paired bootstrap on the test examples, exact where two systems differ on few; with ≥ 3
+    seeds also a paired t-test over seeds); the published number beside it where there is one; across datasets the mean over the
+    datasets every system has (the paper's side over the same datasets), mean ranks and a Friedman test (Demšar 2006)."""
     s = res.scores
     s = s[(s.test == 'test') & (s.ratio == 1.0) & (s.metric == 'f1_macro') & s.row.isin(list(rows))].assign(system=lambda d: d.row.map(rows))
     agg = s.groupby(['system', 'key']).value.agg(['mean', 'std', 'count']).reset_index()
-    tests = []
-    for k, by in sorted(preds.items()):
-        if len(by) < 2: continue
-        t = best_and_ties(gold[k], by, n=n_resamples, seed=seed, alpha=alpha).assign(key=k)
-        vals = {sy: list(s[(s.key == k) & (s.system == sy)].sort_values('seed').value) for sy in by}
-        best = t.system[t.best].iloc[0]
-        t['p_seeds'] = [seed_test(vals[sy], vals[best]).get('p') if sy != best and len(vals[sy]) == len(vals[best]) else None for sy in t.system]
-        tests.append(t)
-    cols = ['key', 'system', 'score', 'p_vs_best', 'tied_with_best', 'best', 'p_seeds']
-    tests = pd.concat(tests, ignore_index=True) if tests else pd.DataFrame(columns=cols)
+    tests = dataset_tests(s, gold, preds, n_resamples, seed, alpha)
     failed = sorted({(rows[f['row']], k) for f in res.failed if f.get('row') in rows and f.get('ratio', 1.0) == 1.0 for k in f.get('keys') or []})
     systems = [rows[r] for r in rows if rows[r] in set(agg.system) | {sy for sy, _ in failed}]
     keys = sorted(set(agg.key) | {k for _, k in failed})
@@ -101,7 +118,8 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
     for k in keys:
         a = agg[agg.key == k].set_index('system')
         table[f'{k}'] = a['mean']; table[f'{k} std'] = a['std']; table[f'{k} n'] = a['count']
-        if len(tests): table[f'{k} tied'] = tests[tests.key == k].set_index('system').tied_with_best
+        if len(tests):   # untested (None) becomes NaN, shown as '–' on the page
+            table[f'{k} tied'] = tests[tests.key == k].set_index('system').tied_with_best.map({True: True, False: False})
         if any((sy, k) in pub for sy in systems): table[f'{k} published'] = [pub.get((sy, k), np.nan) for sy in systems]
     o = res.scores   # each dataset's own metric, where it is not macro-F1 (FNC-1's score, SemEval-2016's F1 avg, X-stance's F1, ...)
     o = o[(o.test == 'test') & (o.ratio == 1.0) & (o.metric != 'f1_macro') & o.row.isin(list(rows)) & o.key.isin(keys)]
@@ -115,7 +133,8 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
                                    for sy in systems]
     stats = dict(common=common, left_out={k: 'not every system has it' for k in keys if k not in common}, n_resamples=n_resamples,
                  seed=seed, alpha=alpha, seeds=sorted({int(x) for x in s.seed.dropna()}), test='paired bootstrap of macro-F1 on the test examples',
-                 failed=[list(f) for f in failed], published='; '.join(sources) if pub else None, official=official)
+                 failed=[list(f) for f in failed], published='; '.join(sources) if pub else None, official=official,
+                 **significance_stats(tests))
     if len(common) >= 2 and len(systems) >= 2:
         table['mean rank'] = mean_ranks(mean[common])
     if len(common) >= 2 and len(systems) >= 3:

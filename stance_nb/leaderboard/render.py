@@ -25,12 +25,13 @@ def _fmt(v, std=None) -> str:
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #df6e2fb4
 def _cell(lb:Leaderboard, r, k:str, failed:set) -> str:
-    "One per-dataset cell of the table: mean ± std, bold when best, † when tied with the best, the published number in parentheses."
+    """One per-dataset cell of the table: mean ± std, bold when best, † when tied with the best, '(no test)' on an untested dataset,
+    the published number in parentheses."""
     t = lb.table
     if r[k] != r[k]: return 'failed' if (r['system'], k) in failed else '–'
     c = _fmt(r[k], r[f'{k} std'])
     tied = f'{k} tied' in t and r.get(f'{k} tied') == r.get(f'{k} tied') and bool(r.get(f'{k} tied'))
-    c = f"**{c}**" if r[k] == t[k].max() else c + (' †' if tied else '')
+    c = f"**{c}**" if r[k] == t[k].max() else c + (' †' if tied else ' (no test)' if k in (lb.stats.get('untested') or {}) else '')
     p = r.get(f'{k} published')
     return c + (f" ({p:.3f})" if p is not None and p == p else '')
 
@@ -71,6 +72,20 @@ def _imported_notes(lb:Leaderboard) -> list:
                                     "holds the precision's effect as well as the system's.")
     return notes
 
+# %% ../../nbs/11g_leaderboard.render.ipynb #653285e6
+def _significance_rules(st:dict) -> list:
+    "The notes on how far the per-dataset tests reach: each dataset's floor of the p-values, and the minimum-n rule with what it left out."
+    out = []
+    if st.get('p_floor'):
+        out.append("floor of the p-values (the smallest p a test can give on the data: 2/(resamples + 1), and 2^(1−k) for a system that "
+                   "differs from the best on k examples; a floor above α means that system cannot be found below the best): "
+                   + '; '.join(f"{k} {lo:.3g}" + (f" to {hi:.3g}" if hi != lo else '') for k, (lo, hi) in st['p_floor'].items()) + '.')
+    if st.get('min_test_examples'):
+        out.append(f"no test on a test set of fewer than {st['min_test_examples']} examples: its cells are marked (no test), never † and "
+                   "never called below the best" + (f"; untested here: {'; '.join(f'{k} ({v})' for k, v in st['untested'].items())}"
+                                                    if st.get('untested') else '') + '.')
+    return out
+
 # %% ../../nbs/11g_leaderboard.render.ipynb #be0e7a6c
 def cell_notes(lb:Leaderboard) -> list:
     "The notes on the cells and their tests: the metric and seeds, bold and †, the published numbers, the common datasets, Friedman."
@@ -79,7 +94,10 @@ def cell_notes(lb:Leaderboard) -> list:
     if st.get('imported'): notes = _imported_notes(lb)[:1] + notes + _imported_notes(lb)[1:]
     else:
         notes.append(f"**bold**: the dataset's best; †: not significantly below it ({st['test']} of each system's first seed, {st['n_resamples']} "
-                     f"resamples, seed {st['seed']}, α = {st['alpha']}; with 3 seeds or more the tests file also holds a paired t-test over seeds).")
+                     f"resamples, seed {st['seed']}, α = {st['alpha']}"
+                     + (f"; the exact permutation test where a system differs from the best on {st['exact_max']} examples or fewer"
+                        if st.get('exact_max') else '') + "; with 3 seeds or more the tests file also holds a paired t-test over seeds).")
+        notes += _significance_rules(st)
     if st.get('published'):
         notes.append(f"(in parentheses): the published number, {st['published']}; "
                      "paper mean: its mean over the same datasets, where it prints all of them.")
