@@ -14,8 +14,8 @@ from .core import atomic_write, write_json, json_default, StanceDataError, Phase
 from .core import git_sha, library_versions, hardware, load_average as machine_load
 
 # %% auto #0
-__all__ = ['write_jsonl', 'read_jsonl', 'clean_label', 'clean_labels', 'write_predictions', 'read_predictions', 'RunRecord',
-           'record_run', 'read_runs']
+__all__ = ['write_jsonl', 'read_jsonl', 'clean_label', 'LabelsNormalised', 'clean_labels', 'write_predictions',
+           'read_predictions', 'RunRecord', 'record_run', 'read_runs']
 
 # %% ../nbs/00a_records.ipynb #cff13a9e
 def write_jsonl(path:str|Path, rows:Iterable[dict]) -> Path:
@@ -50,6 +50,9 @@ def clean_label(value:str) -> str:
     return ''.join(c for c in unicodedata.normalize('NFKC', value) if unicodedata.category(c) != 'Cf').strip()
 
 # %% ../nbs/00a_records.ipynb #aa933ff4
+class LabelsNormalised(UserWarning):
+    "Label values of a file changed by `clean_label` (beyond their spaces); shown even where other loader warnings are silenced."
+
 def clean_labels(values:Iterable,      # labels as read (non-strings are passed through for the caller to refuse)
                  source:str|Path|None=None, # the file they come from, named in the warning
                  field:str='label',    # the field or column, named in the warning
@@ -60,7 +63,7 @@ def clean_labels(values:Iterable,      # labels as read (non-strings are passed 
     changed = [v for v in values if isinstance(v, str) and out[v] != v.strip()]
     if changed:
         warnings.warn(f"{source or '<labels>'}: {len(changed)} {field} value(s) changed by Unicode normalisation (NFKC, invisible characters "
-                      f"removed), e.g. {changed[0]!r} -> {out[changed[0]]!r}", stacklevel=2)
+                      f"removed), e.g. {changed[0]!r} -> {out[changed[0]]!r}", LabelsNormalised, stacklevel=2)
     return [out[v] if isinstance(v, str) else v for v in values]
 
 # %% ../nbs/00a_records.ipynb #9e6d994d

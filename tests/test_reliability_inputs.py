@@ -104,13 +104,15 @@ def test_evaluate_gold_with_invisible_characters(tmp_path):
     assert 'train.csv: 2 label value(s) changed' in err and 'test.csv: 1 label value(s) changed' in err, err[-3000:]
 
 def test_baselines_on_labels_with_invisible_characters(tmp_path, monkeypatch):
-    "The majority baseline over a training file with `FAVOR\\u200b` labels: FAVOR is one class, and the test score is the true one."
+    """The majority baseline over a training file with `FAVOR\\u200b` labels: FAVOR is one class, the test score is the true one
+    (0.33 with a class of its own) and the warning reaches the user through the experiment layer, which silences other loader warnings."""
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'outputs'))
     opts = _own(tmp_path, {2: 'FAVOR\u200b', 4: 'FAVOR\u200b'}, {7: 'FAVOR\u200b', 8: 'FAVOR'})
     code, out, err = _cli(['baselines', *opts, '--systems', 'majority', '--seeds', '1', '--output-dir', str(tmp_path/'out'), '--json'])
     assert code == 0, err[-3000:]
     res = json.loads(out)
     assert res['data']['labels'] == ['AGAINST', 'FAVOR'] and res['test']['majority']['f1_macro']['mean'] == 1.0, res['test']
+    assert 'train.csv: 2 label value(s) changed by Unicode normalisation' in err, err[-3000:]
 
 # ================================================================ model folders: the tokenizer files and the vocabulary
 
