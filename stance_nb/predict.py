@@ -6,6 +6,7 @@
 from __future__ import annotations
 import json
 from pathlib import Path
+from .hub import check_model_folder
 
 # %% auto #0
 __all__ = ['load_predictor']
@@ -32,6 +33,7 @@ def load_predictor(run:str|Path,        # run folder, model folder, or fastText 
     md = p/'model' if (p/'model').is_dir() else p
     rec = next((json.loads(r.read_text(encoding='utf-8')) for r in (p/'record.json', md.parent/'record.json') if r.exists()), {})
     params = rec.get('params', {})
+    check_model_folder(md/'encoder' if (md/'mdl_config.json').exists() else md, 'run')   # its tokenizer files, before any prediction
     if (md/'mdl_config.json').exists(): return _mdl_predictor(md, params.get('config', {}), head, batch_size, mixed_precision)
     if not (md/'config.json').exists():
         raise FileNotFoundError(f"{p}: no model (expected model/config.json, model/mdl_config.json or a fastText file)")

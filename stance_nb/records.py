@@ -4,7 +4,7 @@
 
 # %% ../nbs/00a_records.ipynb #c2cfd231
 from __future__ import annotations
-import dataclasses, json, os, resource, time
+import dataclasses, json, os, resource, time, unicodedata, warnings
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Iterable
@@ -14,8 +14,8 @@ from .core import atomic_write, write_json, json_default, StanceDataError, Phase
 from .core import git_sha, library_versions, hardware, load_average as machine_load
 
 # %% auto #0
-__all__ = ['write_jsonl', 'read_jsonl', 'write_predictions', 'read_predictions', 'cpu_seconds', 'RunRecord', 'record_run',
-           'read_runs']
+__all__ = ['write_jsonl', 'read_jsonl', 'clean_label', 'LabelsNormalised', 'clean_labels', 'write_predictions',
+           'read_predictions', 'cpu_seconds', 'RunRecord', 'record_run', 'read_runs']
 
 # %% ../nbs/00a_records.ipynb #cff13a9e
 def write_jsonl(path:str|Path, rows:Iterable[dict]) -> Path:
@@ -44,6 +44,28 @@ def read_jsonl(path:str|Path, required:Iterable[str]=(), encoding:str='utf-8',
         out.append((i, rec) if line_numbers else rec)
     return out
 
+# %% ../nbs/00a_records.ipynb #746fb32f
+def clean_label(value:str) -> str:
+    "`value` in the form labels are compared in: NFKC, no invisible format characters (category `Cf`), no surrounding spaces."
+    return ''.join(c for c in unicodedata.normalize('NFKC', value) if unicodedata.category(c) != 'Cf').strip()
+
+# %% ../nbs/00a_records.ipynb #aa933ff4
+class LabelsNormalised(UserWarning):
+    "Label values of a file changed by `clean_label` (beyond their spaces); shown even where other loader warnings are silenced."
+
+def clean_labels(values:Iterable,      # labels as read (non-strings are passed through for the caller to refuse)
+                 source:str|Path|None=None, # the file they come from, named in the warning
+                 field:str='label',    # the field or column, named in the warning
+                ) -> list:
+    "`values` through `clean_label`; one warning names the file, how many values changed (beyond spaces) and an example."
+    values = list(values)
+    out = {v: clean_label(v) for v in set(v for v in values if isinstance(v, str))}
+    changed = [v for v in values if isinstance(v, str) and out[v] != v.strip()]
+    if changed:
+        warnings.warn(f"{source or '<labels>'}: {len(changed)} {field} value(s) changed by Unicode normalisation (NFKC, invisible characters "
+                      f"removed), e.g. {changed[0]!r} -> {out[changed[0]]!r}", LabelsNormalised, stacklevel=2)
+    return [out[v] if isinstance(v, str) else v for v in values]
+
 # %% ../nbs/00a_records.ipynb #9e6d994d
 def write_predictions(path:str|Path, labels:Iterable) -> Path:
     "Write predictions in the official format (JSONL, one `{\"label\": ...}` per line in test-file order), atomically."
@@ -51,8 +73,8 @@ def write_predictions(path:str|Path, labels:Iterable) -> Path:
 
 # %% ../nbs/00a_records.ipynb #639a77a1
 def read_predictions(path:str|Path) -> list:
-    "Read an official-format predictions file (JSONL, one `{\"label\": ...}` per line) into a list of labels."
-    return [r['label'] for r in read_jsonl(path, required=['label'])]
+    "Read an official-format predictions file (JSONL, one `{\"label\": ...}` per line) into a list of labels (`clean_labels`)."
+    return clean_labels([r['label'] for r in read_jsonl(path, required=['label'])], path)
 
 # %% ../nbs/00a_records.ipynb #8652fa88
 def cpu_seconds() -> float:

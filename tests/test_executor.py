@@ -112,10 +112,16 @@ def test_three_workers_one_killed(data, tmp_path):
     t4 = render(prep.exp, res, out=tmp_path)['4']
     assert set(t4[t4.row == 'Broken'].status) == {'failed'} and (t4[t4.row == 'Sleepy'].n == 5).all()
 
+def _unloadable_model(bad:Path) -> Path:
+    "A model folder with its tokenizer files (a WordPiece vocab.txt) whose model cannot be built (hidden size 0)."
+    bad.mkdir(); (bad/'config.json').write_text('{"model_type": "bert", "hidden_size": 0}')
+    (bad/'vocab.txt').write_text('\n'.join(['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'] + [f'w{i}' for i in range(200)]) + '\n')
+    return bad
+
 def test_failed_job_through_the_cli(data, tmp_path, capfd, monkeypatch):
     "A BERT job whose model folder does not load: its cell says failed with the reason, the other rows' numbers are there, and the command exits 1."
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
-    bad = tmp_path/'model'; bad.mkdir(); (bad/'config.json').write_text('{"model_type": "bert", "hidden_size": 0}')
+    bad = _unloadable_model(tmp_path/'model')
     _, err = _cli(['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline,BERT_SDL', '-p', f'data_dir={data}',
                    '-p', 'datasets=ibmcs', '-p', 'seeds=1', '-p', 'ratios=1.0', '-p', f'model={bad}', '--output-dir', str(tmp_path/'o')], capfd, code=1)
     line = [l for l in err.splitlines() if l.startswith('stance_nb')]
@@ -315,7 +321,7 @@ def test_plan_here_cannot_price_a_model_that_does_not_load(data, tmp_path, capfd
     import torch
     if torch.cuda.is_available(): pytest.skip('a GPU is here')
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
-    bad = tmp_path/'model'; bad.mkdir(); (bad/'config.json').write_text('{"model_type": "bert", "hidden_size": 0}')
+    bad = _unloadable_model(tmp_path/'model')
     res, err = _cli(['reproduce', 'benchmark', '-p', f'data_dir={data}', '-p', 'datasets=ibmcs', '-p', 'rows=BERT_SDL', '-p', 'seeds=1',
                      '-p', 'ratios=1.0', '-p', f'model={bad}', '--output-dir', str(tmp_path/'o'), '--plan'], capfd)
     assert res['plan']['unknown'] == 1 and f'cannot price: {bad} not loadable here' in err and 'TFLOP/s' not in err, err

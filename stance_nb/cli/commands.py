@@ -10,6 +10,7 @@ from pathlib import Path
 from .options import UsageError, data_spec, config_changes, given_args, split_names, PLAN_SKIP, BASELINE_SYSTEMS
 from ..predict import load_predictor
 from ..core import StanceDataError
+from ..hub import check_model_folder
 
 # %% auto #0
 __all__ = ['COMMANDS', 'list_presets', 'reproduce_args']
@@ -80,6 +81,12 @@ def announce_cost(cfg, frames:list, runs:int=1) -> dict|None:
           f"≈ {duration_text(est[0])}, predicting {n_pr:,} ≈ {duration_text(est[1])}; measured on a few steps here)", flush=True)
     return dict(train_seconds=est[0], predict_seconds=est[1], train_examples=n_tr, predict_examples=n_pr, tokens=length)
 
+# %% ../../nbs/12a_cli.commands.ipynb #a2c389a4
+def _model_folder(model:str) -> None:
+    "`check_model_folder` as a usage error (exit 2): a local model folder without its tokenizer stops before any data is read."
+    try: check_model_folder(model, '--model')
+    except ValueError as e: raise UsageError(str(e)) from None
+
 # %% ../../nbs/12a_cli.commands.ipynb #f3b3e924
 def _train(args) -> dict:
     from stance_nb.data import DATASETS
@@ -94,6 +101,7 @@ def _train(args) -> dict:
         plan = replace(PRESETS[args.preset].plan, **plan_changes).validate()
     except ValueError as e: raise UsageError(str(e))
     if not cfg.model: raise UsageError(f"preset {args.preset!r} names no model; give --model")
+    _model_folder(cfg.model)
     info = DATASETS[spec.dataset]
     df = _load(spec, args)
     labels = list(df.attrs.get('labels') or info.labels)
@@ -133,6 +141,7 @@ def _mdl(args) -> dict:
     try: cfg = MDLConfig.preset(args.preset, **config_changes(args, MDLConfig))
     except ValueError as e: raise UsageError(str(e))
     if not cfg.model: raise UsageError(f"preset {args.preset!r} names no model; give --model")
+    _model_folder(cfg.model)
     datasets = list(args.datasets)
     if spec is not None:
         df = _load(spec, args)
@@ -219,19 +228,20 @@ def _predict(args) -> dict:
 # %% ../../nbs/12a_cli.commands.ipynb #61b4c393
 def _read_pred(path:str, column:str, id_column:str='id') -> tuple[list, list|None, list]:
     """Predicted labels from the official JSONL (`{"label": ...}`, with `"id"` when known) or from a CSV's `column` (and `id_column`
-    when it has one): labels, ids (`None` when the file has none) and each prediction's line or row number."""
+    when it has one): labels (`clean_labels`), ids (`None` when the file has none) and each prediction's line or row number."""
     from stance_nb.data.core import read_table
-    from stance_nb.records import read_jsonl
+    from stance_nb.records import read_jsonl, clean_labels
     if Path(path).suffix.lower() in ('.csv', '.tsv'):
         t = read_table(path, required=[column])
-        return t[column].tolist(), t[id_column].tolist() if id_column in t.columns else None, list(range(1, len(t) + 1))
+        return (clean_labels(t[column].tolist(), path, column),
+                t[id_column].tolist() if id_column in t.columns else None, list(range(1, len(t) + 1)))
     recs = read_jsonl(path, required=['label'], line_numbers=True)
     with_id = [n for n, r in recs if 'id' in r]
     if with_id and len(with_id) < len(recs):
         n = next(n for n, r in recs if 'id' not in r)
         raise StanceDataError("a prediction without an id among predictions with ids", path=path, row=n, field='id',
                               expected='an id on every line or on none')
-    return [r['label'] for n, r in recs], [r['id'] for n, r in recs] if with_id else None, [n for n, r in recs]
+    return clean_labels([r['label'] for n, r in recs], path), [r['id'] for n, r in recs] if with_id else None, [n for n, r in recs]
 
 # %% ../../nbs/12a_cli.commands.ipynb #341248ff
 def match_predictions(test, labels:list, ids:list|None, rows:list, path:str) -> tuple[list, str]:

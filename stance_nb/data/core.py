@@ -12,6 +12,7 @@ import pandas as pd
 from ..core import data_dir as _data_dir, StanceDataError
 from ..core import sha256_file
 from ..registry import Registry
+from ..records import clean_labels
 
 # %% auto #0
 __all__ = ['TIDY_COLUMNS', 'SPLITS', 'STANCE_LABELS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load',
@@ -113,6 +114,7 @@ def load(name:str,            # a key of `DATASETS`
     df = _from_hub(info, hub_path, options) if source == 'hub' else info.loader(folder, **{**info.options, **options})
     attrs = dict(df.attrs)
     df = df.reset_index(drop=True)
+    if 'label' in df: df['label'] = clean_labels(df['label'].tolist(), folder or hub_path or name)   # every loader's labels, one form
     df.attrs.update(attrs, dataset=name)
     if info.labels is not None: df.attrs.setdefault('labels', list(info.labels))
     if info.pair is not None: df.attrs['pair'] = info.pair

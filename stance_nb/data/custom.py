@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from ..core import StanceDataError
 from .core import register_dataset, read_table, SPLITS, TIDY_COLUMNS
-from ..records import read_jsonl
+from ..records import read_jsonl, clean_label, clean_labels
 
 # %% auto #0
 __all__ = ['load_csv', 'load_jsonl']
@@ -103,11 +103,12 @@ def _part(fsplit, path:Path, raw:pd.DataFrame, rows, colmap:dict, split:str, spl
         if not allow_empty_text and not t.strip(): raise StanceDataError('empty text', **at('text'),
                                                                          expected='a non-empty string (or allow_empty_text=True)')
         out['text'].append(_valid_unicode(t, at('text')))
-        lab = _valid_unicode(_value(cols['label'][i], 'label', at('label')), at('label')).strip()
+        out['label'].append(_valid_unicode(_value(cols['label'][i], 'label', at('label')), at('label')))
+    out['label'] = clean_labels(out['label'], path, colmap['label'])
+    for r, lab, was in zip(rows, out['label'], cols['label']):
         if lab.casefold() in _NA_LABELS and lab not in label_ok:
-            raise StanceDataError(f"missing label {cols['label'][i]!r}", **at('label'),
+            raise StanceDataError(f"missing label {was!r}", path=path, row=r, field=colmap['label'],
                                   expected='a label (declare it in labels= or map it with label_map= if it is one)')
-        out['label'].append(lab)
     df = pd.DataFrame(out)
     if colmap['id'] is not None and (dup := df.id[df.id.duplicated()]).size:
         first = df.index[df.id == dup.iloc[0]]
@@ -118,22 +119,32 @@ def _part(fsplit, path:Path, raw:pd.DataFrame, rows, colmap:dict, split:str, spl
     df['_path'], df['_row'] = str(path), list(rows)
     return df
 
+# %% ../../nbs/01c_data.custom.ipynb #d91692df
+def _one_spelling(df:pd.DataFrame, declared:set, where):
+    "Refuse labels equal up to case (after `clean_label`) unless every spelling is declared; the error counts each spelling."
+    counts, groups = df.label.value_counts(), {}
+    for l in sorted(set(df.label) | declared): groups.setdefault(l.casefold(), []).append(l)
+    if not (variants := [g for g in groups.values() if len(g) > 1 and not set(g) <= declared]): return
+    g = variants[0]
+    first = lambda l: int(df.index[df.label == l][0])
+    odd = min((l for l in g if l not in declared), key=lambda l: (counts[l], -first(l)))   # the rarer undeclared spelling (ties: the later)
+    keep = next((l for l in g if l in declared), max((l for l in g if l != odd), key=lambda l: counts.get(l, 0)))
+    n = ', '.join(f"{l!r} in {counts.get(l, 0)} row(s){' (declared)' if l in declared else ''}" for l in g)
+    raise StanceDataError(f'labels that differ only in case: {variants} ({n})', **where(df.label == odd),
+                          expected=f"one spelling per label (map them with label_map={{{odd!r}: {keep!r}, ...}})")
+
 # %% ../../nbs/01c_data.custom.ipynb #effd7375
 def _labels(df:pd.DataFrame, labels, label_map:dict|None, field:str) -> tuple[list, str]:
     "Map labels through `label_map`, refuse case variants of one label; the label list and where it came from."
     def where(mask): r = df[mask].iloc[0]; return dict(path=r._path, row=int(r._row), field=field)
     if label_map is not None:
-        m = {str(k).strip(): str(v) for k, v in label_map.items()}
+        m = {clean_label(str(k)): str(v) for k, v in label_map.items()}
         if (miss := ~df.label.isin(m)).any():
             raise StanceDataError(f'label {df.label[miss].iloc[0]!r} is not in label_map', **where(miss),
                                   expected=f'a key of label_map {sorted(m)}; labels seen: {sorted(df.label.unique())}')
         df['label'] = df.label.map(m)
-    seen, declared = sorted(df.label.unique()), set() if labels is None else {str(l) for l in labels}
-    groups = {}
-    for l in seen: groups.setdefault(l.casefold(), []).append(l)
-    if variants := [g for g in groups.values() if len(g) > 1 and not set(g) <= declared]:
-        raise StanceDataError(f'labels that differ only in case: {variants}', **where(df.label == variants[0][1]),
-                              expected=f"one spelling per label (map them with label_map={{{variants[0][1]!r}: {variants[0][0]!r}, ...}})")
+    seen, declared = sorted(df.label.unique()), set() if labels is None else {clean_label(str(l)) for l in labels}
+    _one_spelling(df, declared, where)
     if labels is not None: return sorted(declared), 'the declared labels'
     train = df.split == 'train'
     return sorted(df.label[train].unique() if train.any() else seen), 'the labels of the train rows' if train.any() else 'the labels found'
@@ -153,7 +164,7 @@ def _overlap(df:pd.DataFrame, colmap:dict):
 # %% ../../nbs/01c_data.custom.ipynb #a9fe756a
 def _tidy(parts:list, labels, split:str, split_map, allow_empty_text:bool, label_map:dict|None=None, allow_overlap:bool=False) -> pd.DataFrame:
     "Build the tidy table from `(split or None, path, raw DataFrame, row numbers, column map)` parts and validate it."
-    label_ok = {str(k).strip() for k in (label_map or {})} | {str(l) for l in (labels or [])}
+    label_ok = {clean_label(str(k)) for k in (label_map or {})} | {clean_label(str(l)) for l in (labels or [])}
     frames, has_target = [], None
     for fsplit, path, raw, rows, colmap in parts:
         tgt = colmap['target'] is not None

@@ -10,7 +10,7 @@ import pandas as pd
 from ..core import StanceDataError
 from .core import register_dataset, require_file, require_text, read_table, SPLITS
 from .benchmark import read_json_file
-from ..records import read_jsonl
+from ..records import read_jsonl, clean_labels
 
 # %% auto #0
 __all__ = ['HYDRATED', 'HYDRATE_HOWTO', 'PSTANCE_TARGETS', 'PSTANCE_LABELS', 'PSTANCE_FILES', 'PSTANCE_COUNTS', 'COVID19_TARGETS',
@@ -68,6 +68,7 @@ def read_split_csv(path:str|Path,
     df = read_table(path, required=list(columns), encoding=encoding, check_fields=True)
     back = {v: k for k, v in columns.items()}
     out = df[list(columns)].rename(columns=columns)
+    out['label'] = clean_labels(out['label'].tolist(), path, back['label'])
     for i, r in enumerate(out.to_dict('records'), 1):
         if r['label'] not in labels:
             raise StanceDataError(f"unknown label {r['label']!r}", path=path, row=i, field=back['label'], expected=f'one of {sorted(labels)}')
@@ -271,6 +272,7 @@ def load_mtsd(folder:Path,
     cols = ['ID', 'Tweet', 'Target 1', 'Stance 1', 'Target 2', 'Stance 2', 'Test/Train/Dev']
     df = read_table(path, required=cols, check_fields=True)
     want, rows = want_splits(splits), []
+    for k in (1, 2): df[f'Stance {k}'] = clean_labels(df[f'Stance {k}'].tolist(), path, f'Stance {k}')
     for i, r in enumerate(df.to_dict('records'), 1):
         if r['Test/Train/Dev'] not in MTSD_SPLITS:
             raise StanceDataError(f"unknown split {r['Test/Train/Dev']!r}", path=path, row=i, field='Test/Train/Dev',
@@ -333,6 +335,7 @@ def load_rumoureval2017(folder:Path,
         if part not in posts: posts[part] = read_threads(require_file(folder, RUMOUREVAL2017_THREADS[part], 'rumoureval2017'), events=part != 'test')
         key = read_json_file(kp)
         if not isinstance(key, dict): raise StanceDataError('not a JSON object', path=kp, expected='{tweet id: label}')
+        key = dict(zip(key, clean_labels(key.values(), kp)))
         for tid, lab in key.items():
             if lab not in RUMOUREVAL_LABELS:
                 raise StanceDataError(f"unknown label {lab!r}", path=kp, field=tid, expected=f'one of {list(RUMOUREVAL_LABELS)}')

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 from ..core import data_dir as _data_dir, StanceDataError
 from ..data import load, DATASETS
+from ..records import LabelsNormalised
 from .spec import DataSpec, SAFE_NAME
 from ..registry import UnknownName, unknown_message
 
@@ -72,7 +73,7 @@ def load_data(spec:DataSpec,            # what to load
     if train_ratio != 1.0 and 'train_ratio' in info.options: opts['train_ratio'] = train_ratio
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
+            warnings.simplefilter('ignore'); warnings.simplefilter('default', LabelsNormalised)   # say when a label was normalised
             df = load(spec.dataset, data_dir, **opts)
     except (StanceDataError, FileNotFoundError) as e:
         where = _data_dir(data_dir, info.folder) if info.folder else data_dir

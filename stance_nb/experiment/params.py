@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 from fastcore.docments import docments
 from ..core import as_list
+from ..hub import check_model_folder
 from ..registry import Registry
 from .spec import SAFE_NAME, EXECUTORS, get_experiment
 
@@ -59,8 +60,10 @@ def _is(v, tp) -> bool:
 _HUB_ID = re.compile(r'^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$')   # `bert-base-uncased`, `dbmdz/bert-base-german-uncased`
 
 def _check_model_ref(name:str, v:str):
-    "A model parameter names a local file or folder that exists, or something shaped like a Hub id; else the error names the parameter."
-    if Path(v).expanduser().exists() or (_HUB_ID.match(v) and not v.startswith(('.', '~'))): return
+    """A model parameter names a local file or folder that exists (a folder with its tokenizer files, `check_model_folder`), or
+    something shaped like a Hub id; else the error names the parameter."""
+    if Path(v).expanduser().exists(): return check_model_folder(v, f'parameter {name}')
+    if _HUB_ID.match(v) and not v.startswith(('.', '~')): return
     raise ValueError(f"parameter {name}={v!r}: no such local file or folder, and not a Hugging Face Hub id "
                      "(expected an existing path, or an id like bert-base-uncased or an-org/a-model)")
 

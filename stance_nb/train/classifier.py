@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 from ..core import outputs_dir, set_seed, write_json, run_id, StanceDataError, is_quiet
+from ..hub import check_model_folder
 from ..claims import RunLock
 from ..metrics import METRICS, accuracy, score
 from ..records import RunRecord, write_predictions
@@ -84,8 +85,9 @@ def _check_model(cfg:TrainConfig, conf) -> None:
 
 # %% ../../nbs/05f_train.classifier.ipynb #5b352f97
 def _model_config(cfg:TrainConfig):
-    "The model's config, or a `ValueError` naming `TrainConfig.model` when there is no model at that name or folder."
+    "The model's config, or a `ValueError` naming `TrainConfig.model` when there is no model at that name or folder (or no tokenizer in it)."
     from transformers import AutoConfig
+    check_model_folder(cfg.model, 'TrainConfig.model')
     try: return AutoConfig.from_pretrained(cfg.model, trust_remote_code=cfg.trust_remote_code)
     except (OSError, ValueError) as e:
         raise ValueError(f"TrainConfig.model={cfg.model!r}: no model found ({type(e).__name__}: {(str(e).splitlines() or [''])[0]}) "
@@ -96,6 +98,7 @@ def check_encoder(model:str, trust_remote_code:bool=False) -> None:
     """Stop before any work when `model` (a folder or a Hub id) does not load as a Hugging Face encoder with its tokenizer:
     the `ValueError` names the model and what failed (config or tokenizer) with the library's first line."""
     from transformers import AutoConfig, AutoTokenizer
+    check_model_folder(model)   # a local folder: its tokenizer files, and a tokenizer that fits the embeddings
     for what, load in (('config', AutoConfig), ('tokenizer', AutoTokenizer)):
         try: load.from_pretrained(model, trust_remote_code=trust_remote_code)
         except Exception as e:   # transformers raises OSError, ValueError, KeyError or a tokenizers exception, depending on what is wrong

@@ -13,6 +13,7 @@ import pandas as pd
 import torch
 
 from ...core import set_seed, outputs_dir, write_json, write_csv, run_id
+from ...hub import check_model_folder
 from ...claims import RunLock
 from ...records import RunRecord, write_predictions
 from ...train import (FitResult, EncodedDataset, PadCollator, PackCollator, check_packing, fit, predict_logits, latest_checkpoint,
@@ -117,6 +118,7 @@ def train_mdl(datasets,                  # names of registered datasets, `Task`s
     cfg = config or MDLConfig.preset('paper')
     model = str(model if model is not None else cfg.model)
     if not model: raise ValueError("no encoder: give train_mdl a model or a config whose `model` names one")
+    check_model_folder(model)   # a local folder: its tokenizer files, before any work
     seed = cfg.seed if seed is None else seed
     tcfg = replace(cfg, model=model, seed=seed,   # the shared loop's settings are the config's own fields; one epoch for all:
                    select_best_epoch=cfg.selection == 'overall').validate()   # the loop keeps that epoch's weights
