@@ -4,12 +4,12 @@
 
 # %% ../nbs/00e_page.ipynb #0500b301
 from __future__ import annotations
-import html
+import html, re
 from typing import Mapping, Sequence
 import pandas as pd
 
 # %% auto #0
-__all__ = ['html_table', 'section', 'html_page']
+__all__ = ['html_table', 'section', 'inline_html', 'markdown_html', 'html_page']
 
 # %% ../nbs/00e_page.ipynb #9de4e3d4
 def html_table(df:pd.DataFrame,               # the table as it should read: formatted strings or numbers
@@ -38,6 +38,39 @@ def section(heading:str, sentences:Sequence[str]=(), tables:Sequence[str]=(), le
     "A heading, its findings (one sentence per list item) and its tables (`html_table`'s)."
     items = ''.join(f'<li>{html.escape(s)}</li>' for s in sentences)
     return f'<h{level}>{html.escape(heading)}</h{level}>' + (f'<ul>{items}</ul>' if items else '') + ''.join(tables)
+
+# %% ../nbs/00e_page.ipynb #6705a705
+_INLINE = ((re.compile(r'\*\*(.+?)\*\*'), r'<b>\1</b>'), (re.compile(r'`([^`]+)`'), r'<code>\1</code>'))
+
+def inline_html(text:str) -> str:
+    "One line of Markdown as HTML: escaped, with `**bold**` and `` `code` `` rendered."
+    out = html.escape(text, quote=False)
+    for pattern, repl in _INLINE: out = pattern.sub(repl, out)
+    return out
+
+# %% ../nbs/00e_page.ipynb #585f7d60
+def _pipe_table(lines:Sequence[str]) -> str:
+    "A Markdown pipe table (header, rule, rows) as an HTML table, each cell's Markdown rendered."
+    cells = [[c.strip() for c in l.strip().strip('|').split('|')] for l in lines]
+    body = [r for r in cells[1:] if not all(set(c) <= set('-: ') for c in r)]   # the |---| rule is layout, not a row
+    row = lambda r, tag: '<tr>' + ''.join(f'<{tag}>{inline_html(c)}</{tag}>' for c in r) + '</tr>'
+    return f"<table><thead>{row(cells[0], 'th')}</thead><tbody>{''.join(row(r, 'td') for r in body)}</tbody></table>"
+
+# %% ../nbs/00e_page.ipynb #a554188a
+def markdown_html(md:str) -> str:
+    "The package's Markdown (headings, pipe tables, `- ` lists, paragraphs) as HTML, with no Markdown left in its text."
+    out, lines, i = [], md.splitlines(), 0
+    while i < len(lines):
+        line, j = lines[i], i + 1
+        if line.startswith('#'):
+            n = len(line) - len(line.lstrip('#')); out.append(f'<h{n}>{inline_html(line[n:].strip())}</h{n}>')
+        elif line.startswith(('|', '- ')):
+            while j < len(lines) and lines[j].startswith(line[:2] if line[0] == '-' else '|'): j += 1
+            block = lines[i:j]
+            out.append(_pipe_table(block) if line[0] == '|' else '<ul>' + ''.join(f'<li>{inline_html(l[2:])}</li>' for l in block) + '</ul>')
+        elif line.strip(): out.append(f'<p>{inline_html(line)}</p>')
+        i = j
+    return '\n'.join(out)
 
 # %% ../nbs/00e_page.ipynb #77ccb8f0
 _CSS = ('body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;line-height:1.4}'

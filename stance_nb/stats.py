@@ -327,7 +327,8 @@ def mean_ranks(scores:pd.DataFrame, # rows = systems, columns = datasets, higher
 def friedman(scores:pd.DataFrame, # rows = systems (at least 3), columns = datasets (at least 2), higher is better
             ) -> dict:
     """Friedman test of equal mean ranks (`scipy.stats.friedmanchisquare`, with its correction for ties): `statistic`, `p`,
-    `k` systems, `N` datasets, `ranks`, and the Iman-Davenport F statistic `iman_davenport` with its p `iman_davenport_p`."""
+    `k` systems, `N` datasets, `ranks`, the Iman-Davenport F statistic `iman_davenport` with its p `iman_davenport_p`, and `p_floor`,
+    the smallest p a table of this size can give (every dataset ranking the systems alike: χ² = N(k − 1))."""
     s = _score_table(scores)
     k, N = s.shape
     missing = [m for m, bad in ((f'at least 3 systems (rows), got {k}', k < 3), (f'at least 2 datasets (columns), got {N}', N < 2)) if bad]
@@ -337,7 +338,8 @@ def friedman(scores:pd.DataFrame, # rows = systems (at least 3), columns = datas
     den = N * (k - 1) - chi2
     f = (N - 1) * chi2 / den if den > _EPS else math.inf
     f_p = float(stats.f.sf(f, k - 1, (k - 1) * (N - 1))) if den > _EPS else 0.0
-    return dict(statistic=chi2, p=p, k=k, N=N, ranks=mean_ranks(s), iman_davenport=float(f), iman_davenport_p=f_p)
+    floor = float(stats.chi2.sf(N * (k - 1), k - 1))   # two datasets and three systems: 0.135, so no ranking can be found
+    return dict(statistic=chi2, p=p, k=k, N=N, ranks=mean_ranks(s), iman_davenport=float(f), iman_davenport_p=f_p, p_floor=floor)
 
 # %% ../nbs/02a_stats.ipynb #a45cbd88
 # Demšar (2006), "Statistical Comparisons of Classifiers over Multiple Data Sets", JMLR 7:1-30, Table 5(a): critical

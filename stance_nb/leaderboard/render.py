@@ -9,13 +9,15 @@ from pathlib import Path
 from typing import Sequence
 import numpy as np
 from matplotlib.figure import Figure
+import pandas as pd
 from ..core import write_csv, write_json, write_text, portable, portable_path
 from ..data.explore import save_figure
 from ..stats import cd_diagram
+from ..page import html_table, inline_html, markdown_html, section, html_page
 from .build import Leaderboard
 
 # %% auto #0
-__all__ = ['table_markdown', 'cell_notes', 'run_notes_text', 'leaderboard_markdown', 'figures', 'paper_sections',
+__all__ = ['table_markdown', 'cell_notes', 'run_notes_text', 'leaderboard_markdown', 'figures', 'findings', 'page_table',
            'leaderboard_html', 'write_leaderboard']
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #d391eb6b
@@ -198,12 +200,13 @@ def _heatmap(t, keys:list) -> Figure:
 # %% ../../nbs/11g_leaderboard.render.ipynb #4e6d3383
 def _bars(t, keys:list) -> Figure:
     fig = Figure(figsize=(1.4 * len(keys) + 3, 3.5)); ax = fig.subplots()
-    w = 0.8 / max(1, len(t))
+    w, std = 0.8 / max(1, len(t)), t[[f'{k} std' for k in keys]].astype(float)
+    spread = bool((std.fillna(0) > 0).to_numpy().any())   # one seed: nothing to show as an error bar
     for i, (sy, r) in enumerate(t.iterrows()):
-        err = r[[f'{k} std' for k in keys]].astype(float).fillna(0)
-        ax.bar(np.arange(len(keys)) + i * w, r[keys].astype(float), w, yerr=err, label=sy, capsize=2)
+        ax.bar(np.arange(len(keys)) + i * w, r[keys].astype(float), w, yerr=std.loc[sy].fillna(0).to_numpy() if spread else None,
+               label=sy, capsize=2)
     ax.set_xticks(np.arange(len(keys)) + w * (len(t) - 1) / 2, keys, rotation=30, ha='right'); ax.set_ylabel('macro-F1')
-    ax.legend(fontsize=8, ncol=2); ax.set_title('per dataset (error bars: std over seeds)')
+    ax.legend(fontsize=8, ncol=2); ax.set_title('per dataset' + (' (error bars: std over seeds)' if spread else ' (one seed: no error bars)'))
     return fig
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #0a3df50c
@@ -239,47 +242,84 @@ def figures(lb:Leaderboard) -> dict:
         out['cd'] = cd_diagram(t['mean rank'], lb.stats['critical_difference'], title='mean ranks (Nemenyi critical difference)')
     return out
 
-# %% ../../nbs/11g_leaderboard.render.ipynb #f1aeeff3
-def paper_sections(root:Path) -> list:
-    """Each paper's generated tables from its latest complete run under the outputs folder `root` (a run whose conditions list no
-    unfinished or failed job), newest first per experiment: `[{experiment, paper, run, tables: {name: markdown}}]`."""
-    latest = {}
-    for f in sorted(Path(root).glob('*/*_conditions.json')):
-        if f.parent.name == 'leaderboard': continue
-        try: c = json.loads(f.read_text(encoding='utf-8'))
-        except (OSError, ValueError): continue   # a damaged or foreign file is not a run's conditions
-        if not isinstance(c, dict) or not c.get('experiment') or c.get('unfinished') or c.get('failed'): continue
-        if c['experiment'] not in latest or f.stat().st_mtime > latest[c['experiment']][0].stat().st_mtime: latest[c['experiment']] = (f, c)
-    out = []
-    for exp, (f, c) in sorted(latest.items()):
-        stem = f.name[:-len('_conditions.json')]
-        tables = {p.name[len(stem) + 1:-3]: p.read_text(encoding='utf-8') for p in sorted(f.parent.glob(f'{stem}_table*.md'))}
-        if tables: out.append(dict(experiment=exp, paper=c.get('paper'), run=stem, folder=portable_path(f.parent), tables=tables))
-    return out
+# %% ../../nbs/11g_leaderboard.render.ipynb #7a7b4e8e
+def _tests_by_cell(lb:Leaderboard) -> dict:
+    "(system, dataset) -> its row of the per-dataset tests."
+    return {(r.system, r.key): r for r in lb.tests.itertuples()} if len(lb.tests) else {}
 
-# %% ../../nbs/11g_leaderboard.render.ipynb #9ce3fe20
-_STYLE = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;font-size:13px}"
-          "td,th{padding:3px 8px;border-bottom:1px solid #ddd}\nfigure{display:inline-block;margin:1em}img{max-width:100%}")
+def _best(t:pd.DataFrame, keys:list) -> dict:
+    "Dataset -> the system with its best mean."
+    return {k: t.loc[t[k].idxmax(), 'system'] for k in keys if t[k].notna().any()}
 
-def leaderboard_html(lb:Leaderboard, run_name:str, md:str, imgs:Sequence[str], sections:Sequence[dict]=()) -> str:
-    "The self-contained page: the table, the notes, the figures embedded, each paper's latest tables."
-    body = (html.escape(md)).replace('\n', '<br>\n')
-    tbl = lb.table.to_html(index=False, float_format=lambda v: f'{v:.3f}', na_rep='–', border=0)
-    papers = ''.join(f"<h3>{html.escape(str(p['paper'] or p['experiment']))}: run {html.escape(p['run'])} in {html.escape(str(p['folder']))}</h3>"
-                     + ''.join(f"<details><summary>{html.escape(n)}</summary><pre>{html.escape(t)}</pre></details>" for n, t in p['tables'].items())
-                     for p in sections)
-    papers = f"<h2>Each paper's tables (latest complete run: paper | ours | Δ)</h2>{papers}" if papers else ''
-    return f"""<!doctype html><html><head><meta charset="utf-8"><title>{html.escape(run_name)}: stance leaderboard</title>
-<style>{_STYLE}</style></head><body>
-<h1>Stance leaderboard: {html.escape(run_name)}{' (imported results)' if lb.stats.get('imported') else ''}</h1>
-<h2>Table</h2>{tbl}
-<h2>Notes</h2><p>{body}</p>
-<h2>Figures</h2>{''.join(imgs)}
-{papers}
-</body></html>"""
+# %% ../../nbs/11g_leaderboard.render.ipynb #e2aa9ee7
+def _overall(st:dict, n:int) -> str:
+    "Whether the datasets rank the systems: the Friedman test's finding, or why none can be made."
+    f = st.get('friedman')
+    if f is None:
+        return (f"With {n} dataset{'s' * (n != 1)} in common no overall ranking can be tested "
+                "(the Friedman test needs 3 systems or more over 2 datasets or more).")
+    if f.get('p_floor', 0) > st['alpha']:
+        return (f"With {f['N']} datasets and {f['k']} systems no overall ranking can be tested: the Friedman test's smallest possible "
+                f"p here is {f['p_floor']:.3g}, above α = {st['alpha']} (p = {f['p']:.3g}).")
+    return (f"Over the {f['N']} common datasets the systems' ranks {'differ' if f['p'] < st['alpha'] else 'do not differ'} significantly "
+            f"(Friedman χ² = {f['statistic']:.2f}, p = {f['p']:.3g}).")
+
+# %% ../../nbs/11g_leaderboard.render.ipynb #e4b44aec
+def findings(lb:Leaderboard) -> list:
+    "The page's findings, one sentence each: the best of each dataset, who is not significantly below it (p), the overall ranking."
+    t, st = lb.table, lb.stats
+    keys = [c for c in t.columns if f'{c} std' in t.columns]
+    best, tests, out = _best(t, keys), _tests_by_cell(lb), []
+    for sy in dict.fromkeys(best.values()):
+        ks = [k for k, b in best.items() if b == sy]
+        where = ('both datasets' if len(best) == 2 else f'all {len(best)} datasets') if len(ks) == len(best) > 1 else ', '.join(ks)
+        out.append(f"{sy} is best on {where}.")
+    for k, b in best.items():
+        ties = [f"{sy} (p = {r.p_vs_best:.2g})" for (sy, kk), r in tests.items() if kk == k and sy != b and r.tied_with_best is True]
+        if ties: out.append(f"On {k}, {' and '.join(ties)} {'is' if len(ties) == 1 else 'are'} not significantly below {b}.")
+    if untested := st.get('untested'): out.append(f"No test on {', '.join(untested)}: {'; '.join(dict.fromkeys(untested.values()))}.")
+    if st.get('imported'): out.append('The cells are imported from committed tables: no per-dataset test can be made without predictions.')
+    return out + [_overall(st, len(st['common']))]   # a system's name starts its sentence as it is written
+
+# %% ../../nbs/11g_leaderboard.render.ipynb #9c109b79
+def _test_mark(r, untested:bool) -> str:
+    "Beside a cell that is not its dataset's best: its test against the best (p, † when not significantly below), or why there is none."
+    if r is None: return '(no test)' if untested else ''
+    if r.no_test or r.p_vs_best != r.p_vs_best: return '(no test)'
+    return ('† ' if r.tied_with_best is True else '') + f'p = {r.p_vs_best:.2g}'
+
+def page_table(lb:Leaderboard) -> str:
+    "The table as the page shows it: cells formatted, each dataset's best in bold, beside every other cell its test against the best."
+    t, st = lb.table, lb.stats
+    keys = [c for c in t.columns if f'{c} std' in t.columns]
+    failed, tests, best = {tuple(f) for f in st.get('failed') or []}, _tests_by_cell(lb), _best(t, keys)
+    pub_mean, bold, beside, rows = 'mean published' in t, {}, {}, []
+    for i, r in t.iterrows():
+        row = {'system': r['system']}
+        for k in keys:
+            p = r.get(f'{k} published')
+            row[k] = (('failed' if (r['system'], k) in failed else '–') if r[k] != r[k] else
+                      _fmt(r[k], r[f'{k} std']) + (f' ({p:.3f})' if p is not None and p == p else ''))
+            if r[k] == r[k] and best.get(k) == r['system']: bold[i, k] = True
+            elif r[k] == r[k]: beside[i, k] = _test_mark(tests.get((r['system'], k)), k in (st.get('untested') or {}))
+        row[f"mean ({len(st['common'])} datasets)"] = _fmt(r['mean'])
+        if pub_mean: row['paper mean'] = _fmt(r['mean published'])
+        rows.append({**row, 'mean rank': _fmt(r.get('mean rank'))})
+    df = pd.DataFrame(rows, index=t.index)
+    return html_table(df, bold=bold, beside=beside, numeric=[c for c in df.columns if c != 'system'])
+
+# %% ../../nbs/11g_leaderboard.render.ipynb #ae780176
+def leaderboard_html(lb:Leaderboard, run_name:str, imgs:Sequence[str]=()) -> str:
+    "The self-contained page of this run: findings, the rendered table, the notes, each dataset's own metric, robustness, figures."
+    notes = cell_notes(lb) + run_notes_text(lb.stats)
+    more = markdown_html(_official_markdown(lb) + _robust_markdown(lb))
+    parts = [section('Table', tables=[page_table(lb)]), '<h2>Notes</h2><ul>' + ''.join(f'<li>{inline_html(n)}</li>' for n in notes) + '</ul>',
+             more, section('Figures') + ''.join(imgs) if imgs else '']
+    title = f"Stance leaderboard: {run_name}{' (imported results)' if lb.stats.get('imported') else ''}"
+    return html_page(title, parts, summary=findings(lb))
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #aa47bf9d
-def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str, sections:Sequence[dict]=()) -> dict:
+def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
     "Write `<run_name>_leaderboard.csv|.md|.html`, the tests (`_tests.csv`), figures (`.png`) and the conditions (`.json`) to `folder`."
     folder = Path(folder); stem = folder/f'{run_name}_leaderboard'
     files = dict(csv=write_csv(f'{stem}.csv', lb.table, index=False), tests=write_csv(f'{stem}_tests.csv', lb.tests, index=False))
@@ -292,5 +332,5 @@ def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str, sections:Sequen
         imgs.append(f'<figure><img alt="{name}" src="data:image/png;base64,{data}"><figcaption>{name}</figcaption></figure>')
     cond = portable(dict(lb.result.conditions, leaderboard={k: v for k, v in lb.stats.items()}))   # paths relative, as in every committed output
     files['conditions'] = write_json(f'{stem}_conditions.json', cond)
-    files['html'] = write_text(f'{stem}.html', leaderboard_html(lb, run_name, md, imgs, sections))
+    files['html'] = write_text(f'{stem}.html', leaderboard_html(lb, run_name, imgs))
     return {k: portable_path(v) for k, v in files.items()}

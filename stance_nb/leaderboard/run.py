@@ -14,7 +14,7 @@ from .spec import encoder_names, leaderboard_datasets, check_nli_labels, check_o
 from .params import LeaderboardArgs
 from .build import (Leaderboard, gold_and_predictions, published, build_leaderboard, robust_and_low_resource,
                                          run_notes)
-from .render import write_leaderboard, paper_sections
+from .render import write_leaderboard
 
 # %% auto #0
 __all__ = ['SMOKE_RUN', 'LeaderboardRun', 'leaderboard_rows', 'prepare_leaderboard', 'leaderboard', 'smoke_args',
@@ -101,7 +101,7 @@ def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, 
     stats.update(run_notes(a, run, res))
     lb = Leaderboard(table, tests, stats, res)
     out = outputs_dir(None, 'leaderboard')
-    lb.files = write_leaderboard(lb, out, a.run_name, paper_sections(out.parent))
+    lb.files = write_leaderboard(lb, out, a.run_name)
     if res.failed: raise JobsFailed(res.failed, f"; the leaderboard in {portable_path(out)} shows them as failed")
     return lb
 
