@@ -97,7 +97,33 @@ CASES = {   # name -> (argv from (data folder, data options, run folder, tmp_pat
         json.dumps({'mine': {'dataset': 'csv', 'path': {'train': str(d/'train.csv'), 'test': str(d/'test.csv')},
                              'columns': {'text': 'Sentence', 'target': 'Topic', 'label': 'Stance'}, 'dev_fraction': 0.2}}),
         '--output-dir', str(_write(t/'afile', 'x')/'out')], 1, r'afile'),
+    'evaluate_id_column_missing': (lambda d, o, r, t: ['evaluate', *o, '--predictions', str(_preds(d, t/'pred.csv')), '--id-column', 'ID'], 1,
+                                   r"pred\.csv, field 'ID': missing column\(s\) \['ID'\]; found \['label'\]"),
+    'evaluate_id_field_missing_jsonl': (lambda d, o, r, t: ['evaluate', *o, '--predictions', str(_preds(d, t/'pred.jsonl')), '--id-column', 'ID'], 1,
+                                        r"pred\.jsonl, field 'ID': no field 'ID' \(--id-column\) on any line; its fields: \['label'\]"),
+    'evaluate_list_label': (lambda d, o, r, t: ['evaluate', *o, '--predictions', str(_preds(d, t/'pred.jsonl', label=lambda l: [l]))], 1,
+                            r"pred\.jsonl, row 1, field 'label': a JSON list as the label: \[\"\w+\"\] \(expected one label per line"),
+    'evaluate_null_label': (lambda d, o, r, t: ['evaluate', *o, '--predictions', str(_preds(d, t/'pred.jsonl', label=lambda l: None))], 1,
+                            r"pred\.jsonl, row 1, field 'label': a JSON null as the label"),
+    'evaluate_unknown_label_at_its_line': (lambda d, o, r, t: ['evaluate', *o, '--predictions', str(_preds(d, t/'pred.jsonl', ids=True, bad=3))], 1,
+                                           r"pred\.jsonl, row 4, field 'label': unknown label 'FAVR' \(expected one of"),
+    'leaderboard_data_not_an_object': (lambda d, o, r, t: ['leaderboard', '--models', 'majority', '--data', '[1,2]', '--output-dir', str(t/'out')], 2,
+                                       r"--data: expected a JSON object \(your own datasets.*\), got a list: \[1,2\]"),
+    'reproduce_data_not_an_object': (lambda d, o, r, t: ['reproduce', 'benchmark', '-p', 'data=[1,2]', '--output-dir', str(t/'out')], 2,
+                                     r'parameter data=\[1, 2\]: expected a JSON object'),
+    'leaderboard_model_repeated': (lambda d, o, r, t: ['leaderboard', '--models', 'majority,sdl', '--model', f"{d/'tiny'},{d/'tiny'}", '--plan',
+                                                       '--data', json.dumps({'mine': {'dataset': 'csv', 'path': str(d/'train.csv')}}),
+                                                       '--output-dir', str(t/'out')], 2, r'parameter model=.*: values must be distinct'),
 }
+
+def _preds(d:Path, path:Path, label=lambda l: l, ids:bool=False, bad:int|None=None) -> Path:
+    """Predictions of the gold test labels (`own`'s test.csv) at `path` (.csv or .jsonl): each label through `label`; with `ids`, the
+    rows' ids in reverse test order after a blank line; the `bad`-th prediction (1-based, in the file) an unknown label."""
+    gold = pd.read_csv(d/'test.csv').Stance.tolist()
+    recs = [dict(id=f'test-{i + 1}', label=label(l)) for i, l in enumerate(gold)][::-1 if ids else 1]
+    if bad: recs[bad - 1]['label'] = 'FAVR'
+    if path.suffix == '.csv': return _write(path, 'label\n' + ''.join(f"{r['label']}\n" for r in recs))
+    return _write(path, ('\n' if ids else '') + ''.join(json.dumps(r if ids else dict(label=r['label'])) + '\n' for r in recs))
 
 @pytest.mark.parametrize('case', list(CASES))
 def test_cli_error_is_one_line(case, own, tmp_path, monkeypatch):
@@ -154,6 +180,77 @@ def test_debug_shows_the_traceback(own, tmp_path):
     p = subprocess.run([sys.executable, '-m', 'stance_nb.cli', *argv], capture_output=True, text=True, timeout=120,
                        env={**os.environ, 'STANCE_NB_DEBUG': '1'})
     assert p.returncode == 1 and 'Traceback (most recent call last)' in p.stderr
+
+def test_evaluate_tsv_read_by_tab(own, tmp_path):
+    "A `.tsv` predictions file is read tab-separated: matched by its id column (named or `id`), in any order, to the true score."
+    d, opts, run = own
+    gold = pd.read_csv(d/'test.csv').Stance.tolist()
+    rows = [(f'test-{i + 1}', l) for i, l in enumerate(gold)][::-1]
+    _write(tmp_path/'pred.tsv', 'ID\tlabel\n' + ''.join(f'{i}\t{l}\n' for i, l in rows))
+    _write(tmp_path/'wrong.tsv', 'id\tlabel\n' + ''.join(f"{i}\t{'NONE' if l != 'NONE' else 'FAVOR'}\n" for i, l in rows))
+    for name, more, f1 in (('pred.tsv', ['--id-column', 'ID'], 1.0), ('wrong.tsv', [], 0.0)):
+        code, out, err = _cli(['evaluate', *opts, '--predictions', str(tmp_path/name), *more, '--json'])
+        assert code == 0, err[-3000:]
+        res = json.loads(out)
+        assert res['matched_by'] == 'id' and res['n'] == len(gold) and res['scores']['f1_macro'] == f1, res
+
+def test_own_data_robustness_tables_not_compared(own, tmp_path, monkeypatch):
+    """`reproduce benchmark -p rows=BERT_SDL` on a dataset of your own: every table is written, the run ends with exit 0, and Tables 5
+    and 7 (potency, resilience) show our values as `not in paper`, with no paper value and no Δ (the paper's are over its ten datasets)."""
+    d, opts, run = own
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
+    data = json.dumps({'mine': {'dataset': 'csv', 'path': {'train': str(d/'train.csv'), 'test': str(d/'test.csv')},
+                                'columns': {'text': 'Sentence', 'target': 'Topic', 'label': 'Stance'}, 'dev_fraction': 0.2}})
+    code, out, err = _cli(['reproduce', 'benchmark', '-p', 'rows=BERT_SDL', '-p', 'seeds=1', '-p', 'ratios=1.0', '-p', f'data={data}',
+                           '-p', f"model={d/'tiny'}", '-p', 'epochs=1', '-p', 'batch_size=8', '-p', 'max_length=32',
+                           '--output-dir', str(tmp_path/'out'), '--json'])
+    assert code == 0 and 'Traceback' not in err, err[-3000:]
+    tables = json.loads(out)['tables']
+    assert {'4', '5', '6', '7', '11'} <= set(tables), sorted(tables)
+    for t in ('5', '7'):
+        ours = [c for c in tables[t] if c['n']]
+        assert ours and all(c['status'] == 'not in paper' and c['paper'] is None and c['delta'] is None for c in ours), (t, ours)
+        assert all('data the paper lacks' in c['note'] for c in ours)
+
+_INTERRUPTED = textwrap.dedent('''
+    import json, sys
+    from stance_nb.cli import main, commands
+    from stance_nb.experiment import executor_from, run_on
+    from stance_nb.fixtures.workers import worker_experiment
+    a = json.loads(sys.argv[1])
+    commands.COMMANDS['presets'] = lambda args: run_on(executor_from('submitit-local', 2), exp=worker_experiment(('ibmcs',)), seeds=[1, 2],
+        data_dir=a['data'], out=a['out'], settings=dict(smoke=True, sleep_s=60, job_log=a['log']))
+    sys.exit(main(['presets']))
+''')
+
+def test_ctrl_c_with_workers_is_one_line(tmp_path):
+    """Ctrl-C (SIGINT to the terminal's process group) once two local workers are submitted: exit 130 and one line that says it was
+    interrupted and how to resume; no traceback (submitit's controllers printed theirs), and no worker process is left."""
+    from stance_nb.fixtures.benchmark import write_benchmark_fixtures
+    data, log = write_benchmark_fixtures(tmp_path/'data', ['ibmcs']), tmp_path/'jobs.log'
+    a = dict(data=str(data), out=str(tmp_path/'runs'), log=str(log))
+    env = {**os.environ, 'STANCE_NB_QUIET': '1', 'OMP_NUM_THREADS': '1'}
+    p = subprocess.Popen([sys.executable, '-c', _INTERRUPTED, json.dumps(a)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env, start_new_session=True)   # its own process group, as a terminal's foreground job
+    try:
+        for line in p.stdout:
+            if line.startswith('submitted 2 worker(s)'): break
+        time.sleep(1.0)   # the controllers wait for their workers
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None: os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130 and 'Traceback' not in err and 'KeyboardInterrupt' not in err, err[-3000:]
+    said = [l for l in err.replace('\r', '\n').splitlines() if 'interrupted' in l]
+    assert len(said) == 1 and said[0].startswith('stance_nb presets: interrupted') and 'run the same command again to resume' in said[0], err
+    for _ in range(100):
+        if not _group_alive(p.pid): break
+        time.sleep(0.1)
+    assert not _group_alive(p.pid), 'a worker process outlived the interrupted run'
+
+def _group_alive(pgid:int) -> bool:
+    try: os.killpg(pgid, 0); return True
+    except ProcessLookupError: return False
 
 # ================================================================ library faults that were raw
 

@@ -226,22 +226,29 @@ def _predict(args) -> dict:
                 counts={l: labels.count(l) for l in info['labels']}, files=files)
 
 # %% ../../nbs/12a_cli.commands.ipynb #61b4c393
-def _read_pred(path:str, column:str, id_column:str='id') -> tuple[list, list|None, list]:
-    """Predicted labels from the official JSONL (`{"label": ...}`, with `"id"` when known) or from a CSV's `column` (and `id_column`
-    when it has one): labels (`clean_labels`), ids (`None` when the file has none) and each prediction's line or row number."""
+def _read_pred(path:str, column:str,
+               id_column:str|None=None, # the ids' column (JSONL: field); None: 'id' where the file has it, else none (matched by position)
+              ) -> tuple[list, list|None, list]:
+    """Predicted labels from the official JSONL (`{"label": ...}`, with `"id"` when known) or from a CSV's `column` (a `.tsv` file:
+    tab-separated) and its ids: labels (`clean_labels`), ids (`None` when the file has none) and each prediction's row (CSV) or line (JSONL).
+    An `id_column` given and absent is an error naming the file's columns: matching by position instead would be silent."""
     from stance_nb.data.core import read_table
     from stance_nb.records import read_jsonl, clean_labels
-    if Path(path).suffix.lower() in ('.csv', '.tsv'):
-        t = read_table(path, required=[column])
+    key, suffix = id_column or 'id', Path(path).suffix.lower()
+    if suffix in ('.csv', '.tsv'):
+        t = read_table(path, required=[column] + ([id_column] if id_column else []), sep='\t' if suffix == '.tsv' else ',')
         return (clean_labels(t[column].tolist(), path, column),
-                t[id_column].tolist() if id_column in t.columns else None, list(range(1, len(t) + 1)))
+                t[key].tolist() if key in t.columns else None, list(range(1, len(t) + 1)))
     recs = read_jsonl(path, required=['label'], line_numbers=True)
-    with_id = [n for n, r in recs if 'id' in r]
+    if id_column and not any(id_column in r for n, r in recs):
+        raise StanceDataError(f"no field {id_column!r} (--id-column) on any line; its fields: {sorted({k for n, r in recs for k in r})}",
+                              path=path, field=id_column, expected=f"an {id_column!r} on every line, or no --id-column (match by position)")
+    with_id = [n for n, r in recs if key in r]
     if with_id and len(with_id) < len(recs):
-        n = next(n for n, r in recs if 'id' not in r)
-        raise StanceDataError("a prediction without an id among predictions with ids", path=path, row=n, field='id',
+        n = next(n for n, r in recs if key not in r)
+        raise StanceDataError("a prediction without an id among predictions with ids", path=path, row=n, field=key,
                               expected='an id on every line or on none')
-    return clean_labels([r['label'] for n, r in recs], path), [r['id'] for n, r in recs] if with_id else None, [n for n, r in recs]
+    return clean_labels([r['label'] for n, r in recs], path), [r[key] for n, r in recs] if with_id else None, [n for n, r in recs]
 
 # %% ../../nbs/12a_cli.commands.ipynb #341248ff
 def match_predictions(test, labels:list, ids:list|None, rows:list, path:str) -> tuple[list, str]:
@@ -266,6 +273,20 @@ def match_predictions(test, labels:list, ids:list|None, rows:list, path:str) -> 
                               expected='one prediction per test id')
     return [labels[seen[g]] for g in gold], 'id'
 
+# %% ../../nbs/12a_cli.commands.ipynb #fc57bee1
+def _is_table(path) -> bool: return Path(path).suffix.lower() in ('.csv', '.tsv')
+
+def _check_predicted(labels:list, rows:list, path, known, field:str='label'):
+    "Every prediction one known label; else a `StanceDataError` at its row or line in the file (`rows`, as `_read_pred` gives them)."
+    allowed = set(known) if known is not None else None
+    for lab, n in zip(labels, rows):
+        if lab is None or isinstance(lab, (list, dict)):
+            raise StanceDataError(f"a JSON {'null' if lab is None else type(lab).__name__} as the label: {json.dumps(lab)}", path=path, row=n,
+                                  field=field, expected='one label per line, as text, e.g. "FAVOR"')
+        if allowed is not None and lab not in allowed:
+            raise StanceDataError(f"unknown label {lab!r}", path=path, row=n, field=field, expected=f"one of {sorted(map(str, allowed))}")
+
+
 # %% ../../nbs/12a_cli.commands.ipynb #95212c39
 def _evaluate(args) -> dict:
     """Score a predictions file on the test split with the dataset's official metric (X-stance: its official table too).
@@ -276,10 +297,13 @@ def _evaluate(args) -> dict:
     info = DATASETS[spec.dataset]
     df = _load(spec, args, need_train=False)
     test = df[df.split == 'test'].reset_index(drop=True)
-    pred, by = match_predictions(test, *_read_pred(args.predictions, args.label_column, args.id_column), args.predictions)
+    labels = list(df.attrs.get('labels') or info.labels)
+    read = _read_pred(args.predictions, args.label_column, args.id_column)
+    _check_predicted(read[0], read[2], args.predictions, labels, args.label_column if read[2] and _is_table(args.predictions) else 'label')
+    pred, by = match_predictions(test, *read, args.predictions)
     if by == 'position':
         print(f"{args.predictions}: no ids, so the predictions are matched to the test rows by position (test-file order)", file=sys.stderr)
-    gold, labels = test.label.tolist(), list(df.attrs.get('labels') or info.labels)
+    gold = test.label.tolist()
     scores = {m: score(spec.dataset, gold, pred, metric=m, labels=labels) for m in dict.fromkeys([info.metric, 'f1_macro', 'accuracy'])}
     res = dict(command='evaluate', dataset=spec.key, metric=info.metric, n=len(test), matched_by=by, scores=scores, predictions=str(args.predictions))
     if spec.dataset == 'xstance': res['official'] = evaluate_xstance(test, pred).to_dict('records')

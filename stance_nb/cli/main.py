@@ -15,7 +15,7 @@ from ..core import StanceDataError
 
 # %% auto #0
 __all__ = ['LEADERBOARD_ALIASES', 'reproduce_parameters', 'make_parser', 'help_texts', 'set_threads', 'run_command',
-           'written_files', 'score_lines', 'readable', 'main']
+           'interrupted_line', 'written_files', 'score_lines', 'readable', 'main']
 
 # %% ../../nbs/12b_cli.main.ipynb #cd708472
 class _Parser(argparse.ArgumentParser):
@@ -83,8 +83,8 @@ def _evaluate_options(e):
     e.add_argument('--predictions', required=True, help='official JSONL ({"label": ...} per line, with "id" or in test-file order), '
                    'or a CSV with --label-column (and --id-column)')
     e.add_argument('--label-column', default='label', help='the predicted-label column of a CSV predictions file')
-    e.add_argument('--id-column', default='id', help='the id column of a CSV predictions file: predictions are matched to test rows by id '
-                   '(a file without ids: by position, and the result says so)')
+    e.add_argument('--id-column', help="the id column of a CSV predictions file (JSONL: the id field): predictions are matched to test rows "
+                   "by id; not given: by 'id' where the file has it, else by position (and the result says so); given and absent: an error")
     e.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
 # %% ../../nbs/12b_cli.main.ipynb #91a2214f
@@ -274,6 +274,14 @@ def _one_line(e:BaseException) -> str:
     msg = (str(e).strip().splitlines() or [''])[0]
     return msg if isinstance(e, (StanceDataError, FileNotFoundError, UsageError)) else f"{type(e).__name__}: {msg}"
 
+# %% ../../nbs/12b_cli.main.ipynb #a09c50bb
+def interrupted_line(argv:list) -> str:
+    "The one line printed on Ctrl-C: what was interrupted and how to resume."
+    cmd = next((a for a in argv if not a.startswith('-')), '')
+    return (f"stance_nb{' ' + cmd if cmd else ''}: interrupted; what had finished is kept (jobs, checkpoints, records): "
+            "run the same command again to resume")
+
+
 # %% ../../nbs/12b_cli.main.ipynb #93747756
 def written_files(res:dict) -> list:
     "The files a command's result names: its `files`, the tables of a reproduction, its run records."
@@ -322,7 +330,7 @@ def main(argv:list|None=None) -> int:
     try:
         with _stdout_to_stderr() if as_json else contextlib.nullcontext(): res = run_command(argv)
     except KeyboardInterrupt:
-        print("stance_nb: interrupted", file=sys.stderr); return 130
+        print(interrupted_line(argv), file=sys.stderr); return 130
     except Exception as e:
         if debug: raise
         print(f"stance_nb: error: {_one_line(e)}", file=sys.stderr); return 1

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/12_cli.options.ipynb #7d3a94be
 from __future__ import annotations
-import argparse, ast, dataclasses
+import argparse, ast, dataclasses, json
 from dataclasses import fields
 from pathlib import Path
 from fastcore.docments import docments
@@ -188,13 +188,27 @@ def add_args_options(parser:argparse.ArgumentParser, # the (sub)parser to extend
         names.append(name)
     return names
 
-# %% ../../nbs/12_cli.options.ipynb #d904cd3d
+# %% ../../nbs/12_cli.options.ipynb #cec8dce2
+def _json_object(name:str, s:str, doc:str|None) -> dict:
+    "The JSON object an option holds (`--data '{...}'`); anything else is a `UsageError` naming the option and what it takes."
+    flag = f"--{name.replace('_', '-')}"
+    try: v = json.loads(s) if s.strip() else {}
+    except ValueError as e: raise UsageError(f"{flag}: not JSON ({e}); expected a JSON object: {doc or name}") from None
+    if not isinstance(v, dict):
+        kind = {list: 'a list', str: 'a string', bool: 'true/false', type(None): 'null'}.get(type(v), 'a number')
+        raise UsageError(f"{flag}: expected a JSON object ({doc or name}), got {kind}: {s}")
+    return v
+
+
+
+# %% ../../nbs/12_cli.options.ipynb #cd50ffe1
 def given_args(args:argparse.Namespace, cls) -> dict:
     "The fields of `cls` given on the command line, each read for its type (numbers, `none`; lists and JSON as the class reads them)."
     from stance_nb.experiment.params import parse_annotation, text_value   # on use: `stance_nb --help` imports no run code
-    out = {}
+    out, docs = {}, cls.docs()
     for name, anno in cls.annotations().items():
         v = getattr(args, name, None)
         if v is None: continue
         out[name] = v if isinstance(v, (bool, list)) else text_value(name, v, parse_annotation(anno))
+        if parse_annotation(anno).base == 'dict': out[name] = _json_object(name, v, docs.get(name))
     return out

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10n_experiment.executor.ipynb #7629a415
 from __future__ import annotations
-import importlib, json, os, socket, sys, time, warnings
+import importlib, json, os, shlex, socket, sys, time, warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -136,6 +136,12 @@ def worker_gpus(n:int, gpus:Sequence[int], jobs_per_gpu:int=1) -> list:
         warnings.warn(f"{n} workers share {len(gpus)} GPU(s) at {jobs_per_gpu} per GPU: some GPUs run more jobs at once")
     return [gpus[i % len(gpus)] for i in range(n)]
 
+# %% ../../nbs/10n_experiment.executor.ipynb #e5337ccb
+def _quiet_controller(folder:Path) -> str:
+    "The shell line a local worker's controller starts after: its standard error appended to `controllers.log` in `folder`."
+    return f"exec 2>>{shlex.quote(str(Path(folder)/'controllers.log'))}"
+
+
 # %% ../../nbs/10n_experiment.executor.ipynb #bcbd504b
 def _submit(ex:Executor, folder:Path, spec:WorkSpec, n:int, name:str) -> list:
     """Submit `n` workers running `work(spec)`: a Slurm array of `ceil(n / jobs_per_gpu)` jobs of `jobs_per_gpu` worker tasks
@@ -151,7 +157,7 @@ def _submit(ex:Executor, folder:Path, spec:WorkSpec, n:int, name:str) -> list:
     jobs, threads = [], spec.threads or max(1, available_cpus() // n)
     for gpu in worker_gpus(n, _gpus(), k):
         e = submitit.LocalExecutor(folder=folder)
-        e.update_parameters(timeout_min=ex.slurm.get('timeout_min', 7 * 24 * 60),
+        e.update_parameters(timeout_min=ex.slurm.get('timeout_min', 7 * 24 * 60), setup=[_quiet_controller(folder)],
                             **(dict(gpus_per_node=1, visible_gpus=[gpu]) if gpu is not None else {}))
         s = replace(spec, threads=threads, run={**spec.run, 'settings': {**(spec.run.get('settings') or {}),
                                                                          'n_jobs': (spec.run.get('settings') or {}).get('n_jobs') or threads}})

@@ -78,7 +78,9 @@ def _typed(name:str, v, t:ParamType) -> tuple:
         try: v = json.loads(v or '{}')
         except ValueError as e: raise ValueError(f"parameter {name}: not JSON ({e})") from None
     if t.base == 'float' and _is(v, float): v = float(v)
-    if not _is(v, _BASE[t.base]): raise ValueError(f"parameter {name}={v!r}: expected {t.base}, got {type(v).__name__}")
+    if not _is(v, _BASE[t.base]):
+        want = 'a JSON object {"name": value, ...}' if t.base == 'dict' else t.base
+        raise ValueError(f"parameter {name}={v!r}: expected {want}, got {type(v).__name__}")
     return v, [v]
 
 # %% ../../nbs/10a_experiment.params.ipynb #3fe1b8e0

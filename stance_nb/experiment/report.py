@@ -51,14 +51,15 @@ def _like_for_like(exp:Experiment, table:str, ours:pd.DataFrame, cmp:pd.DataFram
     extra = set(keys or ()) - set(exp.data)   # datasets the paper lacks (a result notebook's `data`)
     given = (ours.dropna(subset=['paper_how']).drop_duplicates(['row', 'column', 'metric']).set_index(['row', 'column', 'metric'])
              if 'paper_how' in ours else None)
-    ks = (ours.dropna(subset=['keys']).drop_duplicates(['row', 'column', 'metric']).set_index(['row', 'column', 'metric'])['keys']
-          if 'keys' in ours else pd.Series(dtype=object))
+    ks, ds = (ours.dropna(subset=[c]).drop_duplicates(['row', 'column', 'metric']).set_index(['row', 'column', 'metric'])[c]
+              if c in ours else pd.Series(dtype=object) for c in ('keys', 'datasets'))   # Tables 5 and 7 name theirs `datasets`
     for i, r in cmp.iterrows():
         k, cell = ks.get((r.row, r.column, r.metric)), (r.row, r.column, r.metric)
-        if isinstance(k, str) and set(k.split('+')) & extra:
+        over = k if isinstance(k, str) else ds.get(cell)
+        if isinstance(over, str) and set(over.split('+')) & extra:
             cmp.loc[i, ['paper', 'delta']] = float('nan')
             cmp.loc[i, ['status', 'note']] = ['not in paper',
-                                              f"ours averages {k.replace('+', ', ')}, data the paper lacks: no paper value to compare"]
+                                              f"ours averages {over.replace('+', ', ')}, data the paper lacks: no paper value to compare"]
             continue
         if given is not None and cell in given.index:
             pv, how = given.loc[cell, 'paper_value'], given.loc[cell, 'paper_how']
