@@ -186,7 +186,9 @@ def run_notes(args,      # the leaderboard's parameters (`LeaderboardArgs`)
              ) -> dict:
     "The stats a run adds beside its table: what was not run, your data, the cap, the recipes of its systems, the other papers' datasets."
     prep, notes = run.prep, {}
-    notes['skipped'] = portable({**run.absent, **prep.inp.missing, **res.skipped})   # a message names data paths as committed files do
+    asked = {f'attack {a}' for a in args.attacks}   # an attack the page does not report is not news when it cannot be built
+    skipped = {k: v for k, v in res.skipped.items() if not k.startswith('attack ') or k in asked}
+    notes['skipped'] = portable({**run.absent, **prep.inp.missing, **skipped})   # a message names data paths as committed files do
     if run.own: notes['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in run.own}
     if args.max_train is not None: notes['max_train'] = args.max_train
     if prep.not_taken: notes['not_taken'] = prep.not_taken

@@ -275,7 +275,7 @@ def findings(lb:Leaderboard) -> list:
         where = ('both datasets' if len(best) == 2 else f'all {len(best)} datasets') if len(ks) == len(best) > 1 else ', '.join(ks)
         out.append(f"{sy} is best on {where}.")
     for k, b in best.items():
-        ties = [f"{sy} (p = {r.p_vs_best:.2g})" for (sy, kk), r in tests.items() if kk == k and sy != b and r.tied_with_best is True]
+        ties = [f"{sy} (p = {r.p_vs_best:.3g})" for (sy, kk), r in tests.items() if kk == k and sy != b and r.tied_with_best is True]
         if ties: out.append(f"On {k}, {' and '.join(ties)} {'is' if len(ties) == 1 else 'are'} not significantly below {b}.")
     if untested := st.get('untested'): out.append(f"No test on {', '.join(untested)}: {'; '.join(dict.fromkeys(untested.values()))}.")
     if st.get('imported'): out.append('The cells are imported from committed tables: no per-dataset test can be made without predictions.')
@@ -286,7 +286,7 @@ def _test_mark(r, untested:bool) -> str:
     "Beside a cell that is not its dataset's best: its test against the best (p, † when not significantly below), or why there is none."
     if r is None: return '(no test)' if untested else ''
     if r.no_test or r.p_vs_best != r.p_vs_best: return '(no test)'
-    return ('† ' if r.tied_with_best is True else '') + f'p = {r.p_vs_best:.2g}'
+    return ('† ' if r.tied_with_best is True else '') + f'p = {r.p_vs_best:.3g}'
 
 def page_table(lb:Leaderboard) -> str:
     "The table as the page shows it: cells formatted, each dataset's best in bold, beside every other cell its test against the best."
