@@ -1,0 +1,63 @@
+"""The analyses of finished runs (`stance_nb.analysis`): each statistic against a value worked out by hand on a constructed case,
+and one pass over the committed stand-in records (skipped where the data mirror is absent)."""
+import json, os
+from pathlib import Path
+import numpy as np
+import pytest
+from stance_nb.analysis import (attack_drop, drop_difference, pooled_drop_difference, potency_interval, holm, by_target, run_kappa,
+                                run_diff, find_job, job_predictions, load_test_rows, same_rows)
+from stance_nb.metrics import f1_macro
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = ROOT/'results/benchmark-minilm/runs'
+GOLD = ['pro'] * 100 + ['con'] * 100
+ATT = ['con'] * 25 + ['pro'] * 75 + ['pro'] * 25 + ['con'] * 75   # right on 150 of 200 rows: macro-F1 0.75
+
+def test_drop_interval_holds_the_true_drop():
+    "Clean predictions perfect, attacked right on 3/4 of each label: drop 0.25, inside its interval, which excludes 0."
+    r = attack_drop(GOLD, GOLD, ATT, c=1.0, n=400, seed=1)
+    assert (r['clean'], r['attacked']) == (1.0, 0.75) and abs(r['drop'] - 0.25) < 1e-12
+    assert 0 < r['drop_ci'][0] < 0.25 < r['drop_ci'][1] and r['p'] == 2 / 401
+    assert abs(r['resilience_rel'] - 0.75) < 1e-12 and r['resilience_ci'][0] < 0.75 < r['resilience_ci'][1]
+
+def test_difference_of_relative_drops_holds_the_truth():
+    "A drops by a quarter, B not at all: A − B = 0.25 inside the interval; pooled over two datasets (one without a drop) 0.125."
+    r = drop_difference(GOLD, (GOLD, ATT), (GOLD, GOLD), n=400)
+    assert abs(r['diff'] - 0.25) < 1e-12 and 0 < r['ci'][0] < 0.25 < r['ci'][1]
+    p = pooled_drop_difference({'x': (GOLD, (GOLD, ATT), (GOLD, GOLD)), 'y': (GOLD, (GOLD, GOLD), (GOLD, GOLD))}, n=400)
+    assert abs(p['diff'] - 0.125) < 1e-12 and p['ci'][0] < 0.125 < p['ci'][1]
+    q = potency_interval(GOLD, {'A': ATT, 'B': GOLD}, c=0.5, n=400)
+    assert abs(q['potency'] - 0.0625) < 1e-12 and q['potency_ci'][0] < 0.0625 < q['potency_ci'][1]
+
+def test_holm_by_hand():
+    "Holm's adjusted p-values, worked by hand: sorted 0.01, 0.03, 0.04 times 3, 2, 1, then made non-decreasing."
+    assert np.allclose(holm([0.04, 0.01, 0.03]), [0.06, 0.03, 0.06])
+
+def test_per_target_gain_sits_where_it_was_put():
+    "A beats B on target x only (B says 'pro' on every x row): only x is significant after Holm; y's difference is exactly 0."
+    g = ['pro', 'con'] * 40
+    b = ['pro'] * 60 + g[60:]
+    t = by_target(g, g, b, ['x'] * 60 + ['y'] * 20, n=300)
+    assert list(t.significant) == [True, False] and t.delta[1] == 0.0
+    assert abs(t.delta[0] - (1 - f1_macro(g[:60], b[:60]))) < 1e-12
+
+def test_kappa_and_flips():
+    "κ of identical runs is 1, of runs that swap every label −1; each flipped example appears once, with its id."
+    assert run_kappa(['a', 'b', 'c'], ['a', 'b', 'c']) == 1.0 and abs(run_kappa(['a', 'b'], ['b', 'a']) + 1) < 1e-12
+    import pandas as pd
+    d = run_diff(['a', 'b', 'a'], ['a', 'a', 'b'], ['b', 'a', 'a'], rows=pd.DataFrame({'id': ['r0', 'r1', 'r2']}))
+    assert list(d['flipped'].id) == ['r0', 'r2'] and d['flipped'].row.is_unique and d['counts'] == {'a': 1, 'b': 1, 'neither': 0}
+
+@pytest.mark.skipif(not (os.environ.get('STANCE_NB_DATA') and (Path(os.environ['STANCE_NB_DATA'])/'semeval2016t6').is_dir()),
+                    reason='needs the data mirror (STANCE_NB_DATA) for the gold labels')
+def test_committed_records_semeval2016():
+    "From the committed job store: SDL's clean macro-F1 equals its record's, and the per-target table covers the five targets."
+    from stance_nb.experiment.spec import DataSpec
+    sdl, mdl = find_job(RUNS, 'BERT_SDL', 'semeval2016t6'), find_job(RUNS, 'BERT_MDL', 'semeval2016t6')
+    rows = load_test_rows(DataSpec.of('semeval2016t6'), None, same_rows([sdl, mdl], 'semeval2016t6'))
+    a, b = job_predictions(sdl, 'semeval2016t6')[0], job_predictions(mdl, 'semeval2016t6')[0]
+    rec = [s for s in json.loads((sdl/'record.json').read_text())['metrics']['scores']
+           if s['test'] == 'test' and s['metric'] == 'f1_macro']
+    assert abs(f1_macro(list(rows.label), a) - rec[0]['value']) < 1e-12
+    t = by_target(list(rows.label), a, b, list(rows.target), n=200)
+    assert len(t) == 5 and t.rows.sum() == len(rows) == 1249

@@ -1,0 +1,54 @@
+"""Faults of the analyses of finished runs: predictions of other rows, a missing target column, lengths that differ. Each stops
+with one error that names the run, the column or the job; none yields a number."""
+import pandas as pd
+import pytest
+from stance_nb.analysis import attack_drop, by_target, run_diff, drop_difference, same_rows, find_job, job_predictions, load_test_rows
+from stance_nb.core import StanceDataError
+from stance_nb.records import RunRecord, write_predictions
+
+G = ['pro', 'con', 'pro', 'con']
+
+def _job(root, name, fp, labels):
+    "A finished job folder as the job store writes it: record with the test set's fingerprint, one predictions file."
+    f = root/name; f.mkdir()
+    rec = RunRecord('benchmark/x', dict(row=name, ratio=1.0, seed=1, data={'k:test': fp}))
+    rec.files['predictions/k/test'] = write_predictions(f/'predictions_k_test.jsonl', labels).name
+    rec.save(f/'record.json')
+    return f
+
+def _other_rows(tmp_path):
+    a, b = _job(tmp_path, 'A', 'aaaa', G), _job(tmp_path, 'B', 'bbbb', G)
+    with pytest.raises(StanceDataError, match="the jobs predicted different test rows of 'k'.*expected one test set"): same_rows([a, b], 'k')
+
+def _absent_test_set(tmp_path):
+    a = _job(tmp_path, 'A', 'aaaa', G)
+    with pytest.raises(StanceDataError, match="no predictions of 'k' on test set 'negation'.*expected one of \\['k/test'\\]"):
+        job_predictions(a, 'k', 'negation')
+
+def _absent_job(tmp_path):
+    _job(tmp_path, 'A', 'aaaa', G)
+    with pytest.raises(StanceDataError, match="no finished job of row 'B' on 'k' at ratio 1.*expected a row among \\['A'\\]"):
+        find_job(tmp_path, 'B', 'k')
+
+DIFF_ROWS = {'other_rows': _other_rows, 'absent_test_set': _absent_test_set, 'absent_job': _absent_job}
+
+@pytest.mark.parametrize('case', list(DIFF_ROWS))
+def test_analysis_refuses_runs_of_other_rows(case, tmp_path):
+    "Two jobs that predicted different test rows, a test set a job did not predict, a row without a job: a `StanceDataError` naming it."
+    DIFF_ROWS[case](tmp_path)
+
+BAD_INPUT = {
+    'diff_lengths': (lambda: run_diff(G, G[:3], G, names=('sdl', 'mdl')), 'sdl: 3 predictions for 4 gold labels'),
+    'attacked_lengths': (lambda: attack_drop(G, G, G + ['pro']), 'attacked: 5 predictions for 4 gold labels'),
+    'difference_lengths': (lambda: drop_difference(G, (G, G), (G, G[:2])), 'b attacked: 2 predictions for 4 gold labels'),
+    'targets_absent': (lambda: by_target(G, G, G, []), 'targets: 0 predictions for 4 gold labels'),
+    'target_missing_at_row': (lambda: by_target(G, G, G, ['x', None, 'y', 'y']), 'targets: a missing target at row 1'),
+    'rows_of_other_length': (lambda: run_diff(G, G, G, rows=pd.DataFrame({'id': [1, 2]})), 'rows: 2 predictions for 4 gold labels'),
+    'empty_gold': (lambda: attack_drop([], [], []), 'no test rows'),
+}
+
+@pytest.mark.parametrize('case', list(BAD_INPUT))
+def test_analysis_refuses_mismatched_input(case):
+    "Lengths that differ, an absent or incomplete target column, no rows: one `ValueError` naming the run or column, no number."
+    f, msg = BAD_INPUT[case]
+    with pytest.raises(ValueError, match=msg.replace('[', '\\[')): f()
