@@ -2,7 +2,8 @@
 with one error that names the run, the column or the job; none yields a number."""
 import pandas as pd
 import pytest
-from stance_nb.analysis import attack_drop, by_target, run_diff, drop_difference, same_rows, find_job, job_predictions, load_test_rows
+from stance_nb.analysis import (attack_drop, by_target, run_diff, drop_difference, same_rows, find_job, job_predictions, load_test_rows,
+                                targets_of)
 from stance_nb.core import StanceDataError
 from stance_nb.records import RunRecord, write_predictions
 
@@ -52,3 +53,33 @@ def test_analysis_refuses_mismatched_input(case):
     "Lengths that differ, an absent or incomplete target column, no rows: one `ValueError` naming the run or column, no number."
     f, msg = BAD_INPUT[case]
     with pytest.raises(ValueError, match=msg.replace('[', '\\[')): f()
+
+def _own_csv(tmp_path, texts=('e f', 'g h')):
+    "Your own CSV data set with a test split of two rows, and its `DataSpec`."
+    from stance_nb.experiment.spec import DataSpec
+    pd.DataFrame(dict(text=['a b', 'c d', *texts], label=['pro', 'con', 'pro', 'con'], split=['train', 'train', 'test', 'test'])).to_csv(
+        tmp_path/'mine.csv', index=False)
+    return DataSpec.of('mine', 'csv', path=str(tmp_path/'mine.csv'))
+
+def _changed_data(tmp_path):
+    from stance_nb.data.core import fingerprint
+    fp = fingerprint(load_test_rows(_own_csv(tmp_path)))
+    spec = _own_csv(tmp_path, texts=('e f', 'a changed text'))   # the file was edited after the run
+    with pytest.raises(StanceDataError, match=f"the data of 'mine' \\(csv\\): the test split of 'mine' has fingerprint .*expected fingerprint {fp}"):
+        load_test_rows(spec, expected=fp)
+
+def _no_target_column(tmp_path):
+    rows = load_test_rows(_own_csv(tmp_path))
+    with pytest.raises(StanceDataError, match="field 'topic': no target column 'topic'.*among \\['id', 'split', 'target', 'text', 'label'\\]"):
+        targets_of(rows, 'topic')
+
+def _empty_target_column(tmp_path):
+    rows = load_test_rows(_own_csv(tmp_path))   # a CSV without targets: the tidy column is there, empty
+    with pytest.raises(StanceDataError, match="field 'target': no values in the target column 'target'"): targets_of(rows)
+
+DATA = {'changed_data': _changed_data, 'no_target_column': _no_target_column, 'empty_target_column': _empty_target_column}
+
+@pytest.mark.parametrize('case', list(DATA))
+def test_analysis_refuses_changed_data_and_absent_targets(case, tmp_path):
+    "Test data edited since the run, a target column absent or empty: a `StanceDataError` naming the data or the column, no table."
+    DATA[case](tmp_path)
