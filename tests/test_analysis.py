@@ -61,3 +61,17 @@ def test_committed_records_semeval2016():
     assert abs(f1_macro(list(rows.label), a) - rec[0]['value']) < 1e-12
     t = by_target(list(rows.label), a, b, list(rows.target), n=200)
     assert len(t) == 5 and t.rows.sum() == len(rows) == 1249
+
+@pytest.mark.skipif(not (os.environ.get('STANCE_NB_DATA') and (Path(os.environ['STANCE_NB_DATA'])/'ibmcs').is_dir()),
+                    reason='needs the data mirror (STANCE_NB_DATA) for the gold labels')
+def test_analyze_command_on_committed_records(tmp_path, capsys):
+    "`stance_nb analyze diff` of SDL's clean against its negated predictions on ibmcs: the summary and both CSVs, each flip once."
+    import pandas as pd
+    from stance_nb.cli.main import main
+    assert main(['analyze', 'diff', '--from', str(RUNS), '--dataset', 'ibmcs', '--systems', 'BERT_SDL', '--tests', 'test,negation',
+                 '--out', str(tmp_path)]) == 0
+    flips = pd.read_csv(tmp_path/'diff_ibmcs_flipped.csv')
+    job = find_job(RUNS, 'BERT_SDL', 'ibmcs')
+    a, b = job_predictions(job, 'ibmcs', 'test')[0], job_predictions(job, 'ibmcs', 'negation')[0]
+    assert list(flips.row) == [i for i in range(len(a)) if a[i] != b[i]] and flips.row.is_unique
+    assert '# diff on ibmcs: test against negation' in capsys.readouterr().out

@@ -83,3 +83,29 @@ DATA = {'changed_data': _changed_data, 'no_target_column': _no_target_column, 'e
 def test_analysis_refuses_changed_data_and_absent_targets(case, tmp_path):
     "Test data edited since the run, a target column absent or empty: a `StanceDataError` naming the data or the column, no table."
     DATA[case](tmp_path)
+
+def _cli(argv, capsys) -> tuple[int, str]:
+    "`stance_nb <argv>` in this process: its exit status and the one line it printed on stderr."
+    from stance_nb.cli.main import main
+    try: rc = main(argv)
+    except SystemExit as e: rc = e.code
+    return rc, capsys.readouterr().err.strip().splitlines()[-1]
+
+CLI = {
+    'three_systems': (['--systems', 'A,B,C'], 2, 'stance_nb analyze: error: --systems: one or two values, got 3 (A,B,C)'),
+    'robustness_without_attack': (['--tests', 'test'], 2, 'robustness: --tests names the attacked test sets'),
+    'bad_seed': (['--seeds', 'one'], 2, "--seeds 'one': expected one or two whole numbers"),
+    'no_resamples': (['--n', '0'], 2, '--n 0: expected a positive number of resamples'),
+    'no_job_store': (['--from', 'no/such/store'], 1, 'stance_nb: error: no/such/store: no job store here'),
+    'absent_row': (['--systems', 'BERT_SDL'], 1, "stance_nb: error: file {store}: no finished job of row 'BERT_SDL' on 'k' at ratio 1"),
+}
+
+@pytest.mark.parametrize('case', list(CLI))
+def test_analyze_command_exit_codes(case, tmp_path, capsys):
+    "`stance_nb analyze`: a wrong count or form of an option exits 2 before any data is read; an absent store or job exits 1; one line each."
+    _job(tmp_path, 'A', 'aaaa', G)
+    extra, code, line = CLI[case]
+    opts = {'--from': str(tmp_path), '--dataset': 'k', '--systems': 'A', '--out': str(tmp_path/'out'), **dict(zip(extra[::2], extra[1::2]))}
+    rc, err = _cli(['analyze', 'robustness', *(x for kv in opts.items() for x in kv)], capsys)
+    assert rc == code and line.format(store=tmp_path) in err, (rc, err)
+    assert not (tmp_path/'out').exists()   # nothing written

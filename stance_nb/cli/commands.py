@@ -499,3 +499,28 @@ def _scorecard(args) -> dict:
     return dict(command='scorecard', **write_scorecard(args.results, args.out))
 
 COMMANDS['scorecard'] = _scorecard
+
+# %% ../../nbs/12a_cli.commands.ipynb #b00feccb
+def _analyze_choices(args) -> dict:
+    "The systems, test sets and seeds `stance_nb analyze` compares; a wrong count or form is a `UsageError`."
+    tests = args.tests if args.tests is not None else ('spelling,negation' if args.kind == 'robustness' else 'test')
+    pick = dict(systems=split_names(args.systems), tests=split_names(tests), seeds=split_names(args.seeds or ''))
+    for o, v in pick.items():
+        if len(v) > 2 or (o != 'seeds' and not v): raise UsageError(f"--{o}: one or two values, got {len(v)} ({','.join(v)})")
+    if args.kind == 'robustness' and not [t for t in pick['tests'] if t != 'test']:
+        raise UsageError('robustness: --tests names the attacked test sets, e.g. spelling,negation')
+    if args.n < 1: raise UsageError(f'--n {args.n}: expected a positive number of resamples')
+    try: pick['seeds'] = [int(s) for s in pick['seeds']] or [None]
+    except ValueError: raise UsageError(f'--seeds {args.seeds!r}: expected one or two whole numbers') from None
+    return pick
+
+# %% ../../nbs/12a_cli.commands.ipynb #193c87e3
+def _analyze(args) -> dict:
+    "`stance_nb analyze`: robustness with intervals, per-target tests or an example-level diff of a job store's finished jobs."
+    from stance_nb.analysis import analyze, write_analysis   # imported on use, as every command's own code
+    from stance_nb.core import outputs_dir
+    pick = _analyze_choices(args)
+    res = analyze(args.kind, args.runs, args.dataset, pick['systems'], pick['tests'], pick['seeds'], args.data, args.target_column, args.n, args.seed)
+    return dict(command='analyze', about=res['about'], files=write_analysis(res, args.out or outputs_dir(None, 'analysis')))
+
+COMMANDS['analyze'] = _analyze

@@ -209,6 +209,28 @@ def help_texts(width:int=100, # columns the texts are formatted for (`COLUMNS` w
         if old is None: os.environ.pop('COLUMNS', None)
         else: os.environ['COLUMNS'] = old
 
+# %% ../../nbs/12b_cli.main.ipynb #0a407535
+def _analyze_options(s):
+    s.add_argument('kind', choices=['robustness', 'targets', 'diff'], help='robustness: drops under attacks with intervals, and whether the first '
+                   'system falls further; targets: per target, the first run against the second (Holm); diff: the two runs example by example')
+    s.add_argument('--from', dest='runs', required=True, metavar='RUNS', help='the job store: a folder of finished jobs '
+                   '(e.g. results/benchmark-minilm/runs)')
+    s.add_argument('--dataset', required=True, help='the data key of the test set (e.g. fnc1, semeval2016t6)')
+    s.add_argument('--systems', required=True, help='one or two rows of the job store, comma-separated (e.g. BERT_SDL,BERT_MDL)')
+    s.add_argument('--tests', help="robustness: the attacked test sets (default spelling,negation); targets, diff: one or two test sets, "
+                   "'test' or an attack (default test)")
+    s.add_argument('--seeds', help="one or two seeds of the jobs (default: each row's only job)")
+    s.add_argument('--target-column', default='target', help='targets: the column of the test rows to break the scores down by '
+                   '(default target; body_id for ARC and FNC-1 bodies)')
+    s.add_argument('--data', help='where the data lives (default $STANCE_NB_DATA)')
+    s.add_argument('--n', type=int, default=1000, help='bootstrap resamples (default 1000)')
+    s.add_argument('--seed', type=int, default=0, help='seed of the resampling (default 0)')
+    s.add_argument('--out', help='write the tables (CSV) and a Markdown summary here (default: outputs/analysis)')
+    s.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
+
+_HELP['analyze'] = "robustness with intervals, per-target tests, example-level diffs of a job store's finished jobs (stance_nb.analysis)"
+_OPTIONS['analyze'] = _analyze_options
+
 # %% ../../nbs/12b_cli.main.ipynb #a62a273d
 def _init_state():
     "Set up Accelerate's process state once, honouring `ACCELERATE_USE_CPU` (`stance_nb.train.process_state`; imported on use: training code)."
