@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Sequence
 import numpy as np
 from matplotlib.figure import Figure
-from ..core import write_csv, write_json, write_text, portable, portable_path
-from ..data.explore import save_figure
+from ..core import write_csv, write_json, write_text, write_bytes, atomic_files, portable, portable_path
+from ..data.explore import figure_bytes
 from ..stats import cd_diagram
 from .build import Leaderboard
 
@@ -261,6 +261,7 @@ def leaderboard_html(lb:Leaderboard, run_name:str, md:str, imgs:Sequence[str], s
 </body></html>"""
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #aa47bf9d
+@atomic_files()   # the page, its tables, figures and conditions land together, or none of them (a full disk)
 def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str, sections:Sequence[dict]=()) -> dict:
     "Write `<run_name>_leaderboard.csv|.md|.html`, the tests (`_tests.csv`), figures (`.png`) and the conditions (`.json`) to `folder`."
     folder = Path(folder); stem = folder/f'{run_name}_leaderboard'
@@ -269,8 +270,9 @@ def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str, sections:Sequen
     files['md'] = write_text(f'{stem}.md', f"# {run_name}\n\n" + md)
     imgs = []
     for name, fig in figures(lb).items():
-        files[name] = save_figure(fig, f'{stem}_{name}.png')   # embedded in the page as written: one rendering
-        data = base64.b64encode(files[name].read_bytes()).decode()
+        png = figure_bytes(fig)   # embedded in the page as written: one rendering
+        files[name] = write_bytes(f'{stem}_{name}.png', png)
+        data = base64.b64encode(png).decode()
         imgs.append(f'<figure><img alt="{name}" src="data:image/png;base64,{data}"><figcaption>{name}</figcaption></figure>')
     cond = portable(dict(lb.result.conditions, leaderboard={k: v for k, v in lb.stats.items()}))   # paths relative, as in every committed output
     files['conditions'] = write_json(f'{stem}_conditions.json', cond)
