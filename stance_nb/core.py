@@ -168,9 +168,9 @@ def free_space(path:str|Path) -> str:
 
 def disk_full(path:str|Path, e:BaseException, what:str='write') -> DiskFullError:
     "The one error for a `what` (write, claim, save) of `path` that found no space: names `path` and the free space there."
+    why = e.strerror if isinstance(e, OSError) and e.strerror else (str(e).strip().splitlines() or [''])[0][:200]
     return DiskFullError(errno.ENOSPC, f"no space left on the device to {what} {path} ({free_space(path)} free there; {type(e).__name__}: "
-                                       f"{(str(e).strip().splitlines() or [''])[0][:200]}); nothing half-written was kept: free some space "
-                                       "or choose another folder, and run again")
+                                       f"{why}); nothing half-written was kept: free some space or choose another folder, and run again")
 
 # %% ../nbs/00_core.ipynb #7e31a360
 _STAGED = contextvars.ContextVar('stance_nb_staged', default=None)   # (temporary file, target) of the `atomic_files` block open here
