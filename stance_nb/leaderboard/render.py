@@ -10,8 +10,8 @@ from typing import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 import pandas as pd
-from ..core import write_csv, write_json, write_text, portable, portable_path
-from ..data.explore import save_figure
+from ..core import write_csv, write_json, write_text, write_bytes, atomic_files, portable, portable_path
+from ..data.explore import figure_bytes
 from ..stats import cd_diagram
 from ..page import html_table, inline_html, markdown_html, section, html_page
 from .build import Leaderboard
@@ -319,6 +319,7 @@ def leaderboard_html(lb:Leaderboard, run_name:str, imgs:Sequence[str]=()) -> str
     return html_page(title, parts, summary=findings(lb))
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #aa47bf9d
+@atomic_files()   # the page, its tables, figures and conditions land together, or none of them (a full disk)
 def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
     "Write `<run_name>_leaderboard.csv|.md|.html`, the tests (`_tests.csv`), figures (`.png`) and the conditions (`.json`) to `folder`."
     folder = Path(folder); stem = folder/f'{run_name}_leaderboard'
@@ -327,8 +328,9 @@ def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
     files['md'] = write_text(f'{stem}.md', f"# {run_name}\n\n" + md)
     imgs = []
     for name, fig in figures(lb).items():
-        files[name] = save_figure(fig, f'{stem}_{name}.png')   # embedded in the page as written: one rendering
-        data = base64.b64encode(files[name].read_bytes()).decode()
+        png = figure_bytes(fig)   # embedded in the page as written: one rendering
+        files[name] = write_bytes(f'{stem}_{name}.png', png)
+        data = base64.b64encode(png).decode()
         imgs.append(f'<figure><img alt="{name}" src="data:image/png;base64,{data}"><figcaption>{name}</figcaption></figure>')
     cond = portable(dict(lb.result.conditions, leaderboard={k: v for k, v in lb.stats.items()}))   # paths relative, as in every committed output
     files['conditions'] = write_json(f'{stem}_conditions.json', cond)
