@@ -272,7 +272,8 @@ def findings(lb:Leaderboard) -> list:
     best, tests, out = _best(t, keys), _tests_by_cell(lb), []
     for sy in dict.fromkeys(best.values()):
         ks = [k for k, b in best.items() if b == sy]
-        where = ('both datasets' if len(best) == 2 else f'all {len(best)} datasets') if len(ks) == len(best) > 1 else ', '.join(ks)
+        where = (('both datasets' if len(best) == 2 else f'all {len(best)} datasets') if len(ks) == len(best) > 1 else
+                 f"{len(ks)} of {len(best)} datasets ({', '.join(ks)})" if len(best) > 1 else ks[0])
         out.append(f"{sy} is best on {where}.")
     for k, b in best.items():
         ties = [f"{sy} (p = {r.p_vs_best:.3g})" for (sy, kk), r in tests.items() if kk == k and sy != b and r.tied_with_best is True]
