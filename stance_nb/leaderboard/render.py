@@ -182,7 +182,7 @@ def _robust_markdown(lb:Leaderboard) -> str:
 # %% ../../nbs/11g_leaderboard.render.ipynb #1355884b
 def leaderboard_markdown(lb:Leaderboard) -> str:
     "The leaderboard as Markdown: its table, the notes on its tests and its run, each dataset's own metric, the robustness groups."
-    notes = cell_notes(lb) + run_notes_text(lb.stats)
+    notes = portable(cell_notes(lb) + run_notes_text(lb.stats))   # paths as committed files write them: relative to the repository
     return (table_markdown(lb) + '\n\n' + '\n'.join(f'- {n}' for n in notes) + '\n' + _official_markdown(lb) + _robust_markdown(lb))
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #8970b1ee
@@ -312,7 +312,7 @@ def page_table(lb:Leaderboard) -> str:
 # %% ../../nbs/11g_leaderboard.render.ipynb #ae780176
 def leaderboard_html(lb:Leaderboard, run_name:str, imgs:Sequence[str]=()) -> str:
     "The self-contained page of this run: findings, the rendered table, the notes, each dataset's own metric, robustness, figures."
-    notes = cell_notes(lb) + run_notes_text(lb.stats)
+    notes = portable(cell_notes(lb) + run_notes_text(lb.stats))
     more = markdown_html(_official_markdown(lb) + _robust_markdown(lb))
     parts = [section('Table', tables=[page_table(lb)]), '<h2>Notes</h2><ul>' + ''.join(f'<li>{inline_html(n)}</li>' for n in notes) + '</ul>',
              more, section('Figures') + ''.join(imgs) if imgs else '']
