@@ -17,8 +17,8 @@ from ..page import html_table, inline_html, markdown_html, section, html_page
 from .build import Leaderboard
 
 # %% auto #0
-__all__ = ['table_markdown', 'cell_notes', 'run_notes_text', 'leaderboard_markdown', 'figures', 'findings', 'page_table',
-           'leaderboard_html', 'write_leaderboard']
+__all__ = ['table_markdown', 'cell_notes', 'run_notes_text', 'leaderboard_markdown', 'figures', 'leaderboard_findings',
+           'page_table', 'leaderboard_html', 'write_leaderboard']
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #d391eb6b
 def _fmt(v, std=None) -> str:
@@ -265,7 +265,7 @@ def _overall(st:dict, n:int) -> str:
             f"(Friedman χ² = {f['statistic']:.2f}, p = {f['p']:.3g}).")
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #e4b44aec
-def findings(lb:Leaderboard) -> list:
+def leaderboard_findings(lb:Leaderboard) -> list:
     "The page's findings, one sentence each: the best of each dataset, who is not significantly below it (p), the overall ranking."
     t, st = lb.table, lb.stats
     keys = [c for c in t.columns if f'{c} std' in t.columns]
@@ -317,7 +317,7 @@ def leaderboard_html(lb:Leaderboard, run_name:str, imgs:Sequence[str]=()) -> str
     parts = [section('Table', tables=[page_table(lb)]), '<h2>Notes</h2><ul>' + ''.join(f'<li>{inline_html(n)}</li>' for n in notes) + '</ul>',
              more, section('Figures') + ''.join(imgs) if imgs else '']
     title = f"Stance leaderboard: {run_name}{' (imported results)' if lb.stats.get('imported') else ''}"
-    return html_page(title, parts, summary=findings(lb))
+    return html_page(title, parts, summary=leaderboard_findings(lb))
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #aa47bf9d
 @atomic_files()   # the page, its tables, figures and conditions land together, or none of them (a full disk)
