@@ -11,7 +11,6 @@ from .options import UsageError, data_spec, config_changes, given_args, split_na
 from ..predict import load_predictor
 from ..core import StanceDataError, atomic_files, write_csv
 from ..hub import check_model_folder
-from ..records import write_predictions, write_jsonl
 
 # %% auto #0
 __all__ = ['COMMANDS', 'list_presets', 'reproduce_args']
@@ -224,6 +223,7 @@ def _predict(args) -> dict:
 @atomic_files()   # the JSONL and the CSV land together, or neither (a full disk)
 def _write_labels(args, raw, cols:dict, labels:list) -> dict:
     "`predict`'s files: the official JSONL (with the input's ids where it names them, which `evaluate` matches) and/or the input with labels."
+    from stance_nb.records import write_predictions, write_jsonl   # on use: the records module imports pandas, which --help does without
     files = {}
     if 'jsonl' in args.format:
         files['jsonl'] = str(write_jsonl(f'{args.output}.jsonl', [dict(id=str(i), label=l) for i, l in zip(raw[cols['id']], labels)]) if 'id' in cols
