@@ -6,6 +6,7 @@
 from __future__ import annotations
 import contextlib, json, os, re, socket, threading, time, uuid
 from pathlib import Path
+from .core import disk_full, out_of_space
 
 # %% auto #0
 __all__ = ['heartbeat_seconds', 'stale_seconds', 'pid_alive', 'claim_owner', 'worker_id', 'ClaimBusy', 'RunLock', 'holder']
@@ -61,11 +62,16 @@ def claim_owner(path:Path) -> dict:
 
 # %% ../nbs/00b_claims.ipynb #35ce535d
 def _live(path:Path, now:float|None) -> bool:
-    "Whether the claim `path` is held: its process alive on this machine, else a heartbeat younger than `stale_seconds()`."
-    o = claim_owner(path)
-    try: mtime = path.stat().st_mtime
+    """Whether the claim `path` is held: its process alive on this machine, else a heartbeat younger than `stale_seconds()`; a claim that
+    names no owner (empty or not JSON) holds nothing."""
+    try: o = json.loads(path.read_text(encoding='utf-8') or '""')
     except FileNotFoundError: return False   # released meanwhile
-    if o.get('host') == socket.gethostname() and 'pid' in o: return pid_alive(o['pid'], o.get('start'))
+    except ValueError: o = ''                # half a name: its writer stopped part-way
+    except OSError: o = None                 # unreadable just now (a network hiccup): judged by its age
+    if o is not None and not (isinstance(o, dict) and o): return False
+    try: mtime = path.stat().st_mtime
+    except FileNotFoundError: return False
+    if o and o.get('host') == socket.gethostname() and 'pid' in o: return pid_alive(o['pid'], o.get('start'))
     return (now if now is not None else time.time()) - mtime < stale_seconds()
 
 # %% ../nbs/00b_claims.ipynb #99a6612f
@@ -82,6 +88,23 @@ def worker_id() -> str|None:
     if e.get('SUBMITIT_LOCAL_JOB_ID'): return f"submitit-local {e['SUBMITIT_LOCAL_JOB_ID']}"
     return None
 
+# %% ../nbs/00b_claims.ipynb #c6db3692
+def _write_claim(path:Path):
+    """Create the claim file `path` exclusively (`FileExistsError`: another process's) and write its owner whole; a claim that cannot be
+    written (a full disk) is removed, and the error names its folder."""
+    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    data = json.dumps(dict(pid=os.getpid(), host=socket.gethostname(), start=_start_ticks(os.getpid()), worker=worker_id(),
+                           since=time.time())).encode()
+    try:
+        try:
+            while data: data = data[os.write(fd, data):]   # a short write is followed by the write that fails
+            os.fsync(fd)
+        finally: os.close(fd)
+    except BaseException as e:
+        with contextlib.suppress(FileNotFoundError): path.unlink()
+        if out_of_space(e): raise disk_full(path.parent, e, 'claim') from e
+        raise
+
 # %% ../nbs/00b_claims.ipynb #35e86671
 class ClaimBusy(RuntimeError):
     "The folder is held by another live process (the message names it)."
@@ -93,18 +116,17 @@ class RunLock:
         self.folder, self.path, self.lost = Path(folder), None, False
         self._stop = threading.Event(); self._beat = None
     def acquire(self) -> 'RunLock':
-        self.folder.mkdir(parents=True, exist_ok=True)
+        try: self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            if out_of_space(e): raise disk_full(self.folder, e, 'claim') from e
+            raise
         for _ in range(100):
             claims = _claims(self.folder)
             now = _fs_now(self.folder) if claims else None
             if live := [p for g, p in claims if _live(p, now)]: self._busy(live[-1])
             path = self.folder/f'.lock.{claims[-1][0] + 1 if claims else 1}'
-            try: fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            try: _write_claim(path)
             except FileExistsError: continue   # another process took this generation first: look again
-            try:
-                os.write(fd, json.dumps(dict(pid=os.getpid(), host=socket.gethostname(), start=_start_ticks(os.getpid()),
-                                             worker=worker_id(), since=time.time())).encode()); os.fsync(fd)
-            finally: os.close(fd)
             others, now = [p for g, p in _claims(self.folder) if p != path], _fs_now(self.folder)
             if rivals := [p for p in others if _live(p, now)]:   # a holder judged dead whose heartbeat was late: give way
                 with contextlib.suppress(FileNotFoundError): path.unlink()

@@ -4,17 +4,20 @@
 
 # %% ../nbs/00_core.ipynb #e5a764c2
 from __future__ import annotations
-import os, re, sys, json, time, random, socket, platform, subprocess, tempfile, contextlib, hashlib, importlib.metadata
+import os, re, sys, json, time, errno, random, shutil, socket, platform, subprocess, tempfile, contextlib, contextvars, hashlib
+import importlib.metadata
 from pathlib import Path
 from dataclasses import dataclass, field, asdict
 from typing import Any, Callable, Iterable
 
 import numpy as np
+from safetensors import SafetensorError
 
 # %% auto #0
 __all__ = ['HUB_MODE', 'PAPERS_GROUP', 'repo_root', 'cache_dir', 'portable_path', 'paper_modules', 'portable', 'sha256_file',
-           'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device', 'atomic_write',
-           'write_text', 'write_json', 'write_csv', 'json_default', 'is_quiet', 'progress', 'library_versions',
+           'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device', 'DiskFullError',
+           'out_of_space', 'free_space', 'disk_full', 'atomic_write', 'write_text', 'write_json', 'write_csv',
+           'write_bytes', 'json_default', 'atomic_files', 'atomic_dir', 'is_quiet', 'progress', 'library_versions',
            'git_sha', 'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'load_average',
            'PhaseTimer', 'run_id', 'check_parameters', 'as_list']
 
@@ -143,21 +146,53 @@ def get_device(device:str|None=None, # 'cpu', 'cuda', 'cuda:1', 'mps'; `None` pi
     if getattr(torch.backends, 'mps', None) is not None and torch.backends.mps.is_available(): return torch.device('mps')
     return torch.device('cpu')
 
+# %% ../nbs/00_core.ipynb #8af547c4
+class DiskFullError(OSError):
+    "No space left (or the quota reached) where the package writes: the message names the file or folder; nothing half-written is kept."
+    def __str__(self): return self.strerror
+
+def out_of_space(e:BaseException) -> bool:
+    "Whether `e` says the disk is full: an `OSError` ENOSPC or EDQUOT, or safetensors' writer's `SafetensorError` (its message has the OS error)."
+    if isinstance(e, OSError): return e.errno in (errno.ENOSPC, errno.EDQUOT)
+    return isinstance(e, SafetensorError) and bool(re.search(r'os error (28|122)\b|No space left|quota exceeded', str(e)))
+
+# %% ../nbs/00_core.ipynb #d08c3986
+def free_space(path:str|Path) -> str:
+    "The free space of the filesystem that holds `path` (or its nearest existing folder), in words: '12 KB', '3.4 GB'."
+    p = Path(path).absolute()
+    while not p.exists() and p != p.parent: p = p.parent
+    try: free = shutil.disk_usage(p).free
+    except OSError: return 'unknown'
+    return next(f'{free/2**e:.{d}f} {u}' for e, d, u in ((30, 2, 'GB'), (20, 1, 'MB'), (10, 0, 'KB'), (0, 0, 'bytes'))
+                if free >= 2**e or u == 'bytes')
+
+def disk_full(path:str|Path, e:BaseException, what:str='write') -> DiskFullError:
+    "The one error for a `what` (write, claim, save) of `path` that found no space: names `path` and the free space there."
+    why = e.strerror if isinstance(e, OSError) and e.strerror else (str(e).strip().splitlines() or [''])[0][:200]
+    return DiskFullError(errno.ENOSPC, f"no space left on the device to {what} {path} ({free_space(path)} free there; {type(e).__name__}: "
+                                       f"{why}); nothing half-written was kept: free some space or choose another folder, and run again")
+
 # %% ../nbs/00_core.ipynb #7e31a360
+_STAGED = contextvars.ContextVar('stance_nb_staged', default=None)   # (temporary file, target) of the `atomic_files` block open here
+
 @contextlib.contextmanager
 def atomic_write(path:str|Path, # the file to (re)write
                  mode:str='w',  # 'w' for text, 'wb' for bytes
                  encoding:str|None='utf-8'):
-    "Context manager yielding a file handle whose content replaces `path` only if the block finishes."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+    "Context manager yielding a file handle whose content replaces `path` only if the block finishes; a full disk is a `DiskFullError` naming `path`."
+    path, tmp = Path(path), None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
         with os.fdopen(fd, mode, encoding=None if 'b' in mode else encoding) as f:
             yield f
             f.flush(); os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
+        if (staged := _STAGED.get()) is not None: staged.append((tmp, path))   # renamed with the other files of its set
+        else: os.replace(tmp, path)
+    except BaseException as e:
+        if tmp is not None:
+            with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
+        if out_of_space(e) and not isinstance(e, DiskFullError): raise disk_full(path, e) from e
         raise
 
 # %% ../nbs/00_core.ipynb #94bba46f
@@ -178,6 +213,12 @@ def write_csv(path:str|Path, df, **kwargs) -> Path:
     with atomic_write(path) as f: df.to_csv(f, **kwargs)
     return Path(path)
 
+# %% ../nbs/00_core.ipynb #02bc6116
+def write_bytes(path:str|Path, data:bytes) -> Path:
+    "Atomically write `data` to `path`."
+    with atomic_write(path, 'wb') as f: f.write(data)
+    return Path(path)
+
 # %% ../nbs/00_core.ipynb #39bbe2b1
 def json_default(o):
     "What `json.dumps` writes for NumPy values, paths and dataclasses (its `default`); anything else fails naming its type."
@@ -186,6 +227,40 @@ def json_default(o):
     if isinstance(o, Path): return str(o)
     if hasattr(o, '__dataclass_fields__'): return asdict(o)
     raise TypeError(f"Object of type {type(o).__name__} is not JSON serializable")
+
+# %% ../nbs/00_core.ipynb #ee679e97
+@contextlib.contextmanager
+def atomic_files():
+    "A block whose `atomic_write`s land together: renamed into place when it finishes, all removed when it fails."
+    staged = []; token = _STAGED.set(staged)
+    try:
+        yield staged
+        _STAGED.reset(token); token = None
+        while staged: tmp, path = staged[0]; os.replace(tmp, path); staged.pop(0)
+    finally:
+        if token is not None: _STAGED.reset(token)
+        for tmp, _ in staged:
+            with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
+
+# %% ../nbs/00_core.ipynb #3f639dc9
+@contextlib.contextmanager
+def atomic_dir(path:str|Path, # the folder to (re)write
+               what:str='write'): # the verb of a full disk's error: 'write', 'save', 'copy' ...
+    "Context manager yielding a temporary sibling folder that replaces `path` only if the block finishes; a full disk names `path`."
+    path, tmp = Path(path), None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp'))
+        yield tmp
+        old = path.with_name(f'.{path.name}.old')
+        shutil.rmtree(old, ignore_errors=True)
+        if path.exists(): os.replace(path, old)
+        os.replace(tmp, path); tmp = None
+        shutil.rmtree(old, ignore_errors=True)
+    except BaseException as e:
+        if tmp is not None: shutil.rmtree(tmp, ignore_errors=True)
+        if out_of_space(e): raise disk_full(path, e, what) from e
+        raise
 
 # %% ../nbs/00_core.ipynb #5a0969c3
 def is_quiet() -> bool:

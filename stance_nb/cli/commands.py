@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from .options import UsageError, data_spec, config_changes, given_args, split_names, PLAN_SKIP, BASELINE_SYSTEMS
 from ..predict import load_predictor
-from ..core import StanceDataError
+from ..core import StanceDataError, atomic_files, write_csv
 from ..hub import check_model_folder
 
 # %% auto #0
@@ -195,9 +195,7 @@ def _baselines(args) -> dict:
 def _predict(args) -> dict:
     "Label `--input` with `--run`; write the official JSONL and/or the input CSV with a label column."
     import pandas as pd
-    from stance_nb.core import write_csv
     from stance_nb.data.core import read_table
-    from stance_nb.records import write_predictions, write_jsonl
     bad = sorted(set(args.format) - {'jsonl', 'csv'}) + sorted(set(args.columns) - {'text', 'target', 'id'})
     if bad: raise UsageError(f"unknown --format or --columns name(s) {bad}; "
                              "--format takes jsonl, csv or both and --columns text=...,target=...,id=...")
@@ -217,13 +215,21 @@ def _predict(args) -> dict:
         raise StanceDataError(f"empty text in {len(empty)} row(s)", path=args.input, row=int(empty[0]) + 1, field=cols['text'],
                               expected='a text to label')
     labels = list(predict(df))
+    files = _write_labels(args, raw, cols, labels)
+    return dict(command='predict', model=info, input=str(args.input), n=len(labels),
+                counts={l: labels.count(l) for l in info['labels']}, files=files)
+
+# %% ../../nbs/12a_cli.commands.ipynb #bbae6933
+@atomic_files()   # the JSONL and the CSV land together, or neither (a full disk)
+def _write_labels(args, raw, cols:dict, labels:list) -> dict:
+    "`predict`'s files: the official JSONL (with the input's ids where it names them, which `evaluate` matches) and/or the input with labels."
+    from stance_nb.records import write_predictions, write_jsonl   # on use: the records module imports pandas, which --help does without
     files = {}
-    if 'jsonl' in args.format:   # with the input's ids when it names them (`evaluate` then matches by id)
+    if 'jsonl' in args.format:
         files['jsonl'] = str(write_jsonl(f'{args.output}.jsonl', [dict(id=str(i), label=l) for i, l in zip(raw[cols['id']], labels)]) if 'id' in cols
                              else write_predictions(f'{args.output}.jsonl', labels))
     if 'csv' in args.format: files['csv'] = str(write_csv(f'{args.output}.csv', raw.assign(**{args.label_column: labels})))
-    return dict(command='predict', model=info, input=str(args.input), n=len(labels),
-                counts={l: labels.count(l) for l in info['labels']}, files=files)
+    return files
 
 # %% ../../nbs/12a_cli.commands.ipynb #61b4c393
 def _read_pred(path:str, column:str,

@@ -4,16 +4,16 @@
 
 # %% ../../nbs/01d_data.explore.ipynb #86762277
 from __future__ import annotations
-import os
+import io, os
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from ..core import atomic_write
+from ..core import atomic_write, write_bytes
 from .core import SPLITS
 
 # %% auto #0
-__all__ = ['XSTANCE_TOPIC_ORDER', 'label_counts', 'dataset_stats', 'split_overlap', 'save_figure', 'plot_class_distribution',
-           'favor_by_question', 'plot_favor_by_question']
+__all__ = ['XSTANCE_TOPIC_ORDER', 'label_counts', 'dataset_stats', 'split_overlap', 'figure_bytes', 'save_figure',
+           'plot_class_distribution', 'favor_by_question', 'plot_favor_by_question']
 
 # %% ../../nbs/01d_data.explore.ipynb #ff3b9e3e
 def _split_order(splits) -> list:
@@ -78,11 +78,15 @@ def split_overlap(df:pd.DataFrame,         # a tidy table (`split`, `label`, and
     return pd.DataFrame(out, columns=['split', 'label', 'rows', 'shared', 'same_label', 'other_label_only'])
 
 # %% ../../nbs/01d_data.explore.ipynb #1f70116f
+def figure_bytes(fig, fmt:str='png', dpi:int=150) -> bytes:
+    "`fig` rendered as a `fmt` file's bytes, in memory (a page embeds the figure it writes)."
+    buf = io.BytesIO(); fig.savefig(buf, format=fmt, dpi=dpi, bbox_inches='tight')
+    return buf.getvalue()
+
 def save_figure(fig, path:str|Path, dpi:int=150) -> Path:
     "Write `fig` to `path` atomically (format from the suffix)."
     path = Path(path)
-    with atomic_write(path, 'wb') as f: fig.savefig(f, format=path.suffix.lstrip('.') or 'png', dpi=dpi, bbox_inches='tight')
-    return path
+    return write_bytes(path, figure_bytes(fig, path.suffix.lstrip('.') or 'png', dpi))
 
 # %% ../../nbs/01d_data.explore.ipynb #33f78f30
 def plot_class_distribution(data:pd.DataFrame|dict, # a tidy table, or `{dataset name: table}`

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
-from ..core import outputs_dir, write_csv, write_text, write_json, machine_label, portable
+from ..core import outputs_dir, write_csv, write_text, write_json, atomic_files, machine_label, portable
 from ..metrics import MACRO_F1_RULE
 from ..stats import paired_ttest
 from ..reference import compare, comparison_markdown, reference
@@ -257,6 +257,7 @@ def failed_cells(cmp:pd.DataFrame, failed:Sequence[dict], rows:Sequence[str], ke
     return cmp
 
 # %% ../../nbs/10l_experiment.report.ipynb #60030f05
+@atomic_files()   # the tables, their notes and conditions land together, or none of them (a full disk)
 def render(exp:Experiment, result:RunResult,
            tables:Iterable[str]|None=None,  # the tables to write (default all the experiment builds)
            out:str|Path|None=None,          # folder of the tables (default `outputs/<experiment>`)

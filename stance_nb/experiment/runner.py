@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
-from ..core import outputs_dir, StanceDataError, progress, is_quiet, hardware, machine_label, git_sha, portable_path, get_device
+from ..core import out_of_space, outputs_dir, StanceDataError, progress, is_quiet, hardware, machine_label, git_sha, portable_path, get_device
 from ..claims import RunLock, ClaimBusy, heartbeat_seconds, worker_id, holder
 from ..data import DATASETS
 from ..data.core import fingerprint
@@ -257,6 +257,7 @@ def _attempt(exp:Experiment, item:tuple, inp:_Inputs, settings:dict, force:bool,
     except Exception as e:
         k = settings.get('jobs_per_gpu') or 1   # a shared GPU out of memory: nothing kept, the job goes back to the queue (executor.work)
         if k > 1 and out_of_memory(e): raise JobRequeued(job.label, k, e) from e
+        if out_of_space(e): raise   # a full disk: every job would fail the same way, and its failure could not be kept there
         err = save_failure(folder, job.label, e)
         warnings.warn(f"{job.label} failed: {err['error']}: {err['message']} (kept in {folder/'error.json'}; the other jobs go on)")
         return 'failed', err

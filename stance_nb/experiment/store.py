@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 import hashlib
-from ..core import write_json, sha256_file, portable, portable_path, cache_dir
+from ..core import write_json, sha256_file, portable, portable_path, cache_dir, atomic_dir, disk_full, out_of_space
 from ..records import RunRecord, write_predictions
 from ..claims import worker_id
 from .spec import Job, SYSTEMS
@@ -154,7 +154,10 @@ def import_finished(folder:Path,          # the job's folder in this job store
         folder.parent.mkdir(parents=True, exist_ok=True)
         tmp = folder.parent/f'.{folder.name}.import-{os.getpid()}'
         shutil.rmtree(tmp, ignore_errors=True)
-        shutil.copytree(cand, tmp, ignore=shutil.ignore_patterns('.lock.*', 'error.json', '.*'))
+        try: shutil.copytree(cand, tmp, ignore=shutil.ignore_patterns('.lock.*', 'error.json', '.*'))
+        except OSError as e:   # no half copy left behind
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise disk_full(folder, e, 'copy a finished job into') if out_of_space(e) else e
         try: os.rename(tmp, folder)
         except OSError: shutil.rmtree(tmp, ignore_errors=True); return None   # another worker took it in first
         return Path(src)
@@ -209,16 +212,21 @@ def older_jobs(root:Path) -> list[Path]:
 # %% ../../nbs/10h_experiment.store.ipynb #29b315b1
 def save_job(folder:Path, rec:RunRecord, preds:dict, tests:Iterable, info:dict, scores:list) -> RunRecord:
     """Write a finished job: one predictions file per test set and `info.json`, then its record, last (each atomically), with each file's lines and
-    hash."""
-    meta = {}
-    with rec.phase('write'):
-        for (k, t) in tests:
-            f = write_predictions(folder/f'predictions_{k}_{t}.jsonl', preds[k, t])
-            rec.files[f'predictions/{k}/{t}'] = f.name
-            meta[f'predictions/{k}/{t}'] = dict(lines=_lines(f), sha256=sha256_file(f))
-        rec.files['info'] = write_json(folder/'info.json', portable(info)).name   # paths as the record names them
-    rec.finish(scores=scores, info=info, files=meta)
-    rec.save(folder/'record.json')
+    hash. When one cannot be written (a full disk) none is left."""
+    meta, written = {}, []
+    try:
+        with rec.phase('write'):
+            for (k, t) in tests:
+                written.append(f := write_predictions(folder/f'predictions_{k}_{t}.jsonl', preds[k, t]))
+                rec.files[f'predictions/{k}/{t}'] = f.name
+                meta[f'predictions/{k}/{t}'] = dict(lines=_lines(f), sha256=sha256_file(f))
+            written.append(write_json(folder/'info.json', portable(info))); rec.files['info'] = 'info.json'   # paths as the record names them
+        rec.finish(scores=scores, info=info, files=meta)
+        rec.save(folder/'record.json')
+    except BaseException:
+        for f in written:
+            with contextlib.suppress(FileNotFoundError): f.unlink()
+        raise
     with contextlib.suppress(FileNotFoundError): (folder/'error.json').unlink()   # an earlier attempt's failure
     return rec
 
@@ -309,11 +317,9 @@ def export_jobs(records:Iterable[str|Path], # the finished jobs' `record.json` f
         if finished_record(folder, rec.params) is None:
             raise ValueError(f"{folder}: its files do not match its record (see the warning above); nothing copied from it")
         target = Path(dest)/folder.name
-        tmp = target.parent/f'.{target.name}.export-{os.getpid()}'
-        shutil.rmtree(tmp, ignore_errors=True); tmp.mkdir(parents=True)
-        for f in dict.fromkeys(['record.json', *(Path(v).name for v in rec.files.values())]): shutil.copy2(folder/f, tmp/f)
-        if (tmp/'info.json').exists():   # a job saved before info.json was written portably: this machine's paths made relative
-            write_json(tmp/'info.json', portable(json.loads((tmp/'info.json').read_text(encoding='utf-8'))))
-        shutil.rmtree(target, ignore_errors=True); os.rename(tmp, target)
+        with atomic_dir(target, 'copy the job records into') as tmp:   # a full disk: named, and no half copy left
+            for f in dict.fromkeys(['record.json', *(Path(v).name for v in rec.files.values())]): shutil.copy2(folder/f, tmp/f)
+            if (tmp/'info.json').exists():   # a job saved before info.json was written portably: this machine's paths made relative
+                write_json(tmp/'info.json', portable(json.loads((tmp/'info.json').read_text(encoding='utf-8'))))
         out.append(target)
     return out

@@ -10,15 +10,15 @@ from typing import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 import pandas as pd
-from ..core import write_csv, write_json, write_text, portable, portable_path
-from ..data.explore import save_figure
+from ..core import write_csv, write_json, write_text, write_bytes, atomic_files, portable, portable_path
+from ..data.explore import figure_bytes
 from ..stats import cd_diagram
 from ..page import html_table, inline_html, markdown_html, section, html_page
 from .build import Leaderboard
 
 # %% auto #0
-__all__ = ['table_markdown', 'cell_notes', 'run_notes_text', 'leaderboard_markdown', 'figures', 'findings', 'page_table',
-           'leaderboard_html', 'write_leaderboard']
+__all__ = ['table_markdown', 'cell_notes', 'run_notes_text', 'leaderboard_markdown', 'figures', 'leaderboard_findings',
+           'page_table', 'leaderboard_html', 'write_leaderboard']
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #d391eb6b
 def _fmt(v, std=None) -> str:
@@ -182,7 +182,7 @@ def _robust_markdown(lb:Leaderboard) -> str:
 # %% ../../nbs/11g_leaderboard.render.ipynb #1355884b
 def leaderboard_markdown(lb:Leaderboard) -> str:
     "The leaderboard as Markdown: its table, the notes on its tests and its run, each dataset's own metric, the robustness groups."
-    notes = cell_notes(lb) + run_notes_text(lb.stats)
+    notes = portable(cell_notes(lb) + run_notes_text(lb.stats))   # paths as committed files write them: relative to the repository
     return (table_markdown(lb) + '\n\n' + '\n'.join(f'- {n}' for n in notes) + '\n' + _official_markdown(lb) + _robust_markdown(lb))
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #8970b1ee
@@ -265,14 +265,15 @@ def _overall(st:dict, n:int) -> str:
             f"(Friedman χ² = {f['statistic']:.2f}, p = {f['p']:.3g}).")
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #e4b44aec
-def findings(lb:Leaderboard) -> list:
+def leaderboard_findings(lb:Leaderboard) -> list:
     "The page's findings, one sentence each: the best of each dataset, who is not significantly below it (p), the overall ranking."
     t, st = lb.table, lb.stats
     keys = [c for c in t.columns if f'{c} std' in t.columns]
     best, tests, out = _best(t, keys), _tests_by_cell(lb), []
     for sy in dict.fromkeys(best.values()):
         ks = [k for k, b in best.items() if b == sy]
-        where = ('both datasets' if len(best) == 2 else f'all {len(best)} datasets') if len(ks) == len(best) > 1 else ', '.join(ks)
+        where = (('both datasets' if len(best) == 2 else f'all {len(best)} datasets') if len(ks) == len(best) > 1 else
+                 f"{len(ks)} of {len(best)} datasets ({', '.join(ks)})" if len(best) > 1 else ks[0])
         out.append(f"{sy} is best on {where}.")
     for k, b in best.items():
         ties = [f"{sy} (p = {r.p_vs_best:.3g})" for (sy, kk), r in tests.items() if kk == k and sy != b and r.tied_with_best is True]
@@ -311,14 +312,15 @@ def page_table(lb:Leaderboard) -> str:
 # %% ../../nbs/11g_leaderboard.render.ipynb #ae780176
 def leaderboard_html(lb:Leaderboard, run_name:str, imgs:Sequence[str]=()) -> str:
     "The self-contained page of this run: findings, the rendered table, the notes, each dataset's own metric, robustness, figures."
-    notes = cell_notes(lb) + run_notes_text(lb.stats)
+    notes = portable(cell_notes(lb) + run_notes_text(lb.stats))
     more = markdown_html(_official_markdown(lb) + _robust_markdown(lb))
     parts = [section('Table', tables=[page_table(lb)]), '<h2>Notes</h2><ul>' + ''.join(f'<li>{inline_html(n)}</li>' for n in notes) + '</ul>',
              more, section('Figures') + ''.join(imgs) if imgs else '']
     title = f"Stance leaderboard: {run_name}{' (imported results)' if lb.stats.get('imported') else ''}"
-    return html_page(title, parts, summary=findings(lb))
+    return html_page(title, parts, summary=leaderboard_findings(lb))
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #aa47bf9d
+@atomic_files()   # the page, its tables, figures and conditions land together, or none of them (a full disk)
 def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
     "Write `<run_name>_leaderboard.csv|.md|.html`, the tests (`_tests.csv`), figures (`.png`) and the conditions (`.json`) to `folder`."
     folder = Path(folder); stem = folder/f'{run_name}_leaderboard'
@@ -327,8 +329,9 @@ def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
     files['md'] = write_text(f'{stem}.md', f"# {run_name}\n\n" + md)
     imgs = []
     for name, fig in figures(lb).items():
-        files[name] = save_figure(fig, f'{stem}_{name}.png')   # embedded in the page as written: one rendering
-        data = base64.b64encode(files[name].read_bytes()).decode()
+        png = figure_bytes(fig)   # embedded in the page as written: one rendering
+        files[name] = write_bytes(f'{stem}_{name}.png', png)
+        data = base64.b64encode(png).decode()
         imgs.append(f'<figure><img alt="{name}" src="data:image/png;base64,{data}"><figcaption>{name}</figcaption></figure>')
     cond = portable(dict(lb.result.conditions, leaderboard={k: v for k, v in lb.stats.items()}))   # paths relative, as in every committed output
     files['conditions'] = write_json(f'{stem}_conditions.json', cond)

@@ -4,14 +4,15 @@
 
 # %% ../../nbs/05c_train.checkpoints.ipynb #ccb33320
 from __future__ import annotations
-import os, json, math, time, shutil, random, hashlib, warnings, itertools, contextlib, dataclasses
+import os, json, math, time, errno, shutil, random, hashlib, warnings, itertools, contextlib, dataclasses
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
 import numpy as np
 import pandas as pd
 import torch
-from ..core import atomic_write, write_json, sha256_file
+from safetensors import SafetensorError
+from ..core import atomic_write, write_json, sha256_file, free_space, out_of_space, DiskFullError
 
 # %% auto #0
 __all__ = ['FitState', 'rng_state', 'restore_rng_state', 'save_weights', 'load_weights', 'save_checkpoint',
@@ -71,11 +72,13 @@ def save_checkpoint(acc, ckpt_dir:Path, state:FitState, keep:int):
         if acc.is_main_process:   # the state, and the hash of every weight file: an altered file is found on resume
             state = replace(state, weights={f.name: sha256_file(f) for f in sorted(tmp.glob('*.safetensors'))})
             write_json(tmp/'fit_state.json', asdict(state))   # lets a resume do without latest.json
-    except (OSError, RuntimeError) as e:      # torch reports a full disk as "[enforce fail at inline_container.cc…]"
+    except (OSError, RuntimeError, SafetensorError) as e:   # torch reports a full disk as "[enforce fail at inline_container.cc…]"
         if acc.is_main_process: shutil.rmtree(tmp, ignore_errors=True)
-        free = shutil.disk_usage(ckpt_dir).free if ckpt_dir.exists() else 0
-        raise OSError(f"could not write checkpoint {name} in {ckpt_dir}: {type(e).__name__}: {(str(e).splitlines() or [''])[0]}. "
-                      f"Check the disk space there ({free/2**30:.2f} GiB free); or lower keep_checkpoints, or set checkpoint=False.") from e
+        full = out_of_space(e)   # safetensors' writer (the weights) and the OS say so; torch's writer does not
+        msg = (f"could not write checkpoint {name} in {ckpt_dir}{': no space left on the device' if full else ''} "
+               f"({type(e).__name__}: {(str(e).splitlines() or [''])[0]}). Check the disk space there ({free_space(ckpt_dir)} free); "
+               "or lower keep_checkpoints, or set checkpoint=False.")
+        raise (DiskFullError(errno.ENOSPC, msg) if full else OSError(msg)) from e
     acc.wait_for_everyone()
     if acc.is_main_process:
         if final.exists(): shutil.rmtree(final)

@@ -4,15 +4,17 @@
 
 # %% ../../nbs/05f_train.classifier.ipynb #01338c54
 from __future__ import annotations
-import os, json, math, time, shutil, random, hashlib, warnings, itertools, contextlib, dataclasses
+import os, json, math, time, errno, shutil, random, hashlib, warnings, itertools, contextlib, dataclasses
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 import torch
+from safetensors import SafetensorError
 from ..core import outputs_dir, set_seed, write_json, run_id, StanceDataError, is_quiet
 from ..hub import check_model_folder
+from ..core import atomic_dir, free_space, out_of_space, DiskFullError
 from ..claims import RunLock
 from ..metrics import METRICS, accuracy, score
 from ..records import RunRecord, write_predictions
@@ -108,17 +110,19 @@ def check_encoder(model:str, trust_remote_code:bool=False) -> None:
 # %% ../../nbs/05f_train.classifier.ipynb #49e4a565
 @contextlib.contextmanager
 def _all_or_none(out:Path, names:Sequence[str]):
-    "A run's final files: when writing one fails (a full disk), none is left, and the error names the folder and its free space."
+    """A run's final files: when writing one fails (a full disk, reported by the OS or by safetensors' writer), none is left, and the error
+    names the folder and its free space."""
     try: yield
-    except OSError as e:
+    except (OSError, SafetensorError) as e:
         for n in (*names, '.model.tmp'):
             p = out/n
             if p.is_dir(): shutil.rmtree(p, ignore_errors=True)
             elif p.exists(): p.unlink()
-        free = shutil.disk_usage(out).free if out.exists() else 0
-        raise OSError(e.errno, f"could not write the run's results in {out} ({type(e).__name__}: {(str(e).splitlines() or [''])[0]}); "
-                      f"none of them was kept. Check the disk space there ({free/2**30:.2f} GiB free); "
-                      "the run resumes from its last checkpoint") from e
+        full, cause = out_of_space(e), e.__cause__ if isinstance(e, DiskFullError) and e.__cause__ else e
+        msg = (f"could not write the run's results in {out}{': no space left on the device' if full else ''} "
+               f"({type(cause).__name__}: {(str(cause).splitlines() or [''])[0]}); none of them was kept. "
+               f"Check the disk space there ({free_space(out)} free); the run resumes from its last checkpoint")
+        raise (DiskFullError(errno.ENOSPC, msg) if full else OSError(getattr(e, 'errno', None), msg)) from e
 
 # %% ../../nbs/05f_train.classifier.ipynb #749da3ef
 def _oom_retry(df:pd.DataFrame, cfg:TrainConfig, kw:dict) -> TrainResult:
@@ -185,9 +189,7 @@ def _write_run(out:Path, record:RunRecord, res:FitResult, model, tok, dev:dict, 
     with record.phase('write'), _all_or_none(out, ('predictions.jsonl', 'history.json', 'record.json', 'model')):
         if test: record.files['predictions'] = str(write_predictions(out/'predictions.jsonl', preds))
         if save_model:   # written beside, renamed when complete: never a model folder without its weights
-            shutil.rmtree(out/'.model.tmp', ignore_errors=True)
-            model.save_pretrained(out/'.model.tmp'); tok.save_pretrained(out/'.model.tmp')
-            shutil.rmtree(out/'model', ignore_errors=True); os.replace(out/'.model.tmp', out/'model')
+            with atomic_dir(out/'model', 'save') as tmp: model.save_pretrained(tmp); tok.save_pretrained(tmp)
             record.files['model'] = str(out/'model')
         record.files['history'] = str(write_json(out/'history.json', res.history))
         record.finish(**{f'dev_{k}': v for k, v in dev.items()}, **{f'test_{k}': v for k, v in test.items()},

@@ -16,7 +16,7 @@ import fasttext
 from ...core import write_json, StanceDataError, available_cpus, progress
 from ...records import RunRecord, write_predictions
 from ...metrics import METRICS, accuracy, f1_macro, score
-from ...core import sha256_file
+from ...core import sha256_file, disk_full, out_of_space, DiskFullError
 from ...data.core import check_rows
 from ...registry import Registry
 
@@ -352,17 +352,22 @@ class FastTextClassifier(Baseline):
         return pd.DataFrame([dict(zip(map(_dec, l), p.tolist())) for l, p in zip(labs, probs)], columns=self.labels_).fillna(0.0)
 
     def save(self, path:str|Path) -> Path:
-        "Write the fastText binary to `path` and the parameters (and the grid's `selection_`) to `path` + '.json', both atomically."
+        """Write the fastText binary to `path` and the parameters (and the grid's `selection_`) to `path` + '.json', both atomically (the JSON,
+        with the binary's size and SHA-256, first); a full disk names the file and leaves the old pair."""
         self._check_fitted()
         path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp'); os.close(fd)
-        try: self.model_.save_model(tmp); os.replace(tmp, path)
-        except BaseException:
+        try:
+            self.model_.save_model(tmp)   # fastText's writer does not report a short write: a disk it left full is taken as one
+            if os.statvfs(path.parent).f_bavail == 0: raise OSError(errno.ENOSPC, 'No space left on device (the fastText file filled it)')
+            write_json(str(path) + '.json', dict(name=self.name, params=self.params(), state=self.state(),
+                                                 file=dict(bytes=os.path.getsize(tmp), sha256=sha256_file(Path(tmp))),
+                                                 **({} if self.selection_ is None else {'selection': self.selection_})))
+            os.replace(tmp, path)
+        except BaseException as e:
             with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
+            if out_of_space(e) and not isinstance(e, DiskFullError): raise disk_full(path, e) from e
             raise
-        write_json(str(path) + '.json', dict(name=self.name, params=self.params(), state=self.state(),
-                                             file=dict(bytes=path.stat().st_size, sha256=sha256_file(path)),
-                                             **({} if self.selection_ is None else {'selection': self.selection_})))
         return path
 
     @classmethod

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
-from ...core import write_json, atomic_write
+from ...core import write_json, atomic_write, atomic_dir
 from ...train import (TrainConfig, RunPlan, Preset, EncodedDataset, PadCollator, PackCollator, packed_encode, tokenize_pairs,
                              predict_logits, from_pretrained_quietly)
 from ...data.benchmark import BENCHMARK
@@ -230,23 +230,16 @@ class MultiTaskModel(nn.Module):
         return SequenceClassifierOutput(loss=loss, logits=logits)
 
     def save_pretrained(self, path:str|Path, tokenizer=None) -> Path:
-        "Save the encoder (`save_pretrained`), the heads (safetensors) and `mdl_config.json`; the folder is replaced atomically."
+        "Save the encoder (`save_pretrained`), the heads (safetensors) and `mdl_config.json`; the folder replaced atomically (a full disk named)."
         from safetensors.torch import save as st_save
-        path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f'.{path.name}.'))
-        try:
+        path = Path(path)
+        with atomic_dir(path, 'save') as tmp:
             self.encoder.save_pretrained(tmp/'encoder')
             if tokenizer is not None: tokenizer.save_pretrained(tmp/'encoder')
             with atomic_write(tmp/'heads.safetensors', 'wb') as f:
                 f.write(st_save({k: v.detach().cpu().contiguous() for k, v in self.heads.state_dict().items()}))
             write_json(tmp/'mdl_config.json', dict(tasks=self.tasks, sep_token_id=self.sep_token_id,
                                                   dropout=self.dropout, head_kwargs=self.head_kwargs))
-            old = path.with_name(f'.{path.name}.old')
-            if path.exists(): os.replace(path, old)
-            os.replace(tmp, path)
-            shutil.rmtree(old, ignore_errors=True)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True); raise
         return path
 
     @classmethod

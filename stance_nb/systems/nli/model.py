@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from ...core import get_device, progress, set_seed
 from ...registry import Registry, UnknownName, unknown_message
-from ...core import run_id, outputs_dir
+from ...core import run_id, outputs_dir, atomic_dir, atomic_files
 from ...records import RunRecord, write_predictions
 from ...data.core import fingerprint
 from ...train import tokenize_pairs, EncodedDataset, make_loader, fit, predict_logits
@@ -496,11 +496,13 @@ def _nli_evaluator(clf:NLIClassifier, ds:dict, parts:dict, stance_labels:list, b
     return evaluate
 
 # %% ../../../nbs/06_systems.nli.model.ipynb #f76b97d3
+@atomic_files()   # predictions and record land together, or neither (a full disk)
 def _write_nli(out:Path, record:RunRecord, res, clf:NLIClassifier, dev:dict, test:dict, preds:list, save_model:bool, cfg):
     "The run's files: predictions in test order, the model (where asked) and the record; then its checkpoints go."
     if preds: record.files['predictions'] = str(write_predictions(out/'predictions.jsonl', preds))
     if save_model:
-        clf.model.save_pretrained(out/'model'); clf.tokenizer.save_pretrained(out/'model'); record.files['model'] = str(out/'model')
+        with atomic_dir(out/'model', 'save') as tmp: clf.model.save_pretrained(tmp); clf.tokenizer.save_pretrained(tmp)   # whole, or not at all
+        record.files['model'] = str(out/'model')
     record.finish(**{f'dev_{k}': v for k, v in dev.items()}, **{f'test_{k}': v for k, v in test.items()},
                   steps=res.steps, train_seconds=res.train_seconds)
     record.save(out/'record.json')
