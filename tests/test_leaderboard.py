@@ -275,7 +275,7 @@ def test_nli_finetuned_and_llm_beside_the_benchmark_rows(tmp_path, capfd, monkey
         argv = ['leaderboard', '--models', 'majority,nli-ft,llm', '--nli-model', str(tmp_path/'mnli'), '--nli-preset', 'smoke',
                 '--llm-model', endpoint, '--data-dir', str(data), '--resamples', '200']
         plan = _json(argv + ['--plan'], capfd)   # runs nothing: 3 systems x 3 datasets, nli-ft timed on this CPU
-        assert plan['plan']['jobs'] == 9 and plan['rows']['NLI fine-tuned']['jobs'] == 3 and not (out/'benchmark'/'runs').exists()
+        assert plan['plan']['jobs'] == 9 and plan['rows']['nli-ft']['jobs'] == 3 and not (out/'benchmark'/'runs').exists()
         lb = _json(argv, capfd)
         table, st = pd.DataFrame(lb['table']).set_index('system'), lb['stats']
         keys = ['ibmcs', 'semeval2019t7', 'xstance']
