@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from .core import StanceDataError, write_csv, write_text
 from .metrics import f1_macro
-from .stats import paired_bootstrap, resampled_f1_macro
+from .stats import paired_bootstrap, resampled_f1_macro, percentile_ci, bootstrap_p
 from .robustness import potency, resilience_rel, relative_drop, PAPER_C
 from .records import RunRecord, read_predictions
 from .data.core import fingerprint
@@ -47,16 +47,6 @@ def bootstrap_f1(gold:Sequence, pred:Sequence, # gold and predicted labels, same
         out.append(resampled_f1_macro(gold, pred, rng.integers(0, m, size=(min(per, n - s), m))))
     return np.concatenate(out)
 
-# %% ../nbs/14_analysis.ipynb #6b2aa1f4
-def _interval(d:np.ndarray) -> tuple[float, float]:
-    lo, hi = np.percentile(d, [2.5, 97.5])
-    return float(lo), float(hi)
-
-def _p_two_sided(point:float, d:np.ndarray) -> float:
-    "Twice the share of draws on the other side of 0 from `point` (or at 0), (count + 1)/(n + 1), at most 1."
-    if point == 0: return 1.0
-    return min(1.0, 2 * (int(np.sum(np.sign(point) * d <= 0)) + 1) / (len(d) + 1))
-
 # %% ../nbs/14_analysis.ipynb #6aad925a
 def _resilience(clean:float, attacked:float, c:float) -> float:
     return resilience_rel(clean, {'attack': attacked}, {'attack': c})['attack']
@@ -71,9 +61,9 @@ def attack_drop(gold:Sequence, clean:Sequence, attacked:Sequence, # gold labels;
     d_t, d_a = bootstrap_f1(gold, clean, n, seed), bootstrap_f1(gold, attacked, n, seed)
     rel = np.divide(d_t - d_a, d_t, out=np.zeros_like(d_t), where=d_t > 0)
     res = np.array([_resilience(t, a, c) for t, a in zip(d_t, d_a)])
-    return dict(clean=f_t, attacked=f_a, drop=f_t - f_a, drop_ci=_interval(d_t - d_a), rel_drop=-relative_drop(f_t, f_a),
-                rel_ci=_interval(rel), p=_p_two_sided(f_t - f_a, d_t - d_a), resilience_rel=_resilience(f_t, f_a, c),
-                resilience_ci=_interval(res), n=n, seed=seed)
+    return dict(clean=f_t, attacked=f_a, drop=f_t - f_a, drop_ci=percentile_ci(d_t - d_a), rel_drop=-relative_drop(f_t, f_a),
+                rel_ci=percentile_ci(rel), p=bootstrap_p(f_t - f_a, d_t - d_a), resilience_rel=_resilience(f_t, f_a, c),
+                resilience_ci=percentile_ci(res), n=n, seed=seed)
 
 # %% ../nbs/14_analysis.ipynb #86444105
 def _rel_draws(gold, clean, attacked, n:int, seed:int) -> np.ndarray:
@@ -88,7 +78,7 @@ def drop_difference(gold:Sequence,
     paired_rows(gold, {'a clean': a[0], 'a attacked': a[1], 'b clean': b[0], 'b attacked': b[1]})
     ra, rb = (-relative_drop(f1_macro(gold, t), f1_macro(gold, x)) for t, x in (a, b))
     d = _rel_draws(gold, *a, n, seed) - _rel_draws(gold, *b, n, seed)
-    return dict(rel_drop_a=ra, rel_drop_b=rb, diff=ra - rb, ci=_interval(d), p=_p_two_sided(ra - rb, d), n=n, seed=seed)
+    return dict(rel_drop_a=ra, rel_drop_b=rb, diff=ra - rb, ci=percentile_ci(d), p=bootstrap_p(ra - rb, d), n=n, seed=seed)
 
 # %% ../nbs/14_analysis.ipynb #57d3967f
 def pooled_drop_difference(sets:Mapping[str, tuple], # data key -> (gold, A's (clean, attacked), B's (clean, attacked))
@@ -104,7 +94,7 @@ def pooled_drop_difference(sets:Mapping[str, tuple], # data key -> (gold, A's (c
     rel = lambda t, x: np.divide(t - x, t, out=np.zeros_like(t), where=t > 0)
     ra, rb = (float(rel(point[s, :1], point[s, 1:])[0]) for s in (0, 1))
     d = rel(draws[0, 0], draws[0, 1]) - rel(draws[1, 0], draws[1, 1])
-    return dict(rel_drop_a=ra, rel_drop_b=rb, diff=ra - rb, ci=_interval(d), p=_p_two_sided(ra - rb, d), datasets=sorted(sets), n=n, seed=seed)
+    return dict(rel_drop_a=ra, rel_drop_b=rb, diff=ra - rb, ci=percentile_ci(d), p=bootstrap_p(ra - rb, d), datasets=sorted(sets), n=n, seed=seed)
 
 # %% ../nbs/14_analysis.ipynb #dbd1d3c0
 def potency_interval(gold:Sequence,
@@ -116,7 +106,7 @@ def potency_interval(gold:Sequence,
     raw, pot = potency({s: f1_macro(gold, p) for s, p in attacked.items()}, c)
     draws = np.array([bootstrap_f1(gold, p, n, seed) for p in attacked.values()])
     d = np.array([potency(list(col), c) for col in draws.T])
-    return dict(raw_potency=raw, raw_ci=_interval(d[:, 0]), potency=pot, potency_ci=_interval(d[:, 1]), n=n, seed=seed)
+    return dict(raw_potency=raw, raw_ci=percentile_ci(d[:, 0]), potency=pot, potency_ci=percentile_ci(d[:, 1]), n=n, seed=seed)
 
 # %% ../nbs/14_analysis.ipynb #a354bbc3
 def holm(p:Sequence[float]) -> np.ndarray:

@@ -15,8 +15,8 @@ from .data.explore import save_figure
 
 # %% auto #0
 __all__ = ['EXACT_MAX_DIFFERING', 'MIN_TEST_EXAMPLES', 'NEMENYI_Q', 'paired_ttest', 'significance_marks', 'resampled_f1_macro',
-           'exact_permutation', 'paired_bootstrap', 'approximate_randomization', 'best_and_ties', 'seed_test',
-           'mean_ranks', 'friedman', 'nemenyi_cd', 'nemenyi_groups', 'cd_diagram']
+           'exact_permutation', 'percentile_ci', 'bootstrap_p', 'paired_bootstrap', 'approximate_randomization',
+           'best_and_ties', 'seed_test', 'mean_ranks', 'friedman', 'nemenyi_cd', 'nemenyi_groups', 'cd_diagram']
 
 # %% ../nbs/02a_stats.ipynb #3217a4f5
 def _paired(a, b, names=('a', 'b')) -> tuple[np.ndarray, np.ndarray]:
@@ -203,6 +203,20 @@ def _bootstrap_deltas(codes:np.ndarray, L:int, n:int, rng:np.random.Generator) -
         out.append(_macro_f1(C, g, a, L) - _macro_f1(C, g, b, L))
     return np.concatenate(out)
 
+# %% ../nbs/02a_stats.ipynb #b0a7c1d2
+def percentile_ci(draws:np.ndarray) -> tuple[float, float]:
+    "The 95% percentile interval of bootstrap draws: their 2.5th and 97.5th percentiles."
+    lo, hi = np.percentile(draws, [2.5, 97.5])
+    return float(lo), float(hi)
+
+def bootstrap_p(point:float,       # the statistic on all examples
+                draws:np.ndarray,  # its bootstrap draws
+                eps:float=0.0,     # values this close to 0 count as 0 (macro-F1 differences: `_EPS`, floating-point noise)
+               ) -> float:
+    "Two-sided p: twice the share of draws on the other side of 0 from `point` or at it, (count + 1)/(n + 1), at most 1; 1 at `point` 0."
+    if abs(point) <= eps: return 1.0
+    return min(1.0, 2 * (int(np.sum(np.sign(point) * np.asarray(draws) <= eps)) + 1) / (len(draws) + 1))
+
 # %% ../nbs/02a_stats.ipynb #70435d87
 def paired_bootstrap(gold, pred_a, pred_b, # gold labels and two systems' predictions, same order
                      n:int=1000,           # resamples
@@ -216,9 +230,8 @@ def paired_bootstrap(gold, pred_a, pred_b, # gold labels and two systems' predic
     codes, L = _encode(gold, [pred_a, pred_b], ('gold', 'pred_a', 'pred_b'))
     delta = f1_macro(gold, pred_a) - f1_macro(gold, pred_b)
     d = _bootstrap_deltas(codes, L, n, np.random.default_rng(seed))
-    sampled = lambda: 1.0 if abs(delta) <= _EPS else min(1.0, 2 * (int(np.sum(np.sign(delta) * d <= _EPS)) + 1) / (n + 1))
-    lo, hi = np.percentile(d, [2.5, 97.5])
-    return dict(delta=float(delta), **_p_or_exact(codes, L, delta, sampled, 2 / (n + 1), 'bootstrap'), ci=(float(lo), float(hi)),
+    sampled = lambda: bootstrap_p(delta, d, _EPS)
+    return dict(delta=float(delta), **_p_or_exact(codes, L, delta, sampled, 2 / (n + 1), 'bootstrap'), ci=percentile_ci(d),
                 n=n, seed=seed)
 
 # %% ../nbs/02a_stats.ipynb #e2bf007c
