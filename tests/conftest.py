@@ -18,6 +18,19 @@ def train_config(model, **kw):
     base = dict(model=str(model), epochs=2, batch_size=8, max_length=32, lr=3e-3, mixed_precision='no', seed=1, warmup_ratio=0.1)
     return TrainConfig(**{**base, **kw})
 
+def run_cli(argv, show_warnings:bool=False) -> tuple[int, str, str]:
+    "Exit status, stdout and stderr of `stance_nb argv` run in this process; `show_warnings`: warnings printed to stderr, as Python does."
+    import contextlib, io, sys, warnings
+    from stance_nb.cli import main
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+        if show_warnings:
+            warnings.simplefilter('always')
+            warnings.showwarning = lambda m, c, f, n, file=None, line=None: sys.stderr.write(warnings.formatwarning(m, c, f, n, line))
+        try: code = main(argv)
+        except SystemExit as e: code = e.code
+    return code, out.getvalue(), err.getvalue()
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     "Say loudly when the documentation-site tests did not run (no Chromium): a passing run has then not opened the site."
     skipped = [r for r in terminalreporter.stats.get('skipped', []) if 'Chromium is not installed' in str(r.longrepr)]

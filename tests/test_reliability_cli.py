@@ -2,13 +2,13 @@
 with exit status 2 for a wrong name, option or value and 1 for data or a run that cannot go on, and no traceback unless
 `--debug` asks for it; library faults that used to be raw (a full disk, a damaged run folder) name the file or folder;
 a papermill run stopped during a fastText grid leaves no temporary folder."""
-import contextlib, io, json, os, re, signal, subprocess, sys, textwrap, time
+import json, os, re, signal, subprocess, sys, textwrap, time
 from pathlib import Path
 import pandas as pd
 import pytest
 
 from stance_nb.cli import main
-from conftest import write_splits
+from conftest import write_splits, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELS = ['AGAINST', 'FAVOR', 'NONE']
@@ -26,13 +26,7 @@ def own(tmp_path_factory):
     assert code == 0, err[-3000:]
     return d, opts, Path(json.loads(out)['records'][0]).parent
 
-def _cli(argv) -> tuple[int, str, str]:
-    "Exit status, stdout and stderr of `stance_nb argv` run in this process."
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try: code = main(argv)
-        except SystemExit as e: code = e.code
-    return code, out.getvalue(), err.getvalue()
+_cli = run_cli   # exit status, stdout and stderr of `stance_nb argv` run in this process
 
 def _one_line(err:str) -> str:
     "The error line of stderr, which must be the only line that says error, with no traceback."

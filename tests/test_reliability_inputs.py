@@ -1,25 +1,18 @@
 """Inputs a new user's files bring: labels with invisible characters or full-width letters (they made a class of their own
 and scored silently wrong), and local model folders without their tokenizer files (transformers builds a tokenizer of five
 special tokens from such a folder and a model trains on unknown tokens to a number with no warning)."""
-import contextlib, io, json, shutil, sys, warnings
+import json, shutil, warnings
 from pathlib import Path
 import pandas as pd
 import pytest
 
-from stance_nb.cli import main
-from conftest import write_splits, train_config
+from conftest import write_splits, train_config, run_cli
 
 LABELS = ['AGAINST', 'FAVOR', 'NONE']
 
 def _cli(argv) -> tuple[int, str, str]:
     "Exit status, stdout and stderr of `stance_nb argv` run in this process; warnings are printed to stderr, as Python does."
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
-        warnings.simplefilter('always')
-        warnings.showwarning = lambda m, c, f, n, file=None, line=None: sys.stderr.write(warnings.formatwarning(m, c, f, n, line))
-        try: code = main(argv)
-        except SystemExit as e: code = e.code
-    return code, out.getvalue(), err.getvalue()
+    return run_cli(argv, show_warnings=True)
 
 def _error(err:str) -> str:
     "The one error line of stderr (no traceback)."
