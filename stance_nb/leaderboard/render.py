@@ -25,23 +25,35 @@ def _fmt(v, std=None) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)): return '–'
     return f"{v:.3f}" + (f" ± {std:.3f}" if std is not None and std == std else '')
 
+def _dataset_keys(t) -> list:
+    "The per-dataset columns of a leaderboard table: those with a std column beside them."
+    return [c for c in t.columns if f'{c} std' in t.columns]
+
+def _missing(r, k:str, failed:set) -> str:
+    "A cell without a score: 'failed' where its job failed, else '–'."
+    return 'failed' if (r['system'], k) in failed else '–'
+
+def _published(r, k:str) -> str:
+    "The published number beside a cell, in parentheses, or ''."
+    p = r.get(f'{k} published')
+    return f' ({p:.3f})' if p is not None and p == p else ''
+
 # %% ../../nbs/11g_leaderboard.render.ipynb #df6e2fb4
 def _cell(lb:Leaderboard, r, k:str, failed:set) -> str:
     """One per-dataset cell of the table: mean ± std, bold when best, † when tied with the best, '(no test)' on an untested dataset,
     the published number in parentheses."""
     t = lb.table
-    if r[k] != r[k]: return 'failed' if (r['system'], k) in failed else '–'
+    if r[k] != r[k]: return _missing(r, k, failed)
     c = _fmt(r[k], r[f'{k} std'])
     tied = f'{k} tied' in t and r.get(f'{k} tied') == r.get(f'{k} tied') and bool(r.get(f'{k} tied'))
     c = f"**{c}**" if r[k] == t[k].max() else c + (' †' if tied else ' (no test)' if k in (lb.stats.get('untested') or {}) else '')
-    p = r.get(f'{k} published')
-    return c + (f" ({p:.3f})" if p is not None and p == p else '')
+    return c + _published(r, k)
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #5d365491
 def table_markdown(lb:Leaderboard) -> str:
     "The leaderboard's table as Markdown: one row per system, a cell per dataset, the means and the mean rank."
     t, st = lb.table, lb.stats
-    keys = [c for c in t.columns if f'{c} std' in t.columns]
+    keys = _dataset_keys(t)
     failed = {tuple(f) for f in st.get('failed') or []}
     pub_mean = 'mean published' in t
     head = ['system', *keys, f"mean ({len(st['common'])} datasets)", *(['paper mean'] if pub_mean else []), 'mean rank']
@@ -232,7 +244,7 @@ def _learning_curve(t, rob:dict, shares:list) -> Figure:
 # %% ../../nbs/11g_leaderboard.render.ipynb #bdbf652b
 def figures(lb:Leaderboard) -> dict:
     "The page's figures: heat map, bars, robustness and learning curve where the run has them, the critical-difference diagram."
-    t, keys = lb.table.set_index('system'), [c for c in lb.table.columns if f'{c} std' in lb.table.columns]
+    t, keys = lb.table.set_index('system'), _dataset_keys(lb.table)
     out = dict(heatmap=_heatmap(t, keys), bars=_bars(t, keys))
     rob = lb.stats.get('robust') or {}
     atk = (rob.get('attacks') or {}).get('attacks', [])
@@ -268,7 +280,7 @@ def _overall(st:dict, n:int) -> str:
 def leaderboard_findings(lb:Leaderboard) -> list:
     "The page's findings, one sentence each: the best of each dataset, who is not significantly below it (p), the overall ranking."
     t, st = lb.table, lb.stats
-    keys = [c for c in t.columns if f'{c} std' in t.columns]
+    keys = _dataset_keys(t)
     best, tests, out = _best(t, keys), _tests_by_cell(lb), []
     for sy in dict.fromkeys(best.values()):
         ks = [k for k, b in best.items() if b == sy]
@@ -292,15 +304,13 @@ def _test_mark(r, untested:bool) -> str:
 def page_table(lb:Leaderboard) -> str:
     "The table as the page shows it: cells formatted, each dataset's best in bold, beside every other cell its test against the best."
     t, st = lb.table, lb.stats
-    keys = [c for c in t.columns if f'{c} std' in t.columns]
+    keys = _dataset_keys(t)
     failed, tests, best = {tuple(f) for f in st.get('failed') or []}, _tests_by_cell(lb), _best(t, keys)
     pub_mean, bold, beside, rows = 'mean published' in t, {}, {}, []
     for i, r in t.iterrows():
         row = {'system': r['system']}
         for k in keys:
-            p = r.get(f'{k} published')
-            row[k] = (('failed' if (r['system'], k) in failed else '–') if r[k] != r[k] else
-                      _fmt(r[k], r[f'{k} std']) + (f' ({p:.3f})' if p is not None and p == p else ''))
+            row[k] = _missing(r, k, failed) if r[k] != r[k] else _fmt(r[k], r[f'{k} std']) + _published(r, k)
             if r[k] == r[k] and best.get(k) == r['system']: bold[i, k] = True
             elif r[k] == r[k]: beside[i, k] = _test_mark(tests.get((r['system'], k)), k in (st.get('untested') or {}))
         row[f"mean ({len(st['common'])} datasets)"] = _fmt(r['mean'])
