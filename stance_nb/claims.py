@@ -4,7 +4,7 @@
 
 # %% ../nbs/00b_claims.ipynb #cc484615
 from __future__ import annotations
-import contextlib, json, os, re, socket, threading, time, uuid
+import contextlib, errno, json, os, re, socket, threading, time, uuid
 from pathlib import Path
 from .core import disk_full, out_of_space
 
@@ -89,19 +89,39 @@ def worker_id() -> str|None:
     return None
 
 # %% ../nbs/00b_claims.ipynb #c6db3692
-def _write_claim(path:Path):
-    """Create the claim file `path` exclusively (`FileExistsError`: another process's) and write its owner whole; a claim that cannot be
-    written (a full disk) is removed, and the error names its folder."""
+_NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.ENOSYS}
+
+def _write_new(path:Path, data:bytes):
+    "Create `path` exclusively (`FileExistsError`: it exists) and write `data` whole and synced; on any failure nothing is left at `path`."
     fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    data = json.dumps(dict(pid=os.getpid(), host=socket.gethostname(), start=_start_ticks(os.getpid()), worker=worker_id(),
-                           since=time.time())).encode()
     try:
         try:
             while data: data = data[os.write(fd, data):]   # a short write is followed by the write that fails
             os.fsync(fd)
         finally: os.close(fd)
-    except BaseException as e:
+    except BaseException:
         with contextlib.suppress(FileNotFoundError): path.unlink()
+        raise
+
+def _write_claim(path:Path):
+    """Put the claim file `path` in place with its owner written, or not at all (`FileExistsError`: another process's). It is written
+    under a private name and hard-linked to `path`, so no process ever reads a rival's claim empty; where the filesystem has no hard
+    links it is created exclusively and then written. A claim that cannot be written (a full disk) is removed, and the error names
+    its folder."""
+    data = json.dumps(dict(pid=os.getpid(), host=socket.gethostname(), start=_start_ticks(os.getpid()), worker=worker_id(),
+                           since=time.time())).encode()
+    tmp = path.parent/f'.claim-{uuid.uuid4().hex}'
+    try:
+        try:
+            _write_new(tmp, data)
+            try: os.link(tmp, path)
+            except FileExistsError: raise
+            except OSError as e:
+                if e.errno not in _NO_HARD_LINKS: raise
+                _write_new(path, data)
+        finally:
+            with contextlib.suppress(FileNotFoundError): tmp.unlink()
+    except OSError as e:
         if out_of_space(e): raise disk_full(path.parent, e, 'claim') from e
         raise
 
@@ -127,11 +147,14 @@ class RunLock:
             path = self.folder/f'.lock.{claims[-1][0] + 1 if claims else 1}'
             try: _write_claim(path)
             except FileExistsError: continue   # another process took this generation first: look again
-            others, now = [p for g, p in _claims(self.folder) if p != path], _fs_now(self.folder)
-            if rivals := [p for p in others if _live(p, now)]:   # a holder judged dead whose heartbeat was late: give way
+            gen, now = int(path.name.rsplit('.', 1)[1]), _fs_now(self.folder)
+            older = [p for g, p in _claims(self.folder) if g < gen]
+            # the oldest live claim holds: a holder judged dead whose heartbeat was late, or a rival that took an older generation
+            # at the same moment; a rival with a newer one gives way to this one, so exactly one of them keeps its claim
+            if rivals := [p for p in older if _live(p, now)]:
                 with contextlib.suppress(FileNotFoundError): path.unlink()
-                self._busy(rivals[-1])
-            for p in others:   # the dead claims this one replaces
+                self._busy(rivals[0])
+            for p in older:   # the dead claims this one replaces
                 with contextlib.suppress(FileNotFoundError): p.unlink()
             self.path, self.lost = path, False
             self._stop.clear()
