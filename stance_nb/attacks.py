@@ -4,7 +4,7 @@
 
 # %% ../nbs/08_attacks.ipynb #ec533730
 from __future__ import annotations
-import re, json, random, hashlib, functools
+import re, json, random, inspect, hashlib, warnings, functools
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 import numpy as np
@@ -14,8 +14,8 @@ from .registry import Registry
 
 # %% auto #0
 __all__ = ['ATTACKS', 'KEYBOARD_NEIGHBOURS', 'NEGATION_PREFIX', 'DEFAULT_TRANSLATION_MODELS', 'ANNOTATORS', 'NEGATION_C',
-           'register_attack', 'apply_attack', 'input_columns', 'misspell', 'spelling', 'sentences', 'negation',
-           'TranslationCache', 'translate', 'paraphrase', 'correctness_sample', 'attack_pairs', 'fk_grade',
+           'register_attack', 'attack_texts', 'apply_attack', 'input_columns', 'misspell', 'spelling', 'sentences',
+           'negation', 'TranslationCache', 'translate', 'paraphrase', 'correctness_sample', 'attack_pairs', 'fk_grade',
            'spelling_judgements', 'export_annotation', 'read_annotation', 'paraphrase_correctness',
            'spelling_correctness']
 
@@ -29,10 +29,55 @@ def register_attack(name:str):
     return _reg
 
 # %% ../nbs/08_attacks.ipynb #5d77373b
+@functools.lru_cache(maxsize=None)
+def _source_hash(path:str, mtime:float) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+def _attack_code(fn:Callable) -> str|None:
+    "A hash of the source file that defines attack `fn` (with its helpers), or `None` where it has none to read (a notebook cell's)."
+    try: src = inspect.getsourcefile(inspect.unwrap(fn))
+    except TypeError: return None
+    if not src or not Path(src).is_file(): return None
+    return _source_hash(src, Path(src).stat().st_mtime)
+
+def _attack_file(name:str, fn:Callable, texts:list[str], seed:int, options:dict) -> Path|None:
+    """The cache file of attack `name` over `texts` (its code, seed and options in the name), or `None` where the attack cannot be
+    named that way (no source file, options that are not JSON)."""
+    code = _attack_code(fn)
+    try: opts = json.dumps(options, sort_keys=True)
+    except (TypeError, ValueError): return None
+    if code is None: return None
+    h = hashlib.sha256(json.dumps([name, code, seed, opts]).encode())
+    for t in texts: h.update(t.encode('utf-8', 'surrogatepass') + b'\x1e')
+    return cache_dir()/'attacks'/f"{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}-{h.hexdigest()[:24]}.json"
+
+def attack_texts(name:str, texts:list[str], seed:int=0, cache:bool=True, **options) -> list[str]:
+    """Attack `name` of the distinct strings `texts`: read from the on-disk cache (`cache_dir()/'attacks'`) where the same attack code,
+    seed, options and strings ran before (another run, another worker process), else computed and kept there. A damaged cache
+    file is said, computed again and replaced."""
+    fn = ATTACKS[name]
+    f = _attack_file(name, fn, texts, seed, options) if cache and texts else None
+    if f is not None and f.exists():
+        try:
+            new = json.loads(f.read_text(encoding='utf-8'))['out']
+            if isinstance(new, list) and len(new) == len(texts) and all(isinstance(x, str) for x in new): return new
+            raise ValueError(f"expected {len(texts)} strings")
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            warnings.warn(f"attack cache {f} is damaged ({type(e).__name__}: {e}); attacking again and replacing it")
+    new = fn(texts, seed=seed, **options) if texts else []
+    if len(new) != len(texts): raise RuntimeError(f"attack {name!r} returned {len(new)} strings for {len(texts)}")
+    if f is not None:
+        try:
+            f.parent.mkdir(parents=True, exist_ok=True)
+            with atomic_write(f) as fh: json.dump(dict(attack=name, seed=seed, options=options, n=len(texts), out=list(new)), fh)
+        except OSError as e: warnings.warn(f"attack {name!r} not cached in {f}: {e}")
+    return list(new)
+
 def apply_attack(df:pd.DataFrame, # a test split in the tidy format (`target`, `text`, `label`, ...)
                  name:str,         # a key of `ATTACKS`
                  seed:int=0,       # seed of the perturbation
                  columns:Sequence[str]=('target', 'text'), # the input segments to perturb
+                 cache:bool=True,  # reuse the strings an earlier run attacked (`attack_texts`)
                  **options) -> pd.DataFrame:
     "A copy of `df` with attack `name` applied to every non-empty input segment; labels untouched."
     ATTACKS.check(name)
@@ -42,9 +87,7 @@ def apply_attack(df:pd.DataFrame, # a test split in the tidy format (`target`, `
     for col in columns:
         vals = out[col].fillna('').astype(str)
         uniq = list(dict.fromkeys(v for v in vals if v.strip()))
-        new = ATTACKS[name](uniq, seed=seed, **options) if uniq else []
-        if len(new) != len(uniq): raise RuntimeError(f"attack {name!r} returned {len(new)} strings for {len(uniq)}")
-        m = dict(zip(uniq, new))
+        m = dict(zip(uniq, attack_texts(name, uniq, seed, cache, **options)))
         out[col] = [m.get(v, v) for v in vals]
     out.attrs = {**df.attrs, 'attack': name, 'attack_seed': seed}
     return out

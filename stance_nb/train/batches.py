@@ -14,29 +14,69 @@ import torch
 from ..core import atomic_write, cache_dir
 
 # %% auto #0
-__all__ = ['tokenization_key', 'tokenize_pairs', 'EncodedDataset', 'LengthGroupedBatchSampler', 'PadCollator', 'make_loader',
-           'balance_by_upsampling']
+__all__ = ['tokenizer_fingerprint', 'tokenization_key', 'token_cache_dir', 'tokenize_pairs', 'EncodedDataset',
+           'LengthGroupedBatchSampler', 'PadCollator', 'make_loader', 'balance_by_upsampling']
 
 # %% ../../nbs/05a_train.batches.ipynb #9d889a70
 _TOKEN_CACHE:dict[str, dict] = {}
 _TOKEN_CACHE_MAX = 32   # encodings kept in memory (each an int32 array per example and field)
 
+def tokenizer_fingerprint(tokenizer) -> str:
+    """A hash of what `tokenizer` makes of a text: a fast tokenizer's serialisation (vocabulary, normaliser, pre-tokeniser,
+    post-processor), else its vocabulary and settings; with its class, truncation side and special tokens. Two tokenizers read from
+    the same folder name with the same vocabulary size but another lower-casing have other fingerprints."""
+    backend = getattr(tokenizer, 'backend_tokenizer', None)
+    if backend is not None:   # less the truncation and padding a call sets on it (the call's arguments are keyed apart)
+        body = json.dumps({k: v for k, v in json.loads(backend.to_str()).items() if k not in ('truncation', 'padding')}, sort_keys=True)
+    else: body = json.dumps([sorted(tokenizer.get_vocab().items()), getattr(tokenizer, 'init_kwargs', {})], sort_keys=True, default=str)
+    head = json.dumps([type(tokenizer).__name__, getattr(tokenizer, 'truncation_side', 'right'),
+                       getattr(tokenizer, 'special_tokens_map', {}), len(tokenizer)], sort_keys=True, default=str)
+    return hashlib.sha256(f"{head}\x1e{body}".encode('utf-8', 'surrogatepass')).hexdigest()[:24]
+
 def tokenization_key(tokenizer, texts, targets=None, max_length:int=512, truncation:str='longest_first') -> str:
-    "A hash naming the encodings of (`targets`, `texts`) under `tokenizer` and `max_length`."
-    h = hashlib.sha256(json.dumps([type(tokenizer).__name__, str(getattr(tokenizer, 'name_or_path', '')), len(tokenizer),
-                                   max_length, truncation, targets is None]).encode())
+    "A hash naming the encodings of (`targets`, `texts`) under `tokenizer` (by its content, `tokenizer_fingerprint`) and `max_length`."
+    h = hashlib.sha256(json.dumps([tokenizer_fingerprint(tokenizer), max_length, truncation, targets is None]).encode())
     for t, x in zip(itertools.repeat('') if targets is None else targets, texts):
         h.update(f"{t}\x1f{x}\x1e".encode('utf-8', 'surrogatepass'))
     return h.hexdigest()[:24]
 
 # %% ../../nbs/05a_train.batches.ipynb #44e277c0
+def token_cache_dir() -> Path:
+    """Where tokenized data is kept on disk (`TrainConfig.disk_cache`): the user's cache folder, shared by every run and worker
+    process (each file named by `tokenization_key`: tokenizer content, texts, length, truncation)."""
+    return cache_dir()/'tokenized'
+
+def _read_encodings(f:Path, n:int) -> dict|None:
+    "The encodings of `n` examples cached in `f`, or `None` (with a warning naming the file) when it is damaged or holds another count."
+    try:
+        with np.load(f, allow_pickle=False) as z:
+            offsets = z['offsets']
+            if len(offsets) != n + 1: raise ValueError(f"{len(offsets) - 1} examples, expected {n}")
+            flat = {k[:-5]: z[k] for k in z.files if k.endswith('_flat')}
+            if 'input_ids' not in flat or any(len(v) != offsets[-1] for v in flat.values()):
+                raise ValueError(f"its fields {sorted(flat)} do not hold the {offsets[-1]} tokens its offsets count")
+            return {k: np.split(v, offsets[1:-1]) for k, v in flat.items()}
+    except FileNotFoundError: return None
+    except Exception as e:   # a cut-short or foreign file (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError)
+        warnings.warn(f"tokenized data cache {f} is damaged ({type(e).__name__}: {e}); tokenizing again and replacing it")
+        return None
+
+def _write_encodings(f:Path, enc:dict):
+    "Keep `enc` in `f` whole or not at all; a cache that cannot be written (a full disk) is said and skipped."
+    lens = np.array([len(r) for r in enc['input_ids']])
+    arrays = {f'{k}_flat': np.concatenate(v) if v else np.zeros(0, np.int32) for k, v in enc.items()}
+    try:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_write(f, 'wb') as fh: np.savez(fh, offsets=np.concatenate([[0], np.cumsum(lens)]), **arrays)
+    except OSError as e: warnings.warn(f"tokenized data not cached in {f}: {e}")
+
 def tokenize_pairs(tokenizer,                  # a Hugging Face tokenizer
                    texts:Iterable[str],         # segment B (or the only segment)
                    targets:Iterable[str]|None=None, # segment A; `None` for single-segment input
                    max_length:int=512,          # tokens per example, special tokens included
                    truncation:str='longest_first',
                    cache:bool=True,             # reuse encodings from memory
-                   cache_dir:str|Path|None=None, # also keep them on disk here
+                   cache_dir:str|Path|None=None, # also keep them on disk here (`token_cache_dir()`: shared by every run)
                   ) -> dict[str, list[np.ndarray]]:
     "Tokenize (target, text) pairs once: `{'input_ids': [...], 'attention_mask': [...], ...}`, one int32 array per example."
     texts = ['' if x is None or (isinstance(x, float) and math.isnan(x)) else str(x) for x in texts]
@@ -44,17 +84,12 @@ def tokenize_pairs(tokenizer,                  # a Hugging Face tokenizer
     key = tokenization_key(tokenizer, texts, targets, max_length, truncation)
     if cache and key in _TOKEN_CACHE: return _TOKEN_CACHE[key]
     f = Path(cache_dir)/f'{key}.npz' if cache_dir is not None else None
-    if f is not None and f.exists():
-        with np.load(f, allow_pickle=False) as z:
-            enc = {k[:-5]: np.split(z[k], z['offsets'][1:-1]) for k in z.files if k.endswith('_flat')}
-    else:
+    enc = _read_encodings(f, len(texts)) if f is not None else None
+    if enc is None:
         args = (targets, texts) if targets is not None else (texts,)
         enc = dict(tokenizer(*args, truncation=truncation, max_length=max_length))
         enc = {k: [np.asarray(r, dtype=np.int32) for r in v] for k, v in enc.items()}
-        if f is not None:
-            lens = np.array([len(r) for r in enc['input_ids']])
-            arrays = {f'{k}_flat': np.concatenate(v) if v else np.zeros(0, np.int32) for k, v in enc.items()}
-            with atomic_write(f, 'wb') as fh: np.savez(fh, offsets=np.concatenate([[0], np.cumsum(lens)]), **arrays)
+        if f is not None: _write_encodings(f, enc)
     if cache:
         while len(_TOKEN_CACHE) >= _TOKEN_CACHE_MAX: _TOKEN_CACHE.pop(next(iter(_TOKEN_CACHE)))   # oldest first
         _TOKEN_CACHE[key] = enc

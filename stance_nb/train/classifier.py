@@ -20,7 +20,7 @@ from ..metrics import METRICS, accuracy, score
 from ..records import RunRecord, write_predictions
 from ..data.core import fingerprint, check_rows
 from .config import TrainConfig
-from .batches import tokenize_pairs, EncodedDataset, make_loader, balance_by_upsampling
+from .batches import tokenize_pairs, token_cache_dir, EncodedDataset, make_loader, balance_by_upsampling
 from .optim import resolve_precision, make_accelerator, split_batch
 from .loop import fit, predict_logits, FitResult, TrainOOMError
 from .target_tokens import target_token_map, add_target_tokens, apply_target_tokens
@@ -167,7 +167,7 @@ def _load_and_encode(cfg:TrainConfig, parts:dict, labels:list, pair:bool, model,
         tmap = target_token_map(df, tok, cfg.target_key); add_target_tokens(tok, model, tmap.values())
         parts = {s: apply_target_tokens(p, tmap, cfg.target_key) if len(p) else p for s, p in parts.items()}; pair = True
     train_df = balance_by_upsampling(parts['train'], seed=cfg.seed) if cfg.balance else parts['train']
-    cache_dir = outputs_dir(out_dir, 'cache', 'tokenized') if cfg.disk_cache else None
+    cache_dir = token_cache_dir() if cfg.disk_cache else None
     label2id = {l: i for i, l in enumerate(labels)}
     with record.phase('tokenize'):
         ds = {s: _encode(p, tok, cfg, pair, label2id, cache_dir) for s, p in dict(parts, train=train_df).items() if len(p)}

@@ -22,6 +22,7 @@ _OPTIMIZERS = ('adamw', 'adamax')
 _PRECISIONS = ('auto', 'no', 'fp16', 'bf16')
 _TRUNCATIONS = ('longest_first', 'only_first', 'only_second')
 _SCHEDULE_FIELDS = ('checkpoint_every', 'keep_checkpoints', 'cleanup_checkpoints')   # when checkpoints are written and kept, not what is trained
+_IDENTITY_AS = {'disk_cache': False}   # whether tokenized data is kept on disk changes no number: shown as runs made before it showed it
 _LATER_FIELDS = ('target_key', 'pack',
                  'compile_optimizer')   # fields added after runs were made (`pack`: `MDLConfig`'s): left out of a run's identity while at their
                                         # default, so those runs keep their ids
@@ -59,7 +60,7 @@ class TrainConfig:
     target_tokens:bool=False     # segment A is one reserved token per target instead of the target's words
     target_key:str|None=None     # with `target_tokens`: the column whose values get a token each (None: `question_id` if present, else `target`;
                                  # X-stance Table 5: `topic`)
-    disk_cache:bool=False        # also cache tokenized data under `outputs/cache/tokenized`
+    disk_cache:bool=True         # keep tokenized data on disk, shared by every run and worker (`stance_nb.train.token_cache_dir`)
     num_workers:int=0            # DataLoader worker processes
     trust_remote_code:bool=False # allow model code from the Hub (off: only code shipped with transformers runs)
     oom_retry:bool=False         # on GPU out-of-memory, retry with half the batch and twice the accumulation (same effective batch)
@@ -92,7 +93,7 @@ class TrainConfig:
     def identity(self) -> dict:
         """The config as a run id sees it (`asdict`) with the checkpoint schedule at its defaults: how often checkpoints are written changes no
         number, so a run restarted with another schedule finds its own folder and resumes."""
-        d = asdict(replace(self, **{f.name: f.default for f in dataclasses.fields(self) if f.name in _SCHEDULE_FIELDS}))
+        d = asdict(replace(self, **{f.name: f.default for f in dataclasses.fields(self) if f.name in _SCHEDULE_FIELDS}, **_IDENTITY_AS))
         return {k: v for k, v in d.items() if not (k in _LATER_FIELDS and v == getattr(type(self), k))}
 
     @classmethod

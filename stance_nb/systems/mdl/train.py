@@ -16,7 +16,7 @@ from ...core import set_seed, outputs_dir, write_json, write_csv, run_id
 from ...hub import check_model_folder
 from ...claims import RunLock
 from ...records import RunRecord, write_predictions
-from ...train import (FitResult, EncodedDataset, PadCollator, PackCollator, check_packing, fit, predict_logits, latest_checkpoint,
+from ...train import (FitResult, EncodedDataset, token_cache_dir, PadCollator, PackCollator, check_packing, fit, predict_logits, latest_checkpoint,
                              make_accelerator, process_state)
 from ...metrics import score
 from ...data.core import fingerprint
@@ -138,7 +138,7 @@ def _mdl_encode(tasks:list, model:str, cfg:MDLConfig, tcfg:MDLConfig, rec:RunRec
     "The encoder's tokenizer, every task's splits encoded, and the gold labels of dev and test."
     from transformers import AutoTokenizer
     with rec.phase('load'): tok = AutoTokenizer.from_pretrained(str(model), local_files_only=local_files_only)
-    cache = outputs_dir(output_dir, 'cache', 'tokenized') if cfg.disk_cache else None
+    cache = token_cache_dir() if cfg.disk_cache else None
     with rec.phase('tokenize'): enc = {t.name: encode_task(t, tok, cfg.max_length, tcfg.truncation, cache) for t in tasks}
     gold = {t.name: {s: [t.labels[i] for i in enc[t.name][s].labels] for s in ('dev', 'test')} for t in tasks}
     return tok, enc, gold
