@@ -530,3 +530,22 @@ def _analyze(args) -> dict:
     return dict(command='analyze', about=res['about'], files=write_analysis(res, args.out or outputs_dir(None, 'analysis')))
 
 COMMANDS['analyze'] = _analyze
+
+# %% ../../nbs/12a_cli.commands.ipynb #6418ff2c
+def _transfer(args) -> dict:
+    "Train each system on each dataset (and on all others pooled), test it on every dataset; the matrices with intervals (`stance_nb.transfer`)."
+    from stance_nb.transfer import TransferArgs, prepare_transfer, transfer   # imported on use, as every command's own code
+    try: P = TransferArgs(**given_args(args, TransferArgs)).checked()   # every input checked before anything is read, trained or written
+    except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\"")) from None
+    if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
+    ex = _executor(argparse.Namespace(**{**vars(args), 'workers': P.workers}), P.as_dict())
+    run = prepare_transfer(P)
+    if args.plan:
+        summary, rows = _priced(run.prep, None, ex, names=run.rows)
+        return dict(command='transfer', plan=summary, rows=rows, executor=ex.kind)
+    tr = transfer(executor=ex, run=run)
+    records = [str(Path(f)/'record.json') for f in tr.result.records]
+    return dict(command='transfer', cells=tr.cells.to_dict('records'), notes=tr.notes, files=tr.files, conditions=tr.result.conditions,
+                records=records, kept=_keep_records(args, records))
+
+COMMANDS['transfer'] = _transfer

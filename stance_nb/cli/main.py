@@ -231,6 +231,21 @@ def _analyze_options(s):
 _HELP['analyze'] = "robustness with intervals, per-target tests, example-level diffs of a job store's finished jobs (stance_nb.analysis)"
 _OPTIONS['analyze'] = _analyze_options
 
+# %% ../../nbs/12b_cli.main.ipynb #ec3bbfe0
+def _transfer_options(s):
+    from stance_nb.transfer import TransferArgs
+    add_args_options(s, TransferArgs)
+    s.add_argument('--keep-records', metavar='DIR', help="after the run: copy its jobs' records and predicted labels (no weights) into DIR "
+                   "(see reproduce --help)")
+    s.add_argument('--plan', action='store_true', help="print the transfer's jobs still to run with their estimated cost; run nothing "
+                   '(as reproduce --plan)')
+    s.set_defaults(wait=False, detach=False, slurm_config=None)
+    run_options(s, seeds=False)
+
+_HELP['transfer'] = ("train on one dataset and test on another in one label space, leave one dataset out; each cell against the "
+                     "in-domain model with an interval (stance_nb.transfer)")
+_OPTIONS['transfer'] = _transfer_options
+
 # %% ../../nbs/12b_cli.main.ipynb #a62a273d
 def _init_state():
     "Set up Accelerate's process state once, honouring `ACCELERATE_USE_CPU` (`stance_nb.train.process_state`; imported on use: training code)."

@@ -14,9 +14,9 @@ from .splits import (TRAIN_RATIOS, read_records, record_columns, check_field_lab
                                   read_index_list, read_index_lines, check_partition, low_resource_positions, low_resource)
 
 # %% auto #0
-__all__ = ['TABLE3', 'PAPER_METRICS', 'IAC1_TOPIC_SPLIT', 'SCD_TOPIC_SPLIT', 'ARGMIN_TOPICS', 'ARGMIN_TOPIC_SPLIT', 'BENCHMARK',
-           'load_fnc1', 'load_arc', 'load_ibmcs', 'load_semeval2016t6', 'load_semeval2019t7', 'load_snopes',
-           'read_json_file', 'load_perspectrum', 'load_iac1', 'load_scd', 'load_argmin', 'split_sizes',
+__all__ = ['TABLE3', 'STANCE_MAPS', 'PAPER_METRICS', 'IAC1_TOPIC_SPLIT', 'SCD_TOPIC_SPLIT', 'ARGMIN_TOPICS', 'ARGMIN_TOPIC_SPLIT',
+           'BENCHMARK', 'load_fnc1', 'load_arc', 'load_ibmcs', 'load_semeval2016t6', 'load_semeval2019t7',
+           'load_snopes', 'read_json_file', 'load_perspectrum', 'load_iac1', 'load_scd', 'load_argmin', 'split_sizes',
            'compare_table3']
 
 # %% ../../nbs/01b_data.benchmark.ipynb #e2731272
@@ -31,6 +31,22 @@ TABLE3 = { # Schiller et al. 2021, Table 3: (train, dev, test), {label: % of all
     'semeval2016t6': ((2497, 417, 1249), {'AGAINST': 51, 'FAVOR': 25, 'NONE': 24}),
     'semeval2019t7': ((5217, 1485, 1827), {'comment': 72, 'support': 14, 'query': 7, 'deny': 7}),
     'snopes':        ((14416, 1868, 3154), {'agree': 74, 'refute': 26}),
+}
+
+STANCE_MAPS = { # each dataset's labels in the common space `STANCE_LABELS` (transfer between datasets), and where that loses information
+    'arc': ({'agree': 'FAVOR', 'disagree': 'AGAINST', 'discuss': 'NONE', 'unrelated': 'NONE'},
+            "lossy: 'discuss' (on topic, no stance taken) and 'unrelated' (another topic) both become NONE"),
+    'argmin': ({'Argument_for': 'FAVOR', 'Argument_against': 'AGAINST'}, "no NONE: sentences that are no argument are not in the data"),
+    'fnc1': ({'agree': 'FAVOR', 'disagree': 'AGAINST', 'discuss': 'NONE', 'unrelated': 'NONE'},
+             "lossy: 'discuss' (on topic, no stance taken) and 'unrelated' (another topic) both become NONE"),
+    'iac1': ({'pro': 'FAVOR', 'anti': 'AGAINST', 'other': 'NONE'}, "'other' (neither side of the debate) becomes NONE"),
+    'ibmcs': ({'PRO': 'FAVOR', 'CON': 'AGAINST'}, "no NONE: every claim is for or against its topic"),
+    'perspectrum': ({'SUPPORT': 'FAVOR', 'UNDERMINE': 'AGAINST'}, "no NONE: every perspective supports or undermines its claim"),
+    'scd': ({'for': 'FAVOR', 'against': 'AGAINST'}, "no NONE: every post takes a side"),
+    'semeval2016t6': ({'FAVOR': 'FAVOR', 'AGAINST': 'AGAINST', 'NONE': 'NONE'}, ''),
+    'semeval2019t7': ({'support': 'FAVOR', 'deny': 'AGAINST', 'comment': 'NONE', 'query': 'NONE'},
+                      "lossy: 'query' (asks for evidence) and 'comment' both become NONE; the stance is towards a rumour, not a topic"),
+    'snopes': ({'agree': 'FAVOR', 'refute': 'AGAINST'}, "no NONE: every evidence sentence agrees with or refutes its claim"),
 }
 
 PAPER_METRICS = { # the metric each dataset's own paper/shared task reports (the benchmark itself reports macro-F1 for all)
@@ -60,7 +76,7 @@ def _benchmark(name, labels, pair, folder, files, citation, license, source, dom
         loader.__doc__ = build.__doc__
         register_dataset(name, labels=labels, pair=pair, metric='f1_macro', folder=folder, files=tuple(files),
                          citation=f"{citation} Used in the benchmark of {_CITE}", license=license, source=source,
-                         paper='schiller2021', domain=domain, url=url,
+                         paper='schiller2021', domain=domain, url=url, label_map=STANCE_MAPS[name][0], label_map_note=STANCE_MAPS[name][1],
                          options={'train_ratio': 1.0, 'splits_dir': None, **(options or {})})(loader)
         return loader
     return deco

@@ -49,6 +49,7 @@ def _english_questions(folder:Path) -> dict: return read_questions(require_file(
 
 # %% ../../nbs/01a_data.papers.ipynb #0bb2ee2a
 @register_dataset('xstance', labels=list(_XS_LABELS), pair=True, metric='xstance_f1', folder='xstance',
+    label_map={'AGAINST': 'AGAINST', 'FAVOR': 'FAVOR'}, label_map_note='no NONE: every answer is yes or no (in German, French, Italian)',
     setting='X-stance (Vamvas & Sennrich 2020): every language (de, fr, it) and its three test sets together',
     files=('train.jsonl', 'valid.jsonl', 'test.jsonl', 'questions.de.jsonl', 'questions.en.jsonl', 'questions.fr.jsonl', 'questions.it.jsonl'),
     citation='vamvas2020xstance: Vamvas & Sennrich (2020), X-Stance: A Multilingual Multi-Target Dataset for Stance Detection, SwissText/KONVENS',
@@ -132,6 +133,8 @@ def cheese_fold_ids(labels, n_folds:int=5, seed:int=42, order:str='official') ->
 
 # %% ../../nbs/01a_data.papers.ipynb #dac9df63
 @register_dataset('cheese', labels=list(CHEESE_LABELS), pair=True, metric='f1_macro', folder='cheese', files=('cheese.json',),
+    label_map={'Ja, dafür': 'FAVOR', 'Nein, dagegen': 'AGAINST', 'Diskutierend': 'NONE', 'Kein Bezug': 'NONE'},
+    label_map_note="lossy: 'Diskutierend' (discussing) and 'Kein Bezug' (unrelated) both become NONE; the texts are German",
     split={'test_fold': 0, 'dev_fraction': 0.1},
     setting='CHeeSE (Mascarell et al. 2021): fold 0 of its five as the test set, the other four train, 10 % of them (stratified, seed 0) dev',
     citation='mascarell2021stance: Mascarell et al. (2021), Stance Detection in German News Articles, FEVER workshop',
@@ -264,6 +267,7 @@ def _ez_target_types(df, folder, subtask, target_type, dom_dir, fsplit, path, te
 
 # %% ../../nbs/01a_data.papers.ipynb #e2070103
 @register_dataset('ezstance', labels=list(EZSTANCE_LABELS), pair=True, metric='f1_macro', folder='ezstance',
+    label_map={l: l for l in EZSTANCE_LABELS},
     setting="EZ-STANCE (Zhao & Caragea 2024): subtask A, mixed targets (its Table 7's M->M split)",
     files=tuple(f'subtaskA/mixed/raw_{s}_all_onecol.csv' for s in ('train', 'val', 'test')),
     citation='zhao-caragea-2024-ez: Zhao & Caragea (2024), EZ-STANCE: A Large Dataset for English Zero-Shot Stance Detection, ACL',
@@ -364,6 +368,7 @@ def _read_vast(path:Path, split:str, target_column:str, text_column:str) -> pd.D
 
 # %% ../../nbs/01a_data.papers.ipynb #dd305e46
 @register_dataset('vast', labels=list(VAST_LABELS.values()), pair=True, metric='f1_macro', folder='vast',
+    label_map={l: l for l in VAST_LABELS.values()},
     setting="VAST (Allaway & McKeown 2020): all topics (EZ-STANCE's Table 9)",
     files=tuple(VAST_FILES.values()),
     citation='allaway2020zero: Allaway & McKeown (2020), Zero-Shot Stance Detection: A Dataset and Model using Generalized Topic '

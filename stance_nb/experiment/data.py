@@ -12,12 +12,13 @@ import numpy as np
 import pandas as pd
 from ..core import data_dir as _data_dir, StanceDataError
 from ..data import load, DATASETS
+from ..data.core import to_stance_labels
 from ..records import LabelsNormalised
 from .spec import DataSpec, SAFE_NAME
 from ..registry import UnknownName, unknown_message
 
 # %% auto #0
-__all__ = ['PREPARE_OPTIONS', 'prepare_data', 'load_data', 'split_of', 'full_data_loads', 'data_specs']
+__all__ = ['PREPARE_OPTIONS', 'prepare_data', 'in_stance_labels', 'load_data', 'split_of', 'full_data_loads', 'data_specs']
 
 # %% ../../nbs/10b_experiment.data.ipynb #36745f82
 PREPARE_OPTIONS = ('label_map', 'dev_fraction', 'max_train', 'split_seed')   # `DataSpec` options `load_data` applies itself
@@ -60,6 +61,35 @@ def prepare_data(df:pd.DataFrame,              # a tidy table (`load`'s result)
     df.attrs.update(attrs)
     return df
 
+# %% ../../nbs/10b_experiment.data.ipynb #08bcc4e9
+def in_stance_labels(df:pd.DataFrame, # a tidy table of registered dataset `dataset`
+                     dataset:str,      # a key of `DATASETS` whose registration declares a `label_map`
+                    ) -> pd.DataFrame:
+    """`df` with its labels in the common space `STANCE_LABELS` (the dataset's `label_map`): rows whose label has no counterpart are
+    left out (counted in `attrs['left_out']`); `attrs['labels']` are the common labels the dataset has, scored by macro-F1."""
+    info, mapped = DATASETS[dataset], to_stance_labels(dataset, df.label)
+    keep = np.array([m is not None for m in mapped], dtype=bool)
+    out = df.assign(label=mapped)[keep].reset_index(drop=True)
+    out.attrs = {**df.attrs, 'labels': sorted({v for v in info.label_map.values() if v is not None}), 'metric': 'f1_macro',
+                 'stance_labels': True, 'left_out': int((~keep).sum()), 'label_map_note': info.label_map_note}
+    return out
+
+def _pooled(df:pd.DataFrame, spec:DataSpec, pool, data_dir) -> pd.DataFrame:
+    """`df` with the train and dev rows of each `(dataset, options)` of `pool` added (their ids prefixed by their dataset, as ours):
+    one training set over several datasets, in one label space."""
+    parts, labels = [df.assign(id=[f'{spec.dataset}:{i}' if s != 'test' else i for i, s in zip(df.id, df.split)])], set(df.attrs.get('labels') or [])
+    for name, options in pool:
+        other = load_data(DataSpec(f'{spec.key} (pool {name})', name, tuple(map(tuple, options))), data_dir)
+        if not other.attrs.get('stance_labels') and other.attrs.get('labels') != df.attrs.get('labels'):
+            raise StanceDataError(f"{spec.key}: {name!r} pooled with {spec.dataset!r} has other labels ({other.attrs.get('labels')} against "
+                                  f"{df.attrs.get('labels')})", field='label', expected="one label space (pass stance_labels=True to both)")
+        part = other[other.split != 'test']
+        parts.append(part.assign(id=[f'{name}:{i}' for i in part.id]))
+        labels |= set(other.attrs.get('labels') or [])
+    out = pd.concat(parts, ignore_index=True)
+    out.attrs = {**df.attrs, 'labels': sorted(labels), 'pooled': [spec.dataset, *(n for n, _ in pool)]}
+    return out
+
 # %% ../../nbs/10b_experiment.data.ipynb #0db76b6c
 def load_data(spec:DataSpec,            # what to load
               data_dir:str|Path|None=None, # the data directory (default `$STANCE_NB_DATA`)
@@ -68,7 +98,7 @@ def load_data(spec:DataSpec,            # what to load
     "The tidy table of `spec`; missing or unreadable data raises one `StanceDataError` that says how to get it."
     DATASETS.check(spec.dataset)
     info, opts = DATASETS[spec.dataset], dict(spec.options)
-    test_from = opts.pop('test_from', None)
+    test_from, pool, common = opts.pop('test_from', None), opts.pop('pool', None), opts.pop('stance_labels', False)
     prep = {k: opts.pop(k) for k in PREPARE_OPTIONS if k in opts and k not in info.options}   # a loader's own option wins
     if train_ratio != 1.0 and 'train_ratio' in info.options: opts['train_ratio'] = train_ratio
     try:
@@ -85,10 +115,14 @@ def load_data(spec:DataSpec,            # what to load
         attrs = dict(df.attrs)
         df = df.assign(split=['test' if f == spec.fold else 'train' for f in df['fold']]).reset_index(drop=True)
         df.attrs.update(attrs)
+    if common: df = in_stance_labels(df, spec.dataset)
+    if pool: df = _pooled(df, spec, pool, data_dir)
     if test_from is not None:   # (dataset, options): its test split replaces ours; train and dev stay
         other = load_data(DataSpec(f'{spec.key} (test)', test_from[0], tuple(map(tuple, test_from[1]))), data_dir)
         alien = sorted(set(other.label) - set(df.attrs.get('labels') or df.label))
-        if alien: raise StanceDataError(f"{spec.key}: the test split of {test_from[0]!r} has labels {alien} that {spec.dataset!r} lacks",
+        if common: df.attrs['test_labels'] = list(other.attrs.get('labels') or sorted(set(other.label)))   # scored over both label sets
+        if alien and common: df.attrs['unseen_test_labels'] = alien   # transfer: a model trained without them never predicts them (said)
+        elif alien: raise StanceDataError(f"{spec.key}: the test split of {test_from[0]!r} has labels {alien} that {spec.dataset!r} lacks",
                                         field='label', expected=f"labels of {spec.dataset!r}")
         attrs = dict(df.attrs)
         df = pd.concat([df[df.split != 'test'], other[other.split == 'test']], ignore_index=True)

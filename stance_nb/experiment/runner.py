@@ -61,7 +61,7 @@ def score_predictions(exp:Experiment, key:str, spec:DataSpec, frame:pd.DataFrame
     if exp.cells is not None: return [dict(zip(('table', 'column', 'metric', 'value'), c)) for c in exp.cells(key, frame, list(pred))]
     names = exp.metrics(key, spec) if exp.metrics else list(dict.fromkeys(['f1_macro', DATASETS[spec.dataset].metric]))
     gold = frame.label.tolist()
-    labels = sorted(set(frame.attrs.get('labels') or DATASETS[spec.dataset].labels or gold))
+    labels = sorted(set(frame.attrs.get('labels') or DATASETS[spec.dataset].labels or gold) | set(frame.attrs.get('test_labels') or ()))
     return [dict(table='', column=key, metric=m, value=score(None, gold, list(pred), metric=m, labels=labels)) for m in names]
 
 # %% ../../nbs/10j_experiment.runner.ipynb #4b817dc8

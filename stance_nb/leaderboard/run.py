@@ -17,8 +17,8 @@ from .build import (Leaderboard, gold_and_predictions, published, build_leaderbo
 from .render import write_leaderboard
 
 # %% auto #0
-__all__ = ['SMOKE_RUN', 'LeaderboardRun', 'leaderboard_rows', 'prepare_leaderboard', 'leaderboard', 'smoke_args',
-           'run_leaderboard', 'leaderboard_figures']
+__all__ = ['SMOKE_RUN', 'LeaderboardRun', 'leaderboard_rows', 'leaderboard_run_kw', 'prepare_leaderboard', 'leaderboard',
+           'smoke_args', 'run_leaderboard', 'leaderboard_figures']
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #2c3ccb57
 @dataclass
@@ -49,13 +49,12 @@ def leaderboard_rows(args:LeaderboardArgs, exp) -> tuple[dict, list]:
             rows[more[-1].name] = f'{m.name} ({t})'
     return rows, more
 
-# %% ../../nbs/11h_leaderboard.run.ipynb #83b71b09
-def prepare_leaderboard(args:LeaderboardArgs, # the leaderboard's parameters, checked (`LeaderboardArgs.checked`)
-                       ) -> LeaderboardRun:
-    """Everything of a leaderboard before any job: the benchmark's parameters, its rows, the jobs planned in the benchmark's job
-    store (other stores' finished jobs taken in), your data's labels and the NLI label maps checked. Nothing is trained or written."""
-    P = args.benchmark_args()
-    _, absent = leaderboard_datasets(args.datasets, args.data, args.data_dir)
+# %% ../../nbs/11h_leaderboard.run.ipynb #b52c4a76
+def leaderboard_run_kw(args:LeaderboardArgs, # the leaderboard's parameters, checked
+                       P:BenchmarkArgs,      # the benchmark's parameters of its jobs (`args.benchmark_args()`)
+                      ) -> tuple:
+    """The benchmark's experiment with the leaderboard's further rows, row name -> system name, those further rows, and `prepare`'s
+    arguments: the systems' rows and the run settings each system adds (its models, recipe), other job stores to take jobs from."""
     exp = get_experiment('benchmark')
     rows, more = leaderboard_rows(args, exp)
     if more: exp = replace(exp, rows=[*exp.rows, *more])
@@ -66,6 +65,16 @@ def prepare_leaderboard(args:LeaderboardArgs, # the leaderboard's parameters, ch
             if k == 'models': run_kw['settings']['models'].update(v)
             else: run_kw['settings'][k] = v
     if args.reuse_from: run_kw['reuse'] = [str(Path(r).expanduser()) for r in args.reuse_from]
+    return exp, rows, more, run_kw
+
+# %% ../../nbs/11h_leaderboard.run.ipynb #83b71b09
+def prepare_leaderboard(args:LeaderboardArgs, # the leaderboard's parameters, checked (`LeaderboardArgs.checked`)
+                       ) -> LeaderboardRun:
+    """Everything of a leaderboard before any job: the benchmark's parameters, its rows, the jobs planned in the benchmark's job
+    store (other stores' finished jobs taken in), your data's labels and the NLI label maps checked. Nothing is trained or written."""
+    P = args.benchmark_args()
+    _, absent = leaderboard_datasets(args.datasets, args.data, args.data_dir)
+    exp, rows, more, run_kw = leaderboard_run_kw(args, P)
     prep = prepare(**run_kw)
     own = check_own_data(prep, args.data)
     check_nli_labels(prep, args.systems())

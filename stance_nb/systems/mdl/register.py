@@ -51,7 +51,7 @@ def _mdl(ctx):
         labels = list(df.attrs.get('labels') or (info.labels if info else sorted(df.label.unique())))
         pair = df.attrs['pair'] if df.attrs.get('pair') is not None else (info.pair if info else df.target.astype(str).str.len().gt(0).any())
         tasks.append(Task(key, frames[key], labels, bool(pair),
-                          info.metric if info else 'f1_macro'))
+                          df.attrs.get('metric') or (info.metric if info else 'f1_macro')))   # labels in another space: their metric
     r = train_mdl(tasks, model, cfg, seed=ctx.seed, output_dir=ctx.out, local_files_only=ctx.settings.get('local_files_only', False),
                   name=f"{ctx.row.name}/{'+'.join(ctx.data)}")
     preds = {}

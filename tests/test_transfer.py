@@ -1,0 +1,82 @@
+"""`stance_nb transfer` end to end on the benchmark's fixtures: every pair and leave-one-out in one label space, each cell checked
+by hand, the jobs in the job store (taken again, not run again), bad input stopped before anything runs."""
+import json
+from pathlib import Path
+import pandas as pd
+import pytest
+from sklearn.metrics import f1_score
+
+from conftest import run_cli
+from stance_nb.fixtures.benchmark import write_benchmark_fixtures
+from stance_nb.experiment.data import load_data
+from stance_nb.experiment.spec import DataSpec
+
+DATASETS = ['ibmcs', 'semeval2016t6', 'perspectrum']
+
+@pytest.fixture(scope='module')
+def data(tmp_path_factory):
+    return write_benchmark_fixtures(tmp_path_factory.mktemp('data'), DATASETS)
+
+def _common(name, root):
+    "The dataset in the common labels, as a transfer reads it."
+    return load_data(DataSpec.of(name, name, stance_labels=True), root)
+
+def _macro(gold, pred):
+    "Macro-F1 over the labels in the gold labels or the predictions, by scikit-learn."
+    return f1_score(gold, pred, labels=sorted(set(gold) | set(pred)), average='macro', zero_division=0)
+
+def test_majority_transfer_by_hand(data, tmp_path):
+    "Each cell of the majority baseline equals macro-F1 of its training set's majority label on the test set, computed by hand; Δ is the difference."
+    code, out, err = run_cli(['transfer', '--models', 'majority', '--datasets', ','.join(DATASETS), '--data-dir', str(data),
+                              '--output-dir', str(tmp_path/'out'), '--json'])
+    assert code == 0, err[-3000:]
+    res = json.loads(out)
+    cells = pd.DataFrame(res['cells']).set_index(['train', 'test'])
+    assert len(cells) == 9 + 3 and set(cells.index.get_level_values(0)) == {*DATASETS, 'rest'}
+    frames = {d: _common(d, data) for d in DATASETS}
+    for a in DATASETS:
+        train = frames[a][frames[a].split == 'train']
+        top = train.label.value_counts().sort_index().idxmax()   # the majority baseline's label (ties: the first name)
+        for b in DATASETS:
+            gold = list(frames[b][frames[b].split == 'test'].label)
+            c = cells.loc[(a, b)]
+            assert c.f1 == pytest.approx(_macro(gold, [c_ for c_ in [top] * len(gold)]), abs=1e-9), (a, b)
+            if a != b:   # a fixture's test set has a few rows: the difference, without an interval or test
+                assert c.delta == pytest.approx(c.f1 - cells.loc[(b, b)].f1, abs=1e-9) and pd.isna(c.ci_low)
+                assert c.method == f'no test: {len(gold)} test rows (fewer than 30)'
+            else: assert pd.isna(c.delta)   # the in-domain diagonal is the reference
+    pooled = pd.concat([frames[d][frames[d].split == 'train'] for d in ('semeval2016t6', 'perspectrum')])
+    top = pooled.label.value_counts().sort_index().idxmax()
+    gold = list(frames['ibmcs'][frames['ibmcs'].split == 'test'].label)
+    assert cells.loc[('rest', 'ibmcs')].f1 == pytest.approx(_macro(gold, [top] * len(gold)), abs=1e-9)
+    md = Path(tmp_path/'out'/'transfer'/'transfer_transfer.md').read_text()
+    assert '| all others |' in md and 'Untested cells' in md and 'ibmcs: no NONE' in md and "ibmcs-to-semeval2016t6: the test labels ['NONE'] are not in the training data" in md
+    assert {'csv', 'md', 'conditions', 'heatmap_majority'} <= set(res['files'])
+    # the same command again: every job is taken from the job store, the cells are the same
+    code, out2, err = run_cli(['transfer', '--models', 'majority', '--datasets', ','.join(DATASETS), '--data-dir', str(data),
+                               '--output-dir', str(tmp_path/'out'), '--json'])
+    again = json.loads(out2)
+    assert code == 0 and again['conditions']['reused'] == again['conditions']['jobs'] == 12
+    assert pd.DataFrame(again['cells']).f1.tolist() == pd.DataFrame(res['cells']).f1.tolist()
+
+def test_pooled_training_data(data):
+    "rest-to-ibmcs trains on the other datasets' train rows together (ids prefixed by their dataset) and tests on ibmcs's test rows."
+    from stance_nb.transfer import transfer_specs
+    df = load_data(transfer_specs(DATASETS)['rest-to-ibmcs'], data)
+    parts = {d: _common(d, data) for d in DATASETS}
+    tr = df[df.split == 'train']
+    assert sorted(tr.id.str.split(':').str[0].unique()) == ['perspectrum', 'semeval2016t6']
+    assert len(tr) == sum(int((parts[d].split == 'train').sum()) for d in ('semeval2016t6', 'perspectrum'))
+    assert list(df[df.split == 'test'].id) == list(parts['ibmcs'][parts['ibmcs'].split == 'test'].id)
+    assert df.attrs['labels'] == ['AGAINST', 'FAVOR', 'NONE'] and df.attrs['metric'] == 'f1_macro'
+
+@pytest.mark.parametrize('argv, msg', [
+    (['--datasets', 'ibmcs'], 'a transfer needs two datasets or more'),
+    (['--datasets', 'ibmcs,csv'], "csv"),
+    (['--models', 'mdl', '--datasets', 'ibmcs,semeval2016t6'], 'mdl'),
+])
+def test_bad_input_stops_before_any_job(data, tmp_path, argv, msg):
+    "One dataset, a dataset without a label map, a system that is not one model per training set: exit 2 naming it; nothing written."
+    code, out, err = run_cli(['transfer', *argv, '--data-dir', str(data), '--output-dir', str(tmp_path/'out')])
+    assert code == 2 and msg in err, err[-2000:]
+    assert not (tmp_path/'out').exists() or not any((tmp_path/'out').rglob('*.csv'))
