@@ -73,6 +73,10 @@ INVALID = {
                         ({'llm_model': 'meta-llama/Llama-2-7b-chat-hf', 'models': ['majority']}, 'add llm to models'),
                         ({'llm_endpoint': {'model': 'x'}, 'models': ['llm']}, "an LLM endpoint needs 'base_url' and 'model'"),
                         ({'encoder_preset': 'huge'}, "encoder_preset: unknown ['huge']")],
+    'run_transfer': [({'models': ['mdl']}, "models: unknown ['mdl']"), ({'datasets': ['ibmcs']}, 'a transfer needs two datasets or more'),
+                     ({'datasets': ['ibmcs', 'csv']}, "datasets: unknown ['csv']"), ({'seeds': [1, 1]}, 'distinct'),
+                     ({'n_resamples': 10}, 'n_resamples=10: expected >= 100'), ({'run_name': '../../escape'}, 'no path separators'),
+                     ({'smoke': 'yes'}, 'smoke'), ({'max_train': 0}, 'max_train=0: expected > 0')],
 }
 FIRST_CHECK_CELL = 1   # code cell 0 holds the parameters; validation must fail in the next one
 

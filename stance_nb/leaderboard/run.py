@@ -18,7 +18,7 @@ from .render import write_leaderboard
 
 # %% auto #0
 __all__ = ['SMOKE_RUN', 'LeaderboardRun', 'leaderboard_rows', 'leaderboard_run_kw', 'prepare_leaderboard', 'leaderboard',
-           'smoke_args', 'run_leaderboard', 'leaderboard_figures']
+           'smoke_args', 'smoke_outputs', 'run_leaderboard', 'leaderboard_figures']
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #2c3ccb57
 @dataclass
@@ -130,7 +130,7 @@ def smoke_args(P:LeaderboardArgs, # the checked parameters, with `smoke`
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #568dd7c7
 @contextlib.contextmanager
-def _smoke_outputs(smoke:bool):
+def smoke_outputs(smoke:bool):
     "`$STANCE_NB_OUTPUTS` in a new temporary folder for a smoke run that has none; restored afterwards."
     if not smoke or os.environ.get('STANCE_NB_OUTPUTS'): yield None; return
     os.environ['STANCE_NB_OUTPUTS'] = d = tempfile.mkdtemp(prefix='leaderboard-smoke-')
@@ -142,7 +142,7 @@ def run_leaderboard(P:LeaderboardArgs,       # the checked parameters (`paramete
                     smoke:dict|None=None,    # the smoke environment of `benchmark` when `P.smoke`
                    ) -> Leaderboard:
     "The leaderboard of the notebook's parameters: its jobs run (or reused where finished), the table, its tests and figures written."
-    with _smoke_outputs(P.smoke): lb = leaderboard(smoke_args(P, smoke) if P.smoke else P)
+    with smoke_outputs(P.smoke): lb = leaderboard(smoke_args(P, smoke) if P.smoke else P)
     stem = str(lb.files['csv'])[:-len('.csv')]
     print(f"leaderboard: {stem}.csv|.md|.html, tests {stem}_tests.csv, figures {stem}_<name>.png")
     return lb
