@@ -147,6 +147,15 @@ def process_result(path, tmp):
     nb.metadata.pop('papermill', None)
     return nb
 
+def keep_run_outputs(outputs:Path, dest:Path):
+    """Keep the tables and records a result notebook's smoke run wrote (not its fixtures, models or job folders) in `dest`, so that
+    `tests/test_run_notebooks.py` checks them against the committed tables instead of running the notebook a second time."""
+    shutil.rmtree(dest, ignore_errors=True)
+    for f in outputs.rglob('*'):
+        rel = f.relative_to(outputs)
+        if f.is_file() and f.suffix in ('.csv', '.json', '.md') and not {'.smoke', 'runs'} & set(rel.parts):
+            (dest/rel).parent.mkdir(parents=True, exist_ok=True); shutil.copy2(f, dest/rel)
+
 def render(path, dest, flags):
     "Worker: execute and process one notebook, write it to `dest`; return (name, seconds)."
     from execnb.nbio import write_nb
@@ -155,6 +164,7 @@ def render(path, dest, flags):
     with tempfile.TemporaryDirectory(prefix='stance_nb_docs_') as tmp:
         os.environ['STANCE_NB_OUTPUTS'] = str(Path(tmp)/'outputs')   # runs never write into the repository
         nb = process_result(path, tmp) if path.name.startswith('run_') else process_library(path, set(flags))
+        if path.name.startswith('run_'): keep_run_outputs(Path(tmp)/'outputs', CACHE/'outputs'/path.stem)
     for c in nb.cells:
         if c.cell_type == 'code': c.setdefault('outputs', []); c.setdefault('execution_count', None)
         else: c.pop('outputs', None); c.pop('execution_count', None)
