@@ -50,7 +50,7 @@ def test_majority_transfer_by_hand(data, tmp_path):
     gold = list(frames['ibmcs'][frames['ibmcs'].split == 'test'].label)
     assert cells.loc[('rest', 'ibmcs')].f1 == pytest.approx(_macro(gold, [top] * len(gold)), abs=1e-9)
     md = Path(tmp_path/'out'/'transfer'/'transfer_transfer.md').read_text()
-    assert '| all others |' in md and 'Untested cells' in md and 'ibmcs: no NONE' in md and "ibmcs-to-semeval2016t6: the test labels ['NONE'] are not in the training data" in md
+    assert '| all others |' in md and 'Untested cells' in md and 'ibmcs: no NONE' in md and "ibmcs-to-semeval2016t6: the test labels ['NONE'] are not in the training data; its models never learnt them" in md
     assert {'csv', 'md', 'conditions', 'heatmap_majority'} <= set(res['files'])
     # the same command again: every job is taken from the job store, the cells are the same
     code, out2, err = run_cli(['transfer', '--models', 'majority', '--datasets', ','.join(DATASETS), '--data-dir', str(data),
@@ -80,3 +80,14 @@ def test_bad_input_stops_before_any_job(data, tmp_path, argv, msg):
     code, out, err = run_cli(['transfer', *argv, '--data-dir', str(data), '--output-dir', str(tmp_path/'out')])
     assert code == 2 and msg in err, err[-2000:]
     assert not (tmp_path/'out').exists() or not any((tmp_path/'out').rglob('*.csv'))
+
+def test_encoder_transfer_to_a_dataset_with_more_labels(data, tiny_model, tmp_path):
+    """sdl trained on ibmcs (FAVOR, AGAINST) and tested on semeval2016t6 (with NONE): the job runs, its head has an output for NONE
+    that no training row is, and every cell has a score; the note says the training data lacks NONE."""
+    code, out, err = run_cli(['transfer', '--models', 'sdl', '--model', str(tiny_model), '--encoder-preset', 'smoke', '--datasets',
+                              'ibmcs,semeval2016t6', '--data-dir', str(data), '--output-dir', str(tmp_path/'out'), '--json'])
+    assert code == 0, err[-3000:]
+    res = json.loads(out)
+    cells = pd.DataFrame(res['cells']).set_index(['train', 'test'])
+    assert len(cells) == 4 and cells.f1.notna().all(), cells
+    assert any("ibmcs-to-semeval2016t6: the test labels ['NONE'] are not in the training data" in n for n in res['notes'])

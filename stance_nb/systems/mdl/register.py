@@ -49,6 +49,8 @@ def _mdl(ctx):
         name = df.attrs.get('dataset', key)
         info = DATASETS.get(name)
         labels = list(df.attrs.get('labels') or (info.labels if info else sorted(df.label.unique())))
+        labels += [l for l in df.attrs.get('unseen_test_labels') or () if l not in labels]   # a transfer's test labels the training data
+                  # lacks: the head has an output for them that no training row is, so training pushes it down; the notes count its uses
         pair = df.attrs['pair'] if df.attrs.get('pair') is not None else (info.pair if info else df.target.astype(str).str.len().gt(0).any())
         tasks.append(Task(key, frames[key], labels, bool(pair),
                           df.attrs.get('metric') or (info.metric if info else 'f1_macro')))   # labels in another space: their metric
