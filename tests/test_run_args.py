@@ -9,7 +9,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NBS = ROOT/'nbs'
 CLASSES = {'run_benchmark': 'stance_nb.papers.benchmark.BenchmarkArgs', 'run_robustness': 'stance_nb.papers.benchmark.RobustnessArgs',
            'run_xstance': 'stance_nb.papers.xstance.XstanceArgs', 'run_cheese': 'stance_nb.papers.cheese.CheeseArgs',
-           'run_ezstance': 'stance_nb.papers.ezstance.EzstanceArgs', 'run_leaderboard': 'stance_nb.leaderboard.params.LeaderboardArgs'}
+           'run_ezstance': 'stance_nb.papers.ezstance.EzstanceArgs', 'run_leaderboard': 'stance_nb.leaderboard.params.LeaderboardArgs',
+           'run_transfer': 'stance_nb.transfer.TransferArgs'}
 
 def _class(path:str):
     import importlib
