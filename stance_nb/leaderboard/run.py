@@ -18,7 +18,7 @@ from .render import write_leaderboard
 
 # %% auto #0
 __all__ = ['SMOKE_RUN', 'LeaderboardRun', 'leaderboard_rows', 'leaderboard_run_kw', 'prepare_leaderboard', 'leaderboard',
-           'smoke_args', 'smoke_outputs', 'run_leaderboard', 'leaderboard_figures']
+           'kept_defaults', 'smoke_args', 'smoke_outputs', 'run_leaderboard', 'leaderboard_figures']
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #2c3ccb57
 @dataclass
@@ -117,13 +117,17 @@ def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, 
 # %% ../../nbs/11h_leaderboard.run.ipynb #9f8bf3e0
 SMOKE_RUN = dict(models=['majority', 'random', 'fasttext'], seeds=[1, 2])   # a smoke run's models and seeds where the notebook's are its defaults
 
+def kept_defaults(P, values:dict) -> dict:
+    "`values` for the fields of parameters `P` that it leaves at their class defaults: a smoke run replaces only what was not chosen."
+    default = type(P)()
+    return {k: list(v) for k, v in values.items() if list(getattr(P, k)) == list(getattr(default, k))}
+
 def smoke_args(P:LeaderboardArgs, # the checked parameters, with `smoke`
                smoke:dict|None,   # the smoke environment of `benchmark` (fixture data, tiny models)
               ) -> LeaderboardArgs:
     "The parameters of the smoke run: the fixtures' data and encoder, `SMOKE_RUN`'s models and seeds where `P` keeps the defaults; checked."
     if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
-    default = LeaderboardArgs()
-    kw = {k: list(v) for k, v in SMOKE_RUN.items() if list(getattr(P, k)) == list(getattr(default, k))}
+    kw = kept_defaults(P, SMOKE_RUN)
     if not P.datasets and not P.data: kw['datasets'] = list(smoke['datasets'])   # your data alone: only it runs
     return replace(P, **kw, smoke=False, data_dir=str(smoke['data_dir']), model=P.model or [smoke['models']['BERT']],
                    run_name=f"{P.run_name}-smoke").checked()
