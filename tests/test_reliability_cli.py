@@ -224,8 +224,10 @@ def test_ctrl_c_with_workers_is_one_line(tmp_path):
     data, log = write_benchmark_fixtures(tmp_path/'data', ['ibmcs']), tmp_path/'jobs.log'
     a = dict(data=str(data), out=str(tmp_path/'runs'), log=str(log))
     env = {**os.environ, 'STANCE_NB_QUIET': '1', 'OMP_NUM_THREADS': '1'}
+    # its own process group with Ctrl-C's default action, as a terminal's foreground job: a shell without job control starts background
+    # commands (a CI script run with `&`) with SIGINT ignored, and that would pass on to this run
     p = subprocess.Popen([sys.executable, '-c', _INTERRUPTED, json.dumps(a)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=env, start_new_session=True)   # its own process group, as a terminal's foreground job
+                         env=env, start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         for line in p.stdout:
             if line.startswith('submitted 2 worker(s)'): break
