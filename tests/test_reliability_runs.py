@@ -380,6 +380,26 @@ def test_out_of_memory_names_batch_and_fix(tiny_model, tmp_path, monkeypatch):
     assert isinstance(ei.value.__cause__, torch.cuda.OutOfMemoryError)
     assert not list(tmp_path.rglob('.lock*')), 'the run folder stays locked after the error'
 
+def test_cuda_graphs_step_not_captured_stops(tiny_model, tmp_path, monkeypatch):
+    """`cuda_graphs`: a step that torch runs without CUDA graphs stops the run at that step, with no result, rather than training on the
+    eager path. Here the device check is lifted so that a CPU run gets to compile; torch then skips the graphs (CPU tensors)."""
+    import stance_nb.train.loop as loop
+    from stance_nb.train import train_classifier
+    monkeypatch.setattr(loop, 'check_cuda_graphs', lambda acc, cfg: None)
+    with pytest.raises(RuntimeError, match=r'cuda_graphs: \d+ part\(s\) of the training step ran without CUDA graphs') as ei:
+        train_classifier(_data(), _cfg(tiny_model, cuda_graphs=True, max_length=32, checkpoint=False, mixed_precision='no'), name='graphs',
+                         out_dir=tmp_path, save_model=False)
+    assert 'Train without cuda_graphs' in str(ei.value)
+    assert not list(tmp_path.rglob('record.json')) and not list(tmp_path.rglob('.lock*'))
+
+def test_cuda_graphs_refused_on_cpu(tiny_model, tmp_path):
+    "`cuda_graphs` on a CPU stops before the model is touched, naming the field, the device and the way out."
+    from stance_nb.train import train_classifier
+    with pytest.raises(ValueError, match=r'cuda_graphs=True captures the training step as CUDA graphs, which needs a CUDA GPU; this run trains '
+                                         r'on cpu\. Train without it \(--no-cuda-graphs\)'):
+        train_classifier(_data(), _cfg(tiny_model, cuda_graphs=True, checkpoint=False), name='graphs', out_dir=tmp_path, save_model=False)
+    assert not list(tmp_path.rglob('record.json'))
+
 # ================================================================ divergence
 
 def test_divergence_stops_with_step_epoch_lr(tiny_model, tmp_path):

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/05a_train.batches.ipynb #8bad9da4
 from __future__ import annotations
-import os, json, math, time, shutil, random, hashlib, warnings, itertools, contextlib, dataclasses
+import os, sys, json, math, time, shutil, random, hashlib, warnings, itertools, contextlib, dataclasses
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -15,7 +15,8 @@ from ..core import atomic_write, cache_dir
 
 # %% auto #0
 __all__ = ['tokenizer_fingerprint', 'tokenization_key', 'token_cache_dir', 'tokenize_pairs', 'EncodedDataset',
-           'LengthGroupedBatchSampler', 'PadCollator', 'make_loader', 'balance_by_upsampling']
+           'LengthGroupedBatchSampler', 'length_buckets', 'train_padding', 'PadCollator', 'make_loader',
+           'encoder_attention_mask', 'balance_by_upsampling']
 
 # %% ../../nbs/05a_train.batches.ipynb #9d889a70
 _TOKEN_CACHE:dict[str, dict] = {}
@@ -136,33 +137,76 @@ class LengthGroupedBatchSampler(torch.utils.data.Sampler):
     def __len__(self): return len(self.lengths)//self.bs if self.drop_last else math.ceil(len(self.lengths)/self.bs)
 
 # %% ../../nbs/05a_train.batches.ipynb #8bd72c1f
+def length_buckets(max_length:int, # the longest sequence of the run (`TrainConfig.max_length`)
+                   smallest:int=32,  # the first bucket
+                  ) -> tuple[int, ...]:
+    "The padded lengths of a run whose step is captured once per shape (`TrainConfig.cuda_graphs`): powers of two from `smallest`, then `max_length`."
+    out, b = [], smallest
+    while b < max_length: out.append(b); b *= 2
+    return tuple(out) + (max_length,)
+
+def train_padding(cfg) -> dict:
+    """How a run's training batches are padded (`PadCollator`'s options): to the next of `length_buckets` with `cfg.cuda_graphs` (a graph per
+    shape), else to a multiple of 8 on a GPU (tensor cores), else to the longest row."""
+    if getattr(cfg, 'cuda_graphs', False): return dict(buckets=length_buckets(cfg.max_length))
+    return dict(pad_to_multiple_of=8 if torch.cuda.is_available() else None)
+
 class PadCollator:
-    "Pad a list of encoded examples to the longest one (the tensors `DataCollatorWithPadding` makes)."
-    def __init__(self, tokenizer=None, pad_token_id:int|None=None, pad_to_multiple_of:int|None=None, padding_side:str|None=None):
+    """Pad a list of encoded examples to the longest one (the tensors `DataCollatorWithPadding` makes), or to the next of a few fixed
+    lengths (`buckets`)."""
+    def __init__(self, tokenizer=None, pad_token_id:int|None=None, pad_to_multiple_of:int|None=None, padding_side:str|None=None,
+                 buckets:tuple|None=None):   # pad each batch to the smallest of these lengths that holds it (`length_buckets`)
         self.pad_id = pad_token_id if pad_token_id is not None else (tokenizer.pad_token_id or 0)
         self.multiple, self.side = pad_to_multiple_of, padding_side or getattr(tokenizer, 'padding_side', 'right')
+        self.buckets = tuple(sorted(buckets)) if buckets else None
     def __call__(self, examples:list[dict]) -> dict:
+        "Padded in NumPy, one tensor per field: no tensor operation per example."
         n = max(len(e['input_ids']) for e in examples)
         if self.multiple: n = math.ceil(n/self.multiple)*self.multiple
+        if self.buckets:
+            if n > self.buckets[-1]: raise ValueError(f"an example of {n} tokens is longer than the longest length bucket, {self.buckets[-1]} "
+                                                      f"(buckets {self.buckets}); tokenize with max_length <= {self.buckets[-1]}")
+            n = next(b for b in self.buckets if b >= n)
         out = {}
         for k in examples[0]:
             if k == 'labels': out['labels'] = torch.tensor([e['labels'] for e in examples]); continue
-            fill = self.pad_id if k == 'input_ids' else 0
-            a = torch.full((len(examples), n), fill, dtype=torch.long)
+            a = np.full((len(examples), n), self.pad_id if k == 'input_ids' else 0, dtype=np.int64)
             for i, e in enumerate(examples):
-                v = torch.as_tensor(e[k], dtype=torch.long)
-                if self.side == 'left': a[i, n-len(v):] = v
+                v = e[k]
+                if self.side == 'left': a[i, n-len(v):n] = v
                 else: a[i, :len(v)] = v
-            out[k] = a
+            out[k] = torch.from_numpy(a)
         return out
 
 # %% ../../nbs/05a_train.batches.ipynb #ecd5269c
 def make_loader(ds:EncodedDataset, tokenizer, batch_size:int, seed:int=0, epoch:int=0, shuffle:bool=True,
-                group_by_length:bool=True, pad_to_multiple_of:int|None=None, num_workers:int=0) -> torch.utils.data.DataLoader:
+                group_by_length:bool=True, pad_to_multiple_of:int|None=None, num_workers:int=0,
+                buckets:tuple|None=None, # pad to these lengths only (`length_buckets`)
+               ) -> torch.utils.data.DataLoader:
     "A DataLoader over `ds` whose batches depend only on `(seed, epoch)`."
     sampler = LengthGroupedBatchSampler(ds.lengths, batch_size, seed=seed, epoch=epoch, shuffle=shuffle, group_by_length=group_by_length)
-    return torch.utils.data.DataLoader(ds, batch_sampler=sampler, collate_fn=PadCollator(tokenizer, pad_to_multiple_of=pad_to_multiple_of),
+    return torch.utils.data.DataLoader(ds, batch_sampler=sampler, collate_fn=PadCollator(tokenizer, pad_to_multiple_of=pad_to_multiple_of,
+                                                                                         buckets=buckets),
                                        num_workers=num_workers, generator=torch.Generator().manual_seed(seed*1000+epoch))
+
+# %% ../../nbs/05a_train.batches.ipynb #a42a7ec9
+_MASK_4D = {'sdpa': 'bool', 'eager': 'additive'}   # attention kernels whose 4-D mask this builds, and its kind
+
+def encoder_attention_mask(encoder:torch.nn.Module, # a transformers encoder (`AutoModel`, or a model around one)
+                           attention_mask:torch.Tensor|None, # `(batch, length)`, 1 for tokens, 0 for padding
+                          ) -> torch.Tensor|None:
+    """The 4-D mask `(batch, 1, 1, length)` that `encoder` would build from `attention_mask` with `transformers.masking_utils` (boolean
+    for SDPA, 0 / dtype minimum for eager attention), without asking the device whether there is padding; `attention_mask` unchanged
+    for encoders that build their masks otherwise (decoders, flash or flex attention, models whose code does not use `masking_utils`)."""
+    if attention_mask is None or attention_mask.ndim != 2: return attention_mask
+    cfg = getattr(encoder, 'config', None)
+    kind = _MASK_4D.get(getattr(cfg, '_attn_implementation', None))
+    code = sys.modules.get(type(encoder).__module__)
+    if kind is None or getattr(cfg, 'is_decoder', False) or getattr(code, 'create_bidirectional_mask', None) is None: return attention_mask
+    keep = attention_mask[:, None, None, :].bool()
+    if kind == 'bool': return keep
+    dtype = encoder.dtype if getattr(encoder, 'dtype', None) is not None and encoder.dtype.is_floating_point else torch.float32
+    return torch.zeros(keep.shape, dtype=dtype, device=keep.device).masked_fill_(~keep, torch.finfo(dtype).min)
 
 # %% ../../nbs/05a_train.batches.ipynb #3f7ed610
 def balance_by_upsampling(df:pd.DataFrame, seed:int=0, # seed of the draws

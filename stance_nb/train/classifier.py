@@ -20,7 +20,7 @@ from ..metrics import METRICS, accuracy, score
 from ..records import RunRecord, write_predictions
 from ..data.core import fingerprint, check_rows
 from .config import TrainConfig
-from .batches import tokenize_pairs, token_cache_dir, EncodedDataset, make_loader, balance_by_upsampling
+from .batches import tokenize_pairs, token_cache_dir, EncodedDataset, make_loader, balance_by_upsampling, train_padding
 from .optim import resolve_precision, make_accelerator, split_batch
 from .loop import fit, predict_logits, FitResult, TrainOOMError
 from .target_tokens import target_token_map, add_target_tokens, apply_target_tokens
@@ -227,9 +227,8 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
         record = RunRecord(name, dict(params, precision=acc.mixed_precision, batch=asdict(bs)), cfg.seed)   # what 'auto' and N processes became
         set_seed(cfg.seed)
         tok, model, parts, ds = _load_and_encode(cfg, parts, labels, pair, model, tokenizer, record, df, out_dir)
-        pad8 = 8 if torch.cuda.is_available() else None
         loaders = lambda epoch: make_loader(ds['train'], tok, bs.per_device_batch_size*bs.processes, seed=cfg.seed, epoch=epoch,
-                                            group_by_length=cfg.group_by_length, pad_to_multiple_of=pad8, num_workers=cfg.num_workers)
+                                            group_by_length=cfg.group_by_length, num_workers=cfg.num_workers, **train_padding(cfg))
         metric_name = params['metric']
         evaluate = _evaluator(record, ds, parts, tok, labels, metric, metric_name, cfg.eval_batch_size or 2*cfg.batch_size)
         eval_fn = (lambda m, acc: {f'dev_{k}': v for k, v in evaluate('dev', m, acc)[0].items()}) if 'dev' in ds else None

@@ -23,9 +23,9 @@ _PRECISIONS = ('auto', 'no', 'fp16', 'bf16')
 _TRUNCATIONS = ('longest_first', 'only_first', 'only_second')
 _SCHEDULE_FIELDS = ('checkpoint_every', 'keep_checkpoints', 'cleanup_checkpoints')   # when checkpoints are written and kept, not what is trained
 _IDENTITY_AS = {'disk_cache': False}   # whether tokenized data is kept on disk changes no number: shown as runs made before it showed it
-_LATER_FIELDS = ('target_key', 'pack',
-                 'compile_optimizer')   # fields added after runs were made (`pack`: `MDLConfig`'s): left out of a run's identity while at their
-                                        # default, so those runs keep their ids
+_LATER_FIELDS = ('target_key', 'pack', 'compile_optimizer',
+                 'cuda_graphs')   # fields added after runs were made (`pack`: `MDLConfig`'s): left out of a run's identity while at their
+                                  # default, so those runs keep their ids
 
 @dataclass
 class TrainConfig:
@@ -66,6 +66,10 @@ class TrainConfig:
     oom_retry:bool=False         # on GPU out-of-memory, retry with half the batch and twice the accumulation (same effective batch)
     compile_optimizer:bool=False # Adamax, which has no fused kernel: its step compiled into one (`torch.compile`) in runs of at least
                                  # `COMPILE_OPTIMIZER_MIN_STEPS` steps; other rounding than the plain step, so a flag
+    cuda_graphs:bool=False       # GPU only: the training forward and backward compiled and replayed as CUDA graphs
+                                 # (`torch.compile(mode='reduce-overhead')`), batches padded to `length_buckets(max_length)`; other rounding and
+                                 # random numbers than the eager step. Off until a GPU measurement shows it wins. A CPU run, several processes or
+                                 # packed rows stop with an error, and so does a step that could not be captured
 
     def validate(self) -> 'TrainConfig':
         "Check types and ranges; raise `ValueError` naming the field and the valid values."
@@ -88,6 +92,7 @@ class TrainConfig:
         if self.max_grad_norm is not None and not (num(self.max_grad_norm) and self.max_grad_norm > 0): bad('max_grad_norm', 'None or a number > 0')
         if self.checkpoint_every is not None and not (isinstance(self.checkpoint_every, int) and self.checkpoint_every >= 1):
             bad('checkpoint_every', 'None or an int >= 1')
+        if not isinstance(self.cuda_graphs, bool): bad('cuda_graphs', 'True or False')
         return self
 
     def identity(self) -> dict:

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/05d_train.loop.ipynb #cb237679
 from __future__ import annotations
-import os, json, math, time, shutil, random, hashlib, warnings, itertools, contextlib, dataclasses
+import os, json, math, time, queue, shutil, random, hashlib, warnings, itertools, threading, contextlib, dataclasses
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -14,12 +14,14 @@ import torch
 from ..core import progress, is_quiet
 from .config import TrainConfig
 from .batches import EncodedDataset, make_loader, LengthGroupedBatchSampler, PadCollator
-from .optim import build_optimizer, build_scheduler, resolve_precision, cpu_supports_bf16, make_accelerator
+from .optim import (build_optimizer, build_scheduler, resolve_precision, cpu_supports_bf16, make_accelerator, clip_gradients,
+                                   check_cuda_graphs, capture_graphs, cudagraph_skips)
 from .checkpoints import FitState, rng_state, restore_rng_state, save_weights, load_weights, save_checkpoint, load_latest_checkpoint
 
 # %% auto #0
-__all__ = ['PEAK_FLOPS', 'TrainOOMError', 'TrainDivergedError', 'FitResult', 'epoch_line', 'FitRun', 'start_fit', 'fit',
-           'forward_precision', 'precision_autocast', 'predict_logits', 'peak_flops', 'model_flops_utilization']
+__all__ = ['PREFETCH', 'PEAK_FLOPS', 'TrainOOMError', 'TrainDivergedError', 'FitResult', 'prefetch', 'epoch_line', 'FitRun',
+           'start_fit', 'fit', 'forward_precision', 'precision_autocast', 'predict_logits', 'peak_flops',
+           'model_flops_utilization']
 
 # %% ../../nbs/05d_train.loop.ipynb #773c7dc5
 class TrainOOMError(RuntimeError):
@@ -46,9 +48,35 @@ class FitResult:
     optimizer_compiled:bool=False # the optimizer step ran compiled (`TrainConfig.compile_optimizer`)
 
 # %% ../../nbs/05d_train.loop.ipynb #da09fcbf
+PREFETCH = 2   # batches a GPU run collates and pins ahead of the step, on a background thread
+
+def prefetch(batches:Iterable[dict], depth:int=PREFETCH, pin:bool=True) -> Iterable[dict]:
+    """`batches` in order, made `depth` ahead on a background thread, their tensors in page-locked memory (`pin`) so that the copy to the
+    GPU runs while the GPU computes; an error of the thread is raised here, and leaving the loop early stops the thread."""
+    q, stop, end = queue.Queue(depth), threading.Event(), object()
+    def put(x):
+        while not stop.is_set():
+            try: q.put(x, timeout=0.1); return True
+            except queue.Full: continue
+        return False
+    def work():
+        try:
+            for b in batches:
+                if not put({k: v.pin_memory() if pin and torch.is_tensor(v) else v for k, v in b.items()}): return
+            put(end)
+        except BaseException as e: put(e)
+    t = threading.Thread(target=work, name='stance_nb-prefetch', daemon=True); t.start()
+    try:
+        while (b := q.get()) is not end:
+            if isinstance(b, BaseException): raise b
+            yield b
+    finally: stop.set(); t.join(timeout=5)
+
 def _to_device(batches, device):
-    nb = device.type == 'cuda'   # pinned or not, the copy overlaps with the previous step's kernels
-    for b in batches: yield {k: v.to(device, non_blocking=nb) if torch.is_tensor(v) else v for k, v in b.items()}
+    "Each batch's tensors on `device`: on a GPU from pinned memory made ahead (`prefetch`), the copies asynchronous; on a CPU as they are."
+    if device.type != 'cuda':
+        yield from ({k: v.to(device) if torch.is_tensor(v) else v for k, v in b.items()} for b in batches); return
+    for b in prefetch(batches): yield {k: v.to(device, non_blocking=True) if torch.is_tensor(v) else v for k, v in b.items()}
 
 # %% ../../nbs/05d_train.loop.ipynb #7cbf71c4
 class _ShardBatches(torch.utils.data.Sampler):
@@ -87,6 +115,17 @@ def _check_finite(losses:list, where:list, cfg):
             f", or train in fp32 (mixed_precision='no' instead of {cfg.mixed_precision!r})") + '.')
     losses.clear(); where.clear()
 
+# %% ../../nbs/05d_train.loop.ipynb #8a0c52c2
+def _graphed(run:FitRun, loss:torch.Tensor) -> torch.Tensor:
+    """A graph-replayed step's loss, copied out of the graph's output (the next replay overwrites it); stop if torch ran any part of the
+    step without CUDA graphs, which `cuda_graphs` promised."""
+    run.captured = True
+    if n := cudagraph_skips() - run.skips0:
+        raise RuntimeError(f"cuda_graphs: {n} part(s) of the training step ran without CUDA graphs: torch could not capture them (changing "
+                           "shapes, tensors on the CPU, or operations a graph cannot hold; TORCH_LOGS=perf_hints prints the reason). "
+                           "Train without cuda_graphs.")
+    return loss.clone()
+
 # %% ../../nbs/05d_train.loop.ipynb #21309e53
 def _oom_message(batch, cfg, step):
     ids = batch.get('input_ids') if isinstance(batch, dict) else None
@@ -120,6 +159,9 @@ class FitRun:
     t0:float=0.0                # when the current stretch of optimizer steps began
     losses:list=field(default_factory=list) # losses since the last finite check
     where:list=field(default_factory=list)  # (step, epoch, lr) of each of `losses`
+    graphs:bool=False           # the step replays CUDA graphs (`TrainConfig.cuda_graphs`)
+    captured:bool=False         # a step of this call has run under graphs
+    skips0:int=0                # torch's count of graphs that ran without CUDA graphs, when this call began
 
 # %% ../../nbs/05d_train.loop.ipynb #4637c745
 def start_fit(model:torch.nn.Module, train_loaders:Callable[[int], Iterable[dict]], cfg:TrainConfig, accelerator=None,
@@ -127,6 +169,7 @@ def start_fit(model:torch.nn.Module, train_loaders:Callable[[int], Iterable[dict
     "Check `cfg`, build the optimizer and its schedule, prepare them with the model, and resume from the last checkpoint in `ckpt_dir`."
     cfg.validate()
     acc = accelerator or make_accelerator(cfg)
+    check_cuda_graphs(acc, cfg)
     first = train_loaders(0)
     n_batches = len(first)
     if n_batches == 0: raise ValueError("the training loader of epoch 0 has no batches")
@@ -135,9 +178,11 @@ def start_fit(model:torch.nn.Module, train_loaders:Callable[[int], Iterable[dict
     compiled = bool(getattr(optimizer, 'compiled', False))
     scheduler = build_scheduler(optimizer, steps_per_epoch*cfg.epochs, cfg.warmup_ratio)
     model, optimizer, scheduler = acc.prepare(model, optimizer, scheduler)
+    if cfg.cuda_graphs: model = capture_graphs(model)
     ckpt_dir = Path(ckpt_dir) if ckpt_dir is not None else None
     run = FitRun(acc, model, optimizer, scheduler, cfg, first, ckpt_dir, FitState(), compiled=compiled,
-                 n_tok=torch.zeros((), dtype=torch.long, device=acc.device))
+                 n_tok=torch.zeros((), dtype=torch.long, device=acc.device), graphs=cfg.cuda_graphs,
+                 skips0=cudagraph_skips() if cfg.cuda_graphs else 0)
     if ckpt_dir is not None and resume and (found := load_latest_checkpoint(acc, ckpt_dir)) is not None:
         run.state, run.resumed_from, run.rng = found, found.step, rng_state()
     return run
@@ -165,15 +210,22 @@ def _train_step(run:FitRun, batch:dict, bi:int, n:int, epoch:int, loss_sum:torch
     boundary = (bi+1) % cfg.grad_accum == 0 or bi+1 == n
     lr = run.scheduler.get_last_lr()[0]   # the learning rate of the step this batch belongs to
     try:
+        if run.graphs: torch.compiler.cudagraph_mark_step_begin()   # from here the last step's graph outputs may be overwritten
         with (contextlib.nullcontext() if boundary else acc.no_sync(model)):
             out = model(**batch)
             acc.backward(out.loss/cfg.grad_accum)
         if boundary:
-            if cfg.max_grad_norm: acc.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+            if cfg.max_grad_norm: clip_gradients(acc, model, cfg.max_grad_norm)
             run.optimizer.step(); run.scheduler.step(); run.optimizer.zero_grad(set_to_none=True)
     except torch.cuda.OutOfMemoryError as e:
         raise TrainOOMError(_oom_message(batch, cfg, state.step+1)) from e
-    loss = out.loss.detach().float(); loss_sum += loss; state.n_loss += 1
+    except Exception as e:
+        if run.graphs and not run.captured: raise RuntimeError(f"cuda_graphs: torch.compile could not capture the training step "
+                                                               f"({type(e).__name__}: {str(e)[:500]}); train without cuda_graphs") from e
+        raise
+    loss = out.loss.detach().float()
+    if run.graphs: loss = _graphed(run, loss)
+    loss_sum += loss; state.n_loss += 1
     run.losses.append(loss); run.where.append((state.step+1, epoch+1, lr))
     ids = batch.get('input_ids')
     bsz = int(ids.shape[0]) if torch.is_tensor(ids) else len(next(iter(batch.values())))

@@ -16,7 +16,8 @@ from .config import TrainConfig
 
 # %% auto #0
 __all__ = ['COMPILE_OPTIMIZER_MIN_STEPS', 'cpu_supports_bf16', 'compile_step', 'build_optimizer', 'build_scheduler',
-           'resolve_precision', 'process_state', 'make_accelerator', 'clip_grad_norm', 'BatchSplit', 'split_batch']
+           'resolve_precision', 'process_state', 'make_accelerator', 'clip_grad_norm', 'check_cuda_graphs',
+           'capture_graphs', 'cudagraph_skips', 'clip_gradients', 'BatchSplit', 'split_batch']
 
 # %% ../../nbs/05b_train.optim.ipynb #daf65bc2
 _BF16_CPU_FLAGS = ('avx512_bf16', 'amx_bf16')   # x86 instructions that compute in bf16 natively (Cooper Lake, Sapphire Rapids, Zen 4 on)
@@ -53,7 +54,7 @@ def compile_step(opt:torch.optim.Optimizer) -> torch.optim.Optimizer:
 def build_optimizer(model:torch.nn.Module, cfg:TrainConfig, params=None,
                     total_steps:int|None=None, # optimizer steps of the run: `cfg.compile_optimizer` compiles Adamax from
                                                # `COMPILE_OPTIMIZER_MIN_STEPS` on
-                    foreach:bool|None=None, # plain Adamax: True, all tensors in a few multi-tensor operations; `None`: torch's choice (so on GPUs)
+                    foreach:bool|None=True, # plain Adamax: True, all tensors in a few multi-tensor operations; `None`: torch's choice (on GPUs only)
                    ) -> torch.optim.Optimizer:
     """AdamW (fused where torch has the kernel) or Adamax (compiled in long runs with `cfg.compile_optimizer`) over `params` (default: the model's),
     decay on matrices only."""
@@ -108,10 +109,40 @@ def make_accelerator(cfg:TrainConfig, **kwargs):
 # %% ../../nbs/05b_train.optim.ipynb #81912b17
 def clip_grad_norm(params:Iterable[torch.nn.Parameter], # the parameters whose gradients are scaled
                    max_norm:float,                      # the largest total L2 norm of the gradients
-                   foreach:bool|None=None,              # True: in multi-tensor operations; `None`: torch's choice (multi-tensor on GPUs)
+                   foreach:bool|None=True,              # True: in multi-tensor operations; `None`: torch's choice (on GPUs only)
                   ) -> torch.Tensor:
     "Scale the gradients to a total L2 norm of at most `max_norm`; the norm before scaling, left on the device (no host sync)."
     return torch.nn.utils.clip_grad_norm_([p for p in params if p.grad is not None], max_norm, foreach=foreach)
+
+def check_cuda_graphs(acc, cfg:TrainConfig) -> None:
+    "Stop before any step where `cfg.cuda_graphs` cannot capture the training step: not on a CUDA GPU, several processes, packed rows."
+    if not cfg.cuda_graphs: return
+    what = f"{type(cfg).__name__}.cuda_graphs=True captures the training step as CUDA graphs"
+    dev = getattr(acc.device, 'type', str(acc.device))
+    if dev != 'cuda': raise ValueError(f"{what}, which needs a CUDA GPU; this run trains on {dev}. Train without it (--no-cuda-graphs).")
+    if acc.num_processes > 1:
+        raise ValueError(f"{what} in one process; this run has {acc.num_processes} (their gradients are exchanged outside any graph). "
+                         "Run one job per GPU (several jobs per GPU: --jobs-per-gpu), or train without cuda_graphs.")
+    if getattr(cfg, 'pack', False): raise ValueError(f"{what} for a few fixed shapes; packed rows (pack=True) change shape with every batch. "
+                                                     "Use one of the two.")
+
+def capture_graphs(model:torch.nn.Module) -> torch.nn.Module:
+    "`model` compiled so that its forward and backward replay as CUDA graphs, one per input shape (`torch.compile(mode='reduce-overhead')`)."
+    return torch.compile(model, mode='reduce-overhead')
+
+def cudagraph_skips() -> int:
+    "How many compiled graphs of this process ran without CUDA graphs so far (torch's count; each one is also logged with its reason)."
+    from torch._dynamo.utils import counters
+    return int(counters['inductor'].get('cudagraph_skips', 0))
+
+_OWN_CLIPPING = ('FSDP', 'DEEPSPEED', 'XLA', 'MEGATRON_LM')   # Accelerate's distributed types that clip (or reduce first) their own way
+
+def clip_gradients(acc, model:torch.nn.Module, max_norm:float) -> torch.Tensor|None:
+    """`acc.clip_grad_norm_(model.parameters(), max_norm)` in multi-tensor operations on every device: gradients unscaled first (fp16), then
+    `clip_grad_norm`. Under FSDP, DeepSpeed, XLA and Megatron-LM, Accelerate's own clipping."""
+    if str(getattr(acc.distributed_type, 'name', acc.distributed_type)) in _OWN_CLIPPING: return acc.clip_grad_norm_(model.parameters(), max_norm)
+    acc.unscale_gradients()
+    return clip_grad_norm(model.parameters(), max_norm)
 
 # %% ../../nbs/05b_train.optim.ipynb #4cbcb40f
 @dataclass

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 from ...core import write_json, atomic_write, atomic_dir
 from ...train import (TrainConfig, RunPlan, Preset, EncodedDataset, PadCollator, PackCollator, packed_encode, tokenize_pairs,
-                             predict_logits, from_pretrained_quietly)
+                             predict_logits, from_pretrained_quietly, encoder_attention_mask)
 from ...data.benchmark import BENCHMARK
 from ...registry import Registry
 
@@ -220,7 +220,7 @@ class MultiTaskModel(nn.Module):
         if 'packed_input_ids' in kwargs: h, pooled = packed_encode(self.encoder, input_ids, attention_mask, kwargs)   # `PackCollator`'s rows
         else:
             enc_kw = {k: v for k, v in kwargs.items() if k in self._input_names and v is not None}
-            out = self.encoder(input_ids=input_ids, attention_mask=attention_mask, **enc_kw)
+            out = self.encoder(input_ids=input_ids, attention_mask=encoder_attention_mask(self.encoder, attention_mask), **enc_kw)
             h, pooled = out.last_hidden_state, getattr(out, 'pooler_output', None)
         if pooled is None: pooled = h[:, 0]
         seg = segment_b_mask(input_ids, attention_mask, self.sep_token_id)

@@ -16,7 +16,8 @@ from ...core import set_seed, outputs_dir, write_json, write_csv, run_id
 from ...hub import check_model_folder
 from ...claims import RunLock
 from ...records import RunRecord, write_predictions
-from ...train import (FitResult, EncodedDataset, token_cache_dir, PadCollator, PackCollator, check_packing, fit, predict_logits, latest_checkpoint,
+from ...train import (FitResult, EncodedDataset, token_cache_dir, train_padding, PadCollator, PackCollator,
+                             check_packing, fit, predict_logits, latest_checkpoint,
                              make_accelerator, process_state)
 from ...metrics import score
 from ...data.core import fingerprint
@@ -162,9 +163,9 @@ def _mdl_model(tasks:list, model:str, cfg:MDLConfig, tcfg:MDLConfig, seed:int, r
 def _mdl_loaders(tasks:list, model:str, cfg:MDLConfig, seed:int, enc:dict, tok, net:MultiTaskModel, acc) -> tuple:
     "Each epoch's batches of all tasks in the order of `batch_plan` (padded, or packed), and the tasks' training-set sizes."
     sizes = {t.name: len(enc[t.name]['train']) for t in tasks}
-    pad8 = 8 if torch.cuda.is_available() else None
+    pad = train_padding(cfg)
     if cfg.pack: check_packing(net.encoder, tok, str(model))   # before any step: an encoder that would let packed rows mix stops here
-    collator = PackCollator(tok, cfg.max_length, pad_to_multiple_of=pad8) if cfg.pack else PadCollator(tok, pad_to_multiple_of=pad8)
+    collator = PackCollator(tok, cfg.max_length, pad_to_multiple_of=pad.get('pad_to_multiple_of')) if cfg.pack else PadCollator(tok, **pad)
     lengths = {t.name: enc[t.name]['train'].lengths for t in tasks} if cfg.group_by_length else None
     loaders = lambda epoch: _PlanBatches(batch_plan(sizes, cfg.batch_size, seed, epoch, cfg.temperature, lengths), enc, collator,
                                          acc.process_index, acc.num_processes)
