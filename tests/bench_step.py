@@ -16,11 +16,15 @@ At a tiny encoder the matrix work is nearly nothing, so what is left is what a G
   `stance_nb.train.build_optimizer`) and schedule, `max_grad_norm=1.0`, bf16 autocast where ours computes in bf16,
   `DataCollatorWithPadding`; steps found with a `TrainerCallback`.
 
-Variants (`--variants`, each with every trainer): **today** runs the code as it is; **foreach** swaps in the
+Variants (`--variants`, each with every trainer): **default** runs the code as it is; **foreach** forces the
 multi-tensor Adamax (`build_optimizer(..., foreach=True)`) and multi-tensor clipping
-(`torch.nn.utils.clip_grad_norm_(..., foreach=True)`) for the run, reaching `fit` (and the Trainer) without editing
-them. On a GPU torch already chooses both multi-tensor paths, so on CUDA the two variants coincide; on a CPU `today`
-loops over the tensors one at a time.
+(`torch.nn.utils.clip_grad_norm_(..., foreach=True)`) for the run, reaching `fit` and the Trainer without editing
+them. Ours takes both paths by default; HF's Trainer clips with torch's choice, which loops over the tensors one at a
+time on a CPU (on a GPU the two variants coincide), so `hf_sdl/foreach` is HF at its best.
+
+**Before and after in one run:** `--baseline REV` also runs the package as it was at git revision `REV` (its
+`stance_nb/` exported to a temporary folder and imported from there, in a subprocess per run), alternating with the
+current code; its results are keyed `<trainer>/<variant>@REV`, and `compare` gives the ratios of the current code to it.
 
 Per step, after `--warmup` steps: **wall** seconds (the mean over `--steps` steps between two synchronised ends, and
 the median of the per-step intervals); **CPU** seconds of this process; then `--profile-steps` more steps under
@@ -41,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_trainer import process_setup, loadavg  # noqa: E402
 
 TRAINERS = ('ours_sdl', 'ours_mdl', 'hf_sdl')
-VARIANTS = ('today', 'foreach')
+VARIANTS = ('default', 'foreach')
 SYNC_OPS = ('aten::_local_scalar_dense', 'aten::nonzero')
 HOST_READS = ('item', 'tolist', 'cpu', 'numpy', '__bool__')
 NO_KERNEL = {'aten::' + n for n in (
@@ -148,8 +152,8 @@ def under_foreach(e) -> bool:
 
 @contextlib.contextmanager
 def variant(name:str):
-    "The code path of a variant for the duration of one run (`today`: unchanged)."
-    if name == 'today': yield; return
+    "The code path of a variant for the duration of one run (`default`: unchanged)."
+    if name == 'default': yield; return
     if name != 'foreach': raise ValueError(f"unknown variant {name!r}; valid: {', '.join(VARIANTS)}")
     import torch
     import stance_nb.train.loop as loop
@@ -240,8 +244,8 @@ def model_folder(a, tmp) -> tuple[str, dict]:
     return str(Path(tmp)/'tiny'), dict(model='tiny BERT from a config: hidden 32, 2 layers, 2 heads, intermediate 64')
 
 
-def bench(a, model_path, tmp) -> dict:
-    import numpy as np
+def measure(a, model_path, tmp) -> dict:
+    "Every trainer × variant, `--repeats` times in alternating order, in this process: name -> the runs' measurements."
     tasks = make_tasks(a)
     runners = dict(ours_sdl=lambda m: run_ours(a, model_path, tasks[:1], m), ours_mdl=lambda m: run_ours(a, model_path, tasks, m),
                    hf_sdl=lambda m: run_hf(a, model_path, tasks[0], m, tmp))
@@ -252,8 +256,41 @@ def bench(a, model_path, tmp) -> dict:
             meter = StepMeter(a.warmup, a.steps, a.profile_steps, a.device)
             with variant(v): runners[t](meter)
             r = meter.result(); runs[f'{t}/{v}'].append(r)
-            print(f"repeat {i+1} {t:8s} {v:8s}: {r['wall_s']*1e3:7.2f} ms/step  python {r['python_s']*1e3:6.2f} ms  ops {r['ops_kernel']:6.0f}  "
-                  f"syncs {r['syncs']['total']:5.2f} (on a GPU {r['syncs']['device']:5.2f})  host reads {sum(r['host_reads'].values()):5.1f}", flush=True)
+            print(f"repeat {i+1} {t:8s} {v:8s}{' @' + a.code_label if a.code_label else ''}: {r['wall_s']*1e3:7.2f} ms/step  "
+                  f"python {r['python_s']*1e3:6.2f} ms  ops {r['ops_kernel']:6.0f}  syncs {r['syncs']['total']:5.2f} "
+                  f"(on a GPU {r['syncs']['device']:5.2f})  host reads {sum(r['host_reads'].values()):5.1f}", flush=True)
+    return runs
+
+
+def measure_with_baseline(a, argv:list, tmp) -> dict:
+    """`measure` for the current code and for the package at revision `a.baseline`, each repeat in two subprocesses (alternating which
+    goes first); the baseline's runs keyed `<trainer>/<variant>@<rev>`."""
+    import json, subprocess
+    repo = Path(__file__).resolve().parents[1]
+    rev = subprocess.run(['git', '-C', str(repo), 'rev-parse', '--short', a.baseline], capture_output=True, text=True, check=True).stdout.strip()
+    base = Path(tmp)/f'code-{rev}'; base.mkdir()
+    arch = subprocess.run(['git', '-C', str(repo), 'archive', rev, 'stance_nb'], capture_output=True, check=True).stdout
+    subprocess.run(['tar', '-x', '-C', str(base)], input=arch, check=True)
+    keep, skip = [], {'--baseline': 1, '--repeats': 1, '--out': 1}
+    it = iter(argv)
+    for x in it:
+        name = x.split('=')[0]
+        if name in skip:
+            if '=' not in x: next(it, None)
+            continue
+        keep.append(x)
+    runs = {}
+    for i in range(a.repeats):
+        for label, code in ([(rev, base), ('', None)] if i % 2 == 0 else [('', None), (rev, base)]):
+            out = Path(tmp)/f'run-{i}-{label or "current"}.json'
+            cmd = [sys.executable, __file__, *keep, '--repeats', '1', '--out', str(out)] + (['--code', str(code), '--code-label', label] if code else [])
+            subprocess.run(cmd, check=True)
+            for k, rs in json.loads(out.read_text())['runs'].items(): runs.setdefault(k + (f'@{label}' if label else ''), []).extend(rs)
+    return runs
+
+
+def summarize(runs:dict, device:str) -> dict:
+    "Medians over the repeats of each trainer/variant."
     med = lambda rs, f: float(statistics.median(f(r) for r in rs))
     summary = {}
     for k, rs in runs.items():
@@ -266,8 +303,15 @@ def bench(a, model_path, tmp) -> dict:
                           host_reads={h: med(rs, lambda r: r['host_reads'][h]) for h in HOST_READS},
                           host_read_sites=rs[0]['host_read_sites'], top_kernel_ops=rs[0]['top_kernel_ops'],
                           **({'cuda_kernels': med(rs, lambda r: r['cuda_kernels']), 'cuda_launch_calls': med(rs, lambda r: r['cuda_launch_calls'])}
-                             if a.device == 'cuda' else {}))
-    lengths = [float(np.mean(ln)) for ln in [t.frame[t.frame.split == 'train'].text.str.split().str.len() for t in tasks]]
+                             if device == 'cuda' else {}))
+    return summary
+
+
+def bench(a, model_path, tmp, argv:list) -> dict:
+    import numpy as np
+    runs = measure_with_baseline(a, argv, tmp) if a.baseline else measure(a, model_path, tmp)
+    summary = summarize(runs, a.device)
+    lengths = [float(np.mean(ln)) for ln in [t.frame[t.frame.split == 'train'].text.str.split().str.len() for t in make_tasks(a)]]
     return dict(summary=summary, compare=compare(summary), runs=runs, mean_words=lengths)
 
 
@@ -283,17 +327,26 @@ def table(summary:dict) -> str:
 
 
 def compare(summary:dict) -> dict:
-    "Ours against HF per variant (same model and head), and each variant against `today` per trainer: ratios of the medians."
+    """Ours against HF per variant (same model and head; and against HF at its best, `hf_sdl/foreach`), each variant against `default`
+    per trainer, and the current code against the baseline revision: ratios of the medians."""
     out = {}
     for k, s in summary.items():
-        t, v = k.split('/')
-        if t == 'ours_sdl' and f'hf_sdl/{v}' in summary:
-            h = summary[f'hf_sdl/{v}']
-            out[f'ours_sdl_over_hf_sdl/{v}'] = dict(wall=s['wall_ms']/h['wall_ms'], ops_kernel=s['ops_kernel']/h['ops_kernel'],
-                                                    device_syncs=(s['device_syncs'], h['device_syncs']))
-        if v != 'today' and f'{t}/today' in summary:
-            b = summary[f'{t}/today']
-            out[f'{t}/{v}_over_today'] = dict(wall=s['wall_ms']/b['wall_ms'], ops_kernel=s['ops_kernel']/b['ops_kernel'])
+        tv, _, rev = k.partition('@')
+        t, v = tv.split('/')
+        if rev:
+            if tv in summary:
+                b = summary[tv]
+                out[f'{tv}_over_{rev}'] = dict(wall=b['wall_ms']/s['wall_ms'], ops_kernel=b['ops_kernel']/s['ops_kernel'],
+                                               speedup=s['wall_ms']/b['wall_ms'], device_syncs=(b['device_syncs'], s['device_syncs']))
+            continue
+        if t == 'ours_sdl':
+            for hv in dict.fromkeys((v, 'foreach')):
+                if (h := summary.get(f'hf_sdl/{hv}')) is not None:
+                    out[f'ours_sdl/{v}_over_hf_sdl/{hv}'] = dict(wall=s['wall_ms']/h['wall_ms'], ops_kernel=s['ops_kernel']/h['ops_kernel'],
+                                                               device_syncs=(s['device_syncs'], h['device_syncs']))
+        if v != 'default' and f'{t}/default' in summary:
+            b = summary[f'{t}/default']
+            out[f'{t}/{v}_over_default'] = dict(wall=s['wall_ms']/b['wall_ms'], ops_kernel=s['ops_kernel']/b['ops_kernel'])
     return out
 
 
@@ -314,7 +367,12 @@ def main(argv=None):
     p.add_argument('--seed', type=int, default=1)
     p.add_argument('--device', choices=('cpu', 'cuda'), default='cpu', help='cuda: needs a GPU; cpu hides any GPU')
     p.add_argument('--out', default=None, help='output JSON (default outputs/bench/step-<device>.json)')
+    p.add_argument('--baseline', default=None, help='a git revision: also run the package as it was there, alternating (before and after in one run)')
+    p.add_argument('--code', default=None, help=argparse.SUPPRESS)        # a folder holding another `stance_nb/` to import (set by --baseline)
+    p.add_argument('--code-label', default='', help=argparse.SUPPRESS)
+    argv = list(sys.argv[1:] if argv is None else argv)
     a = p.parse_args(argv)
+    if a.code: sys.path.insert(0, str(Path(a.code).resolve()))   # before anything imports stance_nb
     if bad := sorted(set(a.trainers) - set(TRAINERS)): p.error(f"unknown trainer(s) {bad}; valid: {', '.join(TRAINERS)}")
     if bad := sorted(set(a.variants) - set(VARIANTS)): p.error(f"unknown variant(s) {bad}; valid: {', '.join(VARIANTS)}")
     if a.n < (a.warmup + a.steps + a.profile_steps + 2)*a.batch_size: p.error(f"--n {a.n} is too few rows for the steps asked for")
@@ -325,10 +383,10 @@ def main(argv=None):
     load0 = loadavg()
     with tempfile.TemporaryDirectory() as tmp:
         model_path, about = model_folder(a, tmp)
-        res = bench(a, model_path, tmp)
+        res = bench(a, model_path, tmp, argv)
     record = dict(what='per optimizer step: wall, CPU and Python time, operators dispatched, host syncs; the experiment layer\'s SDL and MDL '
                        'steps (train_mdl, stand-in recipe) and transformers.Trainer on the same model; alternating runs, medians',
-                  command='python tests/bench_step.py ' + ' '.join(sys.argv[1:] if argv is None else argv), device=a.device,
+                  command='python tests/bench_step.py ' + ' '.join(argv), device=a.device, baseline=a.baseline,
                   device_name=torch.cuda.get_device_name(0) if a.device == 'cuda' else None, cuda=torch.version.cuda,
                   precision=resolve_precision('auto'), **about, dataset=a.dataset or f'synthetic pairs ({a.text_repeat} sentences a text)',
                   batch_size=a.batch_size, warmup=a.warmup, steps=a.steps, profile_steps=a.profile_steps, repeats=a.repeats, threads=a.threads,
