@@ -336,8 +336,9 @@ def compare(summary:dict) -> dict:
         if rev:
             if tv in summary:
                 b = summary[tv]
-                out[f'{tv}_over_{rev}'] = dict(wall=b['wall_ms']/s['wall_ms'], ops_kernel=b['ops_kernel']/s['ops_kernel'],
-                                               speedup=s['wall_ms']/b['wall_ms'], device_syncs=(b['device_syncs'], s['device_syncs']))
+                out[f'{tv}_over_{rev}'] = dict(wall=b['wall_ms']/s['wall_ms'], ops_kernel=b['ops_kernel']/s['ops_kernel'],   # current / baseline
+                                               speedup=s['wall_ms']/b['wall_ms'],   # baseline / current: above 1, faster now
+                                               device_syncs=(b['device_syncs'], s['device_syncs']))
             continue
         if t == 'ours_sdl':
             for hv in dict.fromkeys((v, 'foreach')):
