@@ -161,10 +161,13 @@ def render(path, dest, flags):
     from execnb.nbio import write_nb
     path, dest, start = Path(path), Path(dest), time.time()
     os.environ.update(QUIET_ENV)                                  # set before any cell imports tqdm or huggingface_hub
-    with tempfile.TemporaryDirectory(prefix='stance_nb_docs_') as tmp:
-        os.environ['STANCE_NB_OUTPUTS'] = str(Path(tmp)/'outputs')   # runs never write into the repository
-        nb = process_result(path, tmp) if path.name.startswith('run_') else process_library(path, set(flags))
-        if path.name.startswith('run_'): keep_run_outputs(Path(tmp)/'outputs', CACHE/'outputs'/path.stem)
+    main = sys.modules['__main__']   # a notebook's shell puts its own module there; the worker needs this one back for its next task
+    try:
+        with tempfile.TemporaryDirectory(prefix='stance_nb_docs_') as tmp:
+            os.environ['STANCE_NB_OUTPUTS'] = str(Path(tmp)/'outputs')   # runs never write into the repository
+            nb = process_result(path, tmp) if path.name.startswith('run_') else process_library(path, set(flags))
+            if path.name.startswith('run_'): keep_run_outputs(Path(tmp)/'outputs', CACHE/'outputs'/path.stem)
+    finally: sys.modules['__main__'] = main
     for c in nb.cells:
         if c.cell_type == 'code': c.setdefault('outputs', []); c.setdefault('execution_count', None)
         else: c.pop('outputs', None); c.pop('execution_count', None)
@@ -260,7 +263,7 @@ def build(out=ROOT/'_site', jobs=2, use_cache=True, only=None):
     if todo:
         print(f'executing {len(todo)} of {len(nbs)} notebooks with {jobs} worker(s)', flush=True)
         ctx = get_context('spawn')
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1) as ex:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:   # a worker renders notebook after notebook (torch imported once)
             futs = {ex.submit(render, str(p), str(dest), flags): (p, stamp, h) for p, dest, stamp, h in todo}
             errors = []
             for f in as_completed(futs):
