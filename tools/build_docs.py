@@ -37,6 +37,7 @@ _SITE_MARK = '# --- ' + 'site:'   # spelt in two parts so that only the section 
 
 # progress bars off in every executed notebook (the result notebooks' kernels inherit it): the package's own bars,
 # any other tqdm bar, and transformers'/huggingface_hub's ("Loading weights", "Writing model shards")
+PRELOAD = ['torch', 'transformers', 'pandas', 'sklearn', 'execnb.shell', 'nbdev.process']   # imported once, in the fork server
 QUIET_ENV = {'STANCE_NB_QUIET': '1', 'TQDM_DISABLE': '1', 'HF_HUB_DISABLE_PROGRESS_BARS': '1'}
 
 class DocsBuildError(RuntimeError): "A notebook could not be executed or rendered for the documentation site."
@@ -161,13 +162,10 @@ def render(path, dest, flags):
     from execnb.nbio import write_nb
     path, dest, start = Path(path), Path(dest), time.time()
     os.environ.update(QUIET_ENV)                                  # set before any cell imports tqdm or huggingface_hub
-    main = sys.modules['__main__']   # a notebook's shell puts its own module there; the worker needs this one back for its next task
-    try:
-        with tempfile.TemporaryDirectory(prefix='stance_nb_docs_') as tmp:
-            os.environ['STANCE_NB_OUTPUTS'] = str(Path(tmp)/'outputs')   # runs never write into the repository
-            nb = process_result(path, tmp) if path.name.startswith('run_') else process_library(path, set(flags))
-            if path.name.startswith('run_'): keep_run_outputs(Path(tmp)/'outputs', CACHE/'outputs'/path.stem)
-    finally: sys.modules['__main__'] = main
+    with tempfile.TemporaryDirectory(prefix='stance_nb_docs_') as tmp:
+        os.environ['STANCE_NB_OUTPUTS'] = str(Path(tmp)/'outputs')   # runs never write into the repository
+        nb = process_result(path, tmp) if path.name.startswith('run_') else process_library(path, set(flags))
+        if path.name.startswith('run_'): keep_run_outputs(Path(tmp)/'outputs', CACHE/'outputs'/path.stem)
     for c in nb.cells:
         if c.cell_type == 'code': c.setdefault('outputs', []); c.setdefault('execution_count', None)
         else: c.pop('outputs', None); c.pop('execution_count', None)
@@ -262,8 +260,12 @@ def build(out=ROOT/'_site', jobs=2, use_cache=True, only=None):
     timings = {}
     if todo:
         print(f'executing {len(todo)} of {len(nbs)} notebooks with {jobs} worker(s)', flush=True)
-        ctx = get_context('spawn')
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as ex:   # a worker renders notebook after notebook (torch imported once)
+        # every notebook in a fresh process (nothing one notebook sets reaches the next), forked from a server that imported the heavy
+        # libraries once: the quiet settings first, since some libraries read them when imported
+        os.environ.update(QUIET_ENV)
+        ctx = get_context('forkserver')
+        ctx.set_forkserver_preload(PRELOAD)
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1) as ex:
             futs = {ex.submit(render, str(p), str(dest), flags): (p, stamp, h) for p, dest, stamp, h in todo}
             errors = []
             for f in as_completed(futs):
