@@ -386,10 +386,12 @@ def test_cuda_graphs_step_not_captured_stops(tiny_model, tmp_path, monkeypatch):
     import stance_nb.train.loop as loop
     from stance_nb.train import train_classifier
     monkeypatch.setattr(loop, 'check_cuda_graphs', lambda acc, cfg: None)
-    with pytest.raises(RuntimeError, match=r'cuda_graphs: \d+ part\(s\) of the training step ran without CUDA graphs') as ei:
+    # torch skips the graphs for CPU tensors; where it cannot compile at all (no C++ compiler), the first step says so
+    with pytest.raises(RuntimeError, match=r'cuda_graphs: (\d+ part\(s\) of the training step ran without CUDA graphs|torch\.compile could '
+                                           r'not capture the training step)') as ei:
         train_classifier(_data(), _cfg(tiny_model, cuda_graphs=True, max_length=32, checkpoint=False, mixed_precision='no'), name='graphs',
                          out_dir=tmp_path, save_model=False)
-    assert 'Train without cuda_graphs' in str(ei.value)
+    assert 'train without cuda_graphs' in str(ei.value).lower()
     assert not list(tmp_path.rglob('record.json')) and not list(tmp_path.rglob('.lock*'))
 
 def test_cuda_graphs_refused_on_cpu(tiny_model, tmp_path):
