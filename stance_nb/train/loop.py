@@ -159,7 +159,6 @@ class FitRun:
     t0:float=0.0                # when the current stretch of optimizer steps began
     losses:list=field(default_factory=list) # losses since the last finite check
     where:list=field(default_factory=list)  # (step, epoch, lr) of each of `losses`
-    graphs:bool=False           # the step replays CUDA graphs (`TrainConfig.cuda_graphs`)
     captured:bool=False         # a step of this call has run under graphs
     skips0:int=0                # torch's count of graphs that ran without CUDA graphs, when this call began
 
@@ -181,8 +180,7 @@ def start_fit(model:torch.nn.Module, train_loaders:Callable[[int], Iterable[dict
     if cfg.cuda_graphs: model = capture_graphs(model)
     ckpt_dir = Path(ckpt_dir) if ckpt_dir is not None else None
     run = FitRun(acc, model, optimizer, scheduler, cfg, first, ckpt_dir, FitState(), compiled=compiled,
-                 n_tok=torch.zeros((), dtype=torch.long, device=acc.device), graphs=cfg.cuda_graphs,
-                 skips0=cudagraph_skips() if cfg.cuda_graphs else 0)
+                 n_tok=torch.zeros((), dtype=torch.long, device=acc.device), skips0=cudagraph_skips() if cfg.cuda_graphs else 0)
     if ckpt_dir is not None and resume and (found := load_latest_checkpoint(acc, ckpt_dir)) is not None:
         run.state, run.resumed_from, run.rng = found, found.step, rng_state()
     return run
@@ -210,7 +208,7 @@ def _train_step(run:FitRun, batch:dict, bi:int, n:int, epoch:int, loss_sum:torch
     boundary = (bi+1) % cfg.grad_accum == 0 or bi+1 == n
     lr = run.scheduler.get_last_lr()[0]   # the learning rate of the step this batch belongs to
     try:
-        if run.graphs: torch.compiler.cudagraph_mark_step_begin()   # from here the last step's graph outputs may be overwritten
+        if cfg.cuda_graphs: torch.compiler.cudagraph_mark_step_begin()   # from here the last step's graph outputs may be overwritten
         with (contextlib.nullcontext() if boundary else acc.no_sync(model)):
             out = model(**batch)
             acc.backward(out.loss/cfg.grad_accum)
@@ -220,11 +218,11 @@ def _train_step(run:FitRun, batch:dict, bi:int, n:int, epoch:int, loss_sum:torch
     except torch.cuda.OutOfMemoryError as e:
         raise TrainOOMError(_oom_message(batch, cfg, state.step+1)) from e
     except Exception as e:
-        if run.graphs and not run.captured: raise RuntimeError(f"cuda_graphs: torch.compile could not capture the training step "
+        if cfg.cuda_graphs and not run.captured: raise RuntimeError(f"cuda_graphs: torch.compile could not capture the training step "
                                                                f"({type(e).__name__}: {str(e)[:500]}); train without cuda_graphs") from e
         raise
     loss = out.loss.detach().float()
-    if run.graphs: loss = _graphed(run, loss)
+    if cfg.cuda_graphs: loss = _graphed(run, loss)
     loss_sum += loss; state.n_loss += 1
     run.losses.append(loss); run.where.append((state.step+1, epoch+1, lr))
     ids = batch.get('input_ids')
