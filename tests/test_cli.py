@@ -165,8 +165,10 @@ def test_every_help_under_a_second():
     """`stance_nb [COMMAND] --help`, as the console script runs it: under 1 s for every command (median of three), the text the
     parser builds, and no torch, transformers, scikit-learn or pandas imported (building the options takes seconds)."""
     import statistics, time
-    from stance_nb.helpindex import HELP_INDEX
-    texts = json.loads(HELP_INDEX.read_text(encoding='utf-8'))['commands']
+    from stance_nb.helpindex import HELP_INDEX, source_fingerprint
+    idx = json.loads(HELP_INDEX.read_text(encoding='utf-8'))
+    assert idx['fingerprint'] == source_fingerprint(), 'stale: run `python tools/help_index.py`; a stale index sends --help to the full parser'
+    texts = idx['commands']
     code = ('import sys, contextlib, io\nfrom stance_nb.helpindex import console_main as main\nout = io.StringIO()\n'
             'with contextlib.redirect_stdout(out): rc = main(sys.argv[1:])\n'
             'print(rc, sorted(m for m in ("torch", "transformers", "sklearn", "pandas") if m in sys.modules))\nprint(out.getvalue(), end="")')
