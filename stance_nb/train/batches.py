@@ -15,8 +15,8 @@ from ..core import atomic_write, cache_dir
 
 # %% auto #0
 __all__ = ['tokenizer_fingerprint', 'tokenization_key', 'token_cache_dir', 'tokenize_pairs', 'EncodedDataset',
-           'LengthGroupedBatchSampler', 'length_buckets', 'train_padding', 'PadCollator', 'make_loader',
-           'encoder_attention_mask', 'balance_by_upsampling']
+           'LengthGroupedBatchSampler', 'length_buckets', 'train_padding', 'PadCollator', 'make_loader', 'mask_kind',
+           'encoder_attention_mask', 'device_attention_masks', 'balance_by_upsampling']
 
 # %% ../../nbs/05a_train.batches.ipynb #9d889a70
 _TOKEN_CACHE:dict[str, dict] = {}
@@ -192,21 +192,38 @@ def make_loader(ds:EncodedDataset, tokenizer, batch_size:int, seed:int=0, epoch:
 # %% ../../nbs/05a_train.batches.ipynb #a42a7ec9
 _MASK_4D = {'sdpa': 'bool', 'eager': 'additive'}   # attention kernels whose 4-D mask this builds, and its kind
 
+def mask_kind(encoder:torch.nn.Module) -> str|None:
+    "'bool' or 'additive': the 4-D mask `encoder` builds with `masking_utils` from a 2-D one; None where it builds its mask otherwise."
+    cfg = getattr(encoder, 'config', None)
+    kind = _MASK_4D.get(getattr(cfg, '_attn_implementation', None))
+    code = sys.modules.get(type(encoder).__module__)
+    if getattr(cfg, 'is_decoder', False) or getattr(cfg, 'is_encoder_decoder', False): return None   # causal or cross-attention masks
+    return kind if getattr(code, 'create_bidirectional_mask', None) is not None else None
+
 def encoder_attention_mask(encoder:torch.nn.Module, # a transformers encoder (`AutoModel`, or a model around one)
                            attention_mask:torch.Tensor|None, # `(batch, length)`, 1 for tokens, 0 for padding
                           ) -> torch.Tensor|None:
     """The 4-D mask `(batch, 1, 1, length)` that `encoder` would build from `attention_mask` with `transformers.masking_utils` (boolean
     for SDPA, 0 / dtype minimum for eager attention), without asking the device whether there is padding; `attention_mask` unchanged
     for encoders that build their masks otherwise (decoders, flash or flex attention, models whose code does not use `masking_utils`)."""
-    if attention_mask is None or attention_mask.ndim != 2: return attention_mask
-    cfg = getattr(encoder, 'config', None)
-    kind = _MASK_4D.get(getattr(cfg, '_attn_implementation', None))
-    code = sys.modules.get(type(encoder).__module__)
-    if kind is None or getattr(cfg, 'is_decoder', False) or getattr(code, 'create_bidirectional_mask', None) is None: return attention_mask
+    if attention_mask is None or attention_mask.ndim != 2 or (kind := mask_kind(encoder)) is None: return attention_mask
     keep = attention_mask[:, None, None, :].bool()
     if kind == 'bool': return keep
     dtype = encoder.dtype if getattr(encoder, 'dtype', None) is not None and encoder.dtype.is_floating_point else torch.float32
     return torch.zeros(keep.shape, dtype=dtype, device=keep.device).masked_fill_(~keep, torch.finfo(dtype).min)
+
+# %% ../../nbs/05a_train.batches.ipynb #92c70231
+def device_attention_masks(model:torch.nn.Module, # a transformers model: a task model around an encoder, or the encoder
+                          ) -> torch.utils.hooks.RemovableHandle|None:
+    """Have the encoder in `model` turn the `(batch, length)` `attention_mask` it is called with into `encoder_attention_mask`'s 4-D
+    mask, before its forward: no host synchronisation per forward. The hook's handle (`.remove()` undoes it); None, and nothing
+    changed, where that encoder builds its mask otherwise (`mask_kind`)."""
+    base = getattr(model, 'base_model', model)
+    if mask_kind(base) is None: return None
+    def to_4d(module, args, kwargs):
+        if 'attention_mask' in kwargs: kwargs['attention_mask'] = encoder_attention_mask(module, kwargs['attention_mask'])
+        return args, kwargs   # a mask passed by position is left as it is
+    return base.register_forward_pre_hook(to_4d, with_kwargs=True)
 
 # %% ../../nbs/05a_train.batches.ipynb #3f7ed610
 def balance_by_upsampling(df:pd.DataFrame, seed:int=0, # seed of the draws

@@ -21,6 +21,7 @@ from ..records import RunRecord, write_predictions
 from ..data.core import fingerprint, check_rows
 from .config import TrainConfig
 from .batches import tokenize_pairs, token_cache_dir, EncodedDataset, make_loader, balance_by_upsampling, train_padding
+from .batches import device_attention_masks
 from .optim import resolve_precision, make_accelerator, split_batch
 from .loop import fit, predict_logits, FitResult, TrainOOMError
 from .target_tokens import target_token_map, add_target_tokens, apply_target_tokens
@@ -65,8 +66,10 @@ def _load_model(cfg:TrainConfig, labels:list):
     if cfg.dropout is not None:
         for k in ('hidden_dropout_prob', 'attention_probs_dropout_prob', 'dropout', 'attention_dropout', 'summary_last_dropout'):
             if isinstance(getattr(conf, k, None), float): setattr(conf, k, cfg.dropout)
-    return from_pretrained_quietly(AutoModelForSequenceClassification, cfg.model, config=conf, trust_remote_code=cfg.trust_remote_code,
-                                   ignore_mismatched_sizes=True)
+    model = from_pretrained_quietly(AutoModelForSequenceClassification, cfg.model, config=conf, trust_remote_code=cfg.trust_remote_code,
+                                    ignore_mismatched_sizes=True)
+    device_attention_masks(model)   # the encoder takes a 4-D mask built on the device: no host synchronisation per forward
+    return model
 
 # %% ../../nbs/05f_train.classifier.ipynb #bffa671a
 def _encode(df:pd.DataFrame, tok, cfg:TrainConfig, pair:bool, label2id:dict|None, cache_dir) -> EncodedDataset:

@@ -15,7 +15,7 @@ from ...registry import Registry, UnknownName, unknown_message
 from ...core import run_id, outputs_dir, atomic_dir, atomic_files
 from ...records import RunRecord, write_predictions
 from ...data.core import fingerprint
-from ...train import tokenize_pairs, EncodedDataset, make_loader, fit, predict_logits
+from ...train import tokenize_pairs, EncodedDataset, make_loader, fit, predict_logits, device_attention_masks
 
 # %% auto #0
 __all__ = ['NLI_PROMPTS', 'PROMPT_SETS', 'PAPER_PROMPTS', 'NOUN_PHRASE', 'CLAIM', 'TARGET_TYPES', 'NLI_LABELS', 'STANCE_NLI_MAPS',
@@ -422,12 +422,12 @@ def nli_classifier(checkpoint:str|Path,      # hub name or folder of an NLI chec
         shared = {n: [l for l in stance_labels if mapping.to_nli[l] == n] for n in NLI_LABELS}
         clash = {n: ls for n, ls in shared.items() if len(ls) > 1}
         if clash: raise ValueError(f"stance labels {clash} share an NLI label, so a reused NLI head cannot tell them apart; use head='new'")
-        model = cls.from_pretrained(checkpoint, **kwargs)
+        model = cls.from_pretrained(checkpoint, **kwargs); device_attention_masks(model)   # no host sync per forward (an encoder's own mask)
         return NLIClassifier(model, tok, mapping.nli_ids(ids), mapping, 'reuse')
     cfg.num_labels = len(stance_labels)
     cfg.id2label = dict(enumerate(stance_labels)); cfg.label2id = {l: i for i, l in enumerate(stance_labels)}
     model = cls.from_pretrained(checkpoint, config=cfg, ignore_mismatched_sizes=True, **kwargs)
-    _reinit_head(model, seed)
+    _reinit_head(model, seed); device_attention_masks(model)
     return NLIClassifier(model, tok, dict(cfg.label2id), mapping, 'new')
 
 # %% ../../../nbs/06_systems.nli.model.ipynb #6fb9b983
