@@ -290,8 +290,9 @@ def transfer(args:TransferArgs|None=None,   # the transfer's parameters, checked
     cells = transfer_cells(tests, preds, scores, a.n_resamples, seed)
     frames = {k: f for (k, x), f in prep.inp.frames.items() if x == 1.0}
     tr = Transfer(cells, transfer_notes(cells, frames, res.conditions), res, {})
-    tr.files = write_transfer(tr, outputs_dir(None, 'transfer'), a.run_name)
-    if res.failed: raise JobsFailed(res.failed, f"; the transfer tables in {portable_path(outputs_dir(None, 'transfer'))} show them as failed")
+    out = outputs_dir(None, 'transfer')
+    tr.files = write_transfer(tr, out, a.run_name)
+    if res.failed: raise JobsFailed(res.failed, f"; the transfer tables in {portable_path(out)} show them as failed")
     return tr
 
 # %% ../nbs/15_transfer.ipynb #15aa49bb
