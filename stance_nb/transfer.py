@@ -16,14 +16,13 @@ from .data.core import DATASETS
 from .data.explore import figure_bytes
 from .stats import paired_bootstrap, MIN_TEST_EXAMPLES
 from .metrics import f1_macro
-from .experiment import RunArgs, arg, prepare, execute, run_on, executor_from, Executor, JobsFailed, EXECUTORS
+from .experiment import RunArgs, arg, prepare, Executor, JobsFailed, EXECUTORS
 from .experiment.spec import DataSpec
 from .systems.baselines import FASTTEXT_PRESETS
 from .systems.mdl import MDL_PRESETS
 from .leaderboard.spec import LEADERBOARD_BENCHMARK
 from .leaderboard.params import LeaderboardArgs
-from .leaderboard.build import gold_and_predictions
-from .leaderboard.run import leaderboard_run_kw, smoke_outputs, kept_defaults
+from .leaderboard.run import leaderboard_run_kw, smoke_outputs, kept_defaults, run_jobs
 
 # %% auto #0
 __all__ = ['TRANSFER_MODELS', 'REST', 'SMOKE_TRANSFER', 'transfer_key', 'split_key', 'transfer_specs', 'TransferArgs',
@@ -280,9 +279,7 @@ def transfer(args:TransferArgs|None=None,   # the transfer's parameters, checked
     if (args is None) == (run is None): raise TypeError("transfer: give its parameters (args) or a prepared run (run), one of them")
     run = run if run is not None else prepare_transfer(args)
     a, prep = run.args, run.prep
-    ex = executor or executor_from(a.executor, a.workers, slurm=a.slurm or None)
-    res = execute(prep, allow_failed=True) if ex.kind == 'local' else run_on(ex, **run.run_kw)
-    _, preds = gold_and_predictions(prep, res, run.rows)
+    res, _, preds = run_jobs(run, executor)
     s = res.scores
     s = s[(s.test == 'test') & (s.metric == 'f1_macro') & s.row.isin(list(run.rows))].assign(system=lambda d: d.row.map(run.rows))
     scores = s.groupby(['system', 'key']).value.agg(['mean', 'std', 'count']).reset_index()

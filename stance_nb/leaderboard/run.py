@@ -17,8 +17,8 @@ from .build import (Leaderboard, gold_and_predictions, published, build_leaderbo
 from .render import write_leaderboard
 
 # %% auto #0
-__all__ = ['SMOKE_RUN', 'LeaderboardRun', 'leaderboard_rows', 'leaderboard_run_kw', 'prepare_leaderboard', 'leaderboard',
-           'kept_defaults', 'smoke_args', 'smoke_outputs', 'run_leaderboard', 'leaderboard_figures']
+__all__ = ['SMOKE_RUN', 'LeaderboardRun', 'leaderboard_rows', 'leaderboard_run_kw', 'prepare_leaderboard', 'run_jobs',
+           'leaderboard', 'kept_defaults', 'smoke_args', 'smoke_outputs', 'run_leaderboard', 'leaderboard_figures']
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #2c3ccb57
 @dataclass
@@ -90,6 +90,15 @@ def _robust(run:LeaderboardRun, res, table, stats) -> tuple:
     return table.join(extra, on='system'), stats
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #0e086b79
+def run_jobs(run:LeaderboardRun, # a prepared run: its parameters, prepared jobs, run arguments and rows (a `TransferRun` too)
+             executor:Executor|None=None, # where the jobs run (default: the parameters' `executor`, `workers`, `slurm`)
+            ) -> tuple:
+    "Run (or reuse) the run's jobs, here or on `executor`: the result (failed jobs in it), and the gold labels and predictions of its rows."
+    a = run.args
+    ex = executor or executor_from(a.executor, a.workers, slurm=a.slurm or None)
+    res = execute(run.prep, allow_failed=True) if ex.kind == 'local' else run_on(ex, **run.run_kw)
+    return (res, *gold_and_predictions(run.prep, res, run.rows))
+
 def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, checked (or give a prepared `run`)
                 seed:int=0,                     # seed of the significance tests' bootstrap resamples
                 executor:Executor|None=None,    # where the jobs run (default: the parameters' `executor`, `workers`, `slurm`)
@@ -100,9 +109,7 @@ def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, 
     if (args is None) == (run is None): raise TypeError("leaderboard: give its parameters (args) or a prepared run (run), one of them")
     run = run if run is not None else prepare_leaderboard(args)
     a, prep = run.args, run.prep
-    ex = executor or executor_from(a.executor, a.workers, slurm=a.slurm or None)
-    res = execute(prep, allow_failed=True) if ex.kind == 'local' else run_on(ex, **run.run_kw)
-    gold, preds = gold_and_predictions(prep, res, run.rows)
+    res, gold, preds = run_jobs(run, executor)
     without = run.own + (list(prep.keys) if a.max_train is not None else [])   # your data, capped training sets: no paper number beside
     pub = published(run.rows, prep.keys, without, run.more)
     table, tests, stats = build_leaderboard(res, gold, preds, run.rows, a.n_resamples, seed, a.alpha, pub)
