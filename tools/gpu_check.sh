@@ -4,12 +4,15 @@
 #                                       # four small datasets into .whl/ (ignored by git; carried with the working tree)
 #   tools/gpu_check.sh                  # on the GPU machine: install from .whl/, run every check, results under $OUT
 #   tools/gpu_check.sh --cpu            # this CPU: the same phases at tiny shapes (the dry run), and the list of GPU checks
+#   PYTHON=python3.12 tools/gpu_check.sh --cpu-installed   # the dry run on the package and wheels installed as on the GPU machine
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 MODE=gpu
 PY=${PYTHON:-python3}   # the interpreter (a virtual environment's when one is active)
-case "${1:-}" in --cpu) MODE=cpu ;; --fetch-wheels) MODE=fetch ;; "") ;; *) echo "usage: $0 [--cpu | --fetch-wheels]" >&2; exit 2 ;; esac
+INSTALL=0
+case "${1:-}" in --cpu) MODE=cpu ;; --cpu-installed) MODE=cpu; INSTALL=1 ;; --fetch-wheels) MODE=fetch ;; "") INSTALL=1 ;;
+  *) echo "usage: $0 [--cpu | --cpu-installed | --fetch-wheels]" >&2; exit 2 ;; esac
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 STANCE_NB_QUIET=1 TOKENIZERS_PARALLELISM=false
 # packages the GPU image (Python 3.12, torch 2.11+CUDA 13, transformers 5.17, accelerate, pandas, scikit-learn, scipy, seaborn,
 # pyyaml, sentencepiece, tokenizers, safetensors) lacks; installed with --no-deps, so their own dependencies are listed too
@@ -45,7 +48,7 @@ CPU=(); [ "$MODE" = cpu ] && CPU=(--cpu)
 if [ "$MODE" = cpu ]; then declare -A T=([env]=60 [models]=90 [smoke]=240 [trainer]=150 [step]=120 [sdl_mdl]=150 [jobs_per_gpu]=150)
 else declare -A T=([env]=30 [models]=40 [smoke]=100 [trainer]=130 [step]=50 [sdl_mdl]=60 [jobs_per_gpu]=50); fi
 
-if [ "$MODE" = gpu ]; then
+if [ "$INSTALL" = 1 ]; then
   ls .whl/*.whl >/dev/null 2>&1 || { echo "no wheels in .whl/: run tools/gpu_check.sh --fetch-wheels where there is network" >&2; exit 1; }
   SITE="$WORK/site"
   { "$PY" -m pip install -q --no-index --no-deps --target "$SITE" .whl/*.whl &&
