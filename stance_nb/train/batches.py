@@ -14,7 +14,7 @@ import torch
 from ..core import atomic_write, cache_dir
 
 # %% auto #0
-__all__ = ['tokenizer_fingerprint', 'tokenization_key', 'token_cache_dir', 'tokenize_pairs', 'EncodedDataset',
+__all__ = ['MASK_4D_MODELS', 'tokenizer_fingerprint', 'tokenization_key', 'token_cache_dir', 'tokenize_pairs', 'EncodedDataset',
            'LengthGroupedBatchSampler', 'length_buckets', 'train_padding', 'PadCollator', 'make_loader', 'mask_kind',
            'encoder_attention_mask', 'device_attention_masks', 'balance_by_upsampling']
 
@@ -191,13 +191,16 @@ def make_loader(ds:EncodedDataset, tokenizer, batch_size:int, seed:int=0, epoch:
 
 # %% ../../nbs/05a_train.batches.ipynb #a42a7ec9
 _MASK_4D = {'sdpa': 'bool', 'eager': 'additive'}   # attention kernels whose 4-D mask this builds, and its kind
+# encoders whose 2-D mask goes into `create_bidirectional_mask` and nowhere else (tested below to give the same numbers); others, such
+# as ModernBERT, also build sliding-window masks from it, which a 4-D mask given in its place would silently replace
+MASK_4D_MODELS = ('bert', 'roberta', 'xlm-roberta', 'distilbert', 'electra', 'camembert')
 
 def mask_kind(encoder:torch.nn.Module) -> str|None:
     "'bool' or 'additive': the 4-D mask `encoder` builds with `masking_utils` from a 2-D one; None where it builds its mask otherwise."
     cfg = getattr(encoder, 'config', None)
     kind = _MASK_4D.get(getattr(cfg, '_attn_implementation', None))
     code = sys.modules.get(type(encoder).__module__)
-    if getattr(cfg, 'is_decoder', False) or getattr(cfg, 'is_encoder_decoder', False): return None   # causal or cross-attention masks
+    if getattr(cfg, 'model_type', None) not in MASK_4D_MODELS or getattr(cfg, 'is_decoder', False): return None
     return kind if getattr(code, 'create_bidirectional_mask', None) is not None else None
 
 def encoder_attention_mask(encoder:torch.nn.Module, # a transformers encoder (`AutoModel`, or a model around one)
