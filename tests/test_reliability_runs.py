@@ -394,6 +394,42 @@ def test_cuda_graphs_step_not_captured_stops(tiny_model, tmp_path, monkeypatch):
     assert 'train without cuda_graphs' in str(ei.value).lower()
     assert not list(tmp_path.rglob('record.json')) and not list(tmp_path.rglob('.lock*'))
 
+@pytest.fixture
+def graphs_on_cpu(monkeypatch):
+    """Let a CPU run compile its step as `cuda_graphs` does (torch skips the CUDA graphs themselves on a CPU; that skip is not counted here);
+    torch's recompile limit, which the run raises, is restored afterwards."""
+    import torch
+    import stance_nb.train.loop as loop
+    monkeypatch.setattr(loop, 'check_cuda_graphs', lambda acc, cfg: None)
+    monkeypatch.setattr(loop, 'cudagraph_skips', lambda: 0)
+    with torch._dynamo.config.patch(recompile_limit=torch._dynamo.config.recompile_limit): yield loop
+
+def test_cuda_graphs_compiles_training_only(tiny_model, tmp_path, graphs_on_cpu):
+    """`cuda_graphs` compiles the training step once per head with symbolic shapes (batches of several lengths, a smaller last batch:
+    no compile more than the head's and transformers' first-call one) and never the prediction: dev and test are scored eagerly, the
+    result is the model itself (no compiled wrapper) and its saved weights carry the model's own names."""
+    from safetensors import safe_open
+    from torch._dynamo.utils import counters
+    from stance_nb.train import train_classifier
+    before = counters['stats']['unique_graphs']
+    r = train_classifier(_data(40), _cfg(tiny_model, cuda_graphs=True, checkpoint=True, select_best_epoch=True), name='graphs', out_dir=tmp_path)
+    assert counters['stats']['unique_graphs'] - before <= 2   # the step, and once more after transformers sets config.problem_type
+    assert type(r.fit.model).__name__ == 'BertForSequenceClassification' and len(r.predictions) == len(_data(40).query("split == 'test'"))
+    with safe_open(str(next(tmp_path.rglob('model.safetensors'))), 'pt') as f: assert not [k for k in f.keys() if '_orig_mod' in k]
+
+def test_cuda_graphs_recompile_limit_stops(tiny_model, tmp_path, monkeypatch, graphs_on_cpu):
+    "`cuda_graphs`: a step that torch would compile again past its limit stops the run at that step, with no result (never runs eagerly)."
+    import torch
+    from stance_nb.train import train_classifier
+    capture = graphs_on_cpu.capture_graphs
+    def capture_with_limit_1(model):
+        m = capture(model); torch._dynamo.config.recompile_limit = 1; return m
+    monkeypatch.setattr(graphs_on_cpu, 'capture_graphs', capture_with_limit_1)
+    with pytest.raises(RuntimeError, match=r'cuda_graphs: at optimizer step 2 torch would compile the training step again, past its limit '
+                                           r'of 1 \(TORCH_LOGS=recompiles says why\); train without cuda_graphs'):
+        train_classifier(_data(), _cfg(tiny_model, cuda_graphs=True, checkpoint=False), name='graphs', out_dir=tmp_path, save_model=False)
+    assert not list(tmp_path.rglob('record.json')) and not list(tmp_path.rglob('.lock*'))
+
 def test_cuda_graphs_refused_on_cpu(tiny_model, tmp_path):
     "`cuda_graphs` on a CPU stops before the model is touched, naming the field, the device and the way out."
     from stance_nb.train import train_classifier

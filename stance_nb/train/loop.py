@@ -220,6 +220,9 @@ def _train_step(run:FitRun, batch:dict, bi:int, n:int, epoch:int, loss_sum:torch
     except Exception as e:
         if cfg.cuda_graphs and not run.captured: raise RuntimeError(f"cuda_graphs: torch.compile could not capture the training step "
                                                                f"({type(e).__name__}: {str(e)[:500]}); train without cuda_graphs") from e
+        if cfg.cuda_graphs and isinstance(e, torch._dynamo.exc.FailOnRecompileLimitHit):
+            raise RuntimeError(f"cuda_graphs: at optimizer step {state.step+1} torch would compile the training step again, past its limit "
+                               f"of {torch._dynamo.config.recompile_limit} (TORCH_LOGS=recompiles says why); train without cuda_graphs") from e
         raise
     loss = out.loss.detach().float()
     if cfg.cuda_graphs: loss = _graphed(run, loss)
@@ -258,11 +261,11 @@ def _end_epoch(run:FitRun, epoch:int, loss_sum:torch.Tensor, eval_fn:Callable|No
         if cfg.select_best_epoch and ckpt_dir is not None:
             f = ckpt_dir/f'best-epoch-{epoch+1}.safetensors'
             if acc.is_main_process:
-                save_weights(acc.unwrap_model(model), f)
+                save_weights(acc.unwrap_model(model, keep_torch_compile=False), f)
                 if state.best_file and state.best_file != f.name: (ckpt_dir/state.best_file).unlink(missing_ok=True)
             state.best_file = f.name
         elif cfg.select_best_epoch:
-            state.best_file = {k: v.detach().cpu().clone() for k, v in acc.unwrap_model(model).state_dict().items()}
+            state.best_file = {k: v.detach().cpu().clone() for k, v in acc.unwrap_model(model, keep_torch_compile=False).state_dict().items()}
     state.epoch, state.batch_in_epoch, state.loss_sum, state.n_loss = epoch+1, 0, 0.0, 0
     if ckpt_dir is not None and cfg.checkpoint and isinstance(state.best_file, (str, type(None))):
         save_checkpoint(acc, ckpt_dir, state, cfg.keep_checkpoints)
@@ -272,7 +275,7 @@ def _finish_fit(run:FitRun) -> FitResult:
     "The unwrapped model (the best epoch's weights where `select_best_epoch`) and what the run measured."
     acc, cfg, state = run.acc, run.cfg, run.state
     acc.wait_for_everyone()
-    final = acc.unwrap_model(run.model)
+    final = acc.unwrap_model(run.model, keep_torch_compile=False)   # the model itself, never its compiled wrapper (`cuda_graphs`)
     if cfg.select_best_epoch and state.best_file is not None:
         if isinstance(state.best_file, dict): final.load_state_dict(state.best_file); state.best_file = None
         else: load_weights(final, run.ckpt_dir/state.best_file)
@@ -330,7 +333,8 @@ def predict_logits(model, ds:EncodedDataset, tokenizer, batch_size:int=64, accel
     "Logits for every example of `ds`, in `ds` order (batches sorted by length; each process scores every n-th batch)."
     from accelerate import Accelerator
     acc = accelerator or Accelerator()
-    m = acc.unwrap_model(model)          # no DDP wrapper: processes may score different numbers of batches
+    m = acc.unwrap_model(model, keep_torch_compile=False)   # no DDP wrapper (processes may score different numbers of batches), and
+                                                            # eager: `cuda_graphs` captures training steps, not prediction
     batches = list(LengthGroupedBatchSampler(ds.lengths, batch_size, shuffle=False, group_by_length=True))
     collate = PadCollator(tokenizer)
     idx, out = [], []

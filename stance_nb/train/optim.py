@@ -120,6 +120,9 @@ def check_cuda_graphs(acc, cfg:TrainConfig) -> None:
     what = f"{type(cfg).__name__}.cuda_graphs=True captures the training step as CUDA graphs"
     dev = getattr(acc.device, 'type', str(acc.device))
     if dev != 'cuda': raise ValueError(f"{what}, which needs a CUDA GPU; this run trains on {dev}. Train without it (--no-cuda-graphs).")
+    if not hasattr(torch._dynamo.config, 'recompile_limit') or not hasattr(torch._dynamo.exc, 'FailOnRecompileLimitHit'):
+        raise ValueError(f"{what} with torch 2.6 or later (its recompile limits); this is torch {torch.__version__}. Upgrade torch, "
+                         "or train without it (--no-cuda-graphs).")
     if acc.num_processes > 1:
         raise ValueError(f"{what} in one process; this run has {acc.num_processes} (their gradients are exchanged outside any graph). "
                          "Run one job per GPU (several jobs per GPU: --jobs-per-gpu), or train without cuda_graphs.")
@@ -127,8 +130,16 @@ def check_cuda_graphs(acc, cfg:TrainConfig) -> None:
                                                      "Use one of the two.")
 
 def capture_graphs(model:torch.nn.Module) -> torch.nn.Module:
-    "`model` compiled so that its forward and backward replay as CUDA graphs, one per input shape (`torch.compile(mode='reduce-overhead')`)."
-    return torch.compile(model, mode='reduce-overhead')
+    """`model` compiled so that its forward and backward replay as CUDA graphs (`torch.compile(mode='reduce-overhead')`): compiled once per
+    dataset head with symbolic shapes (`dynamic=True`), so that each new batch shape records a graph rather than compiling again; what
+    earlier runs of this process compiled is dropped first (`torch._dynamo.reset`). A graph
+    break (Python between graphs, run without them) stops the run (`fullgraph=True`), and so does compiling more often than
+    `torch._dynamo.config.recompile_limit` allows, which is raised here to twice the number of heads plus two."""
+    heads = getattr(getattr(model, 'module', model), 'heads', None)   # a multi-dataset model: one compiled graph per head
+    limit = 2*(len(heads) if heads is not None else 1) + 2
+    torch._dynamo.reset()   # earlier runs' graphs in this process (a worker's jobs): they would count against the limit of this one
+    torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, limit)
+    return torch.compile(model, mode='reduce-overhead', dynamic=True, fullgraph=True)
 
 def cudagraph_skips() -> int:
     "How many compiled graphs of this process ran without CUDA graphs so far (torch's count; each one is also logged with its reason)."

@@ -195,7 +195,7 @@ class _MDLEval:
 
     def __call__(self, m, a) -> dict:
         with self.rec.phase('evaluate'):   # inside 'train', which then keeps only the optimizer steps
-            self.epoch += 1; base, row, p_ep = a.unwrap_model(m), {}, {}
+            self.epoch += 1; base, row, p_ep = a.unwrap_model(m, keep_torch_compile=False), {}, {}   # eager (`cuda_graphs` captures training)
             self.scores('dev', base, a, row, p_ep)
             row['dev_mean_f1_macro'] = float(np.mean([row[f'dev_f1_macro/{t.name}'] for t in self.tasks]))
             if self.every_epoch:
