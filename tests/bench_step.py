@@ -20,7 +20,9 @@ Variants (`--variants`, each with every trainer): **default** runs the code as i
 multi-tensor Adamax (`build_optimizer(..., foreach=True)`) and multi-tensor clipping
 (`torch.nn.utils.clip_grad_norm_(..., foreach=True)`) for the run, reaching `fit` and the Trainer without editing
 them. Ours takes both paths by default; HF's Trainer clips with torch's choice, which loops over the tensors one at a
-time on a CPU (on a GPU the two variants coincide), so `hf_sdl/foreach` is HF at its best.
+time on a CPU (on a GPU the two variants coincide), so `hf_sdl/foreach` is HF at its best. **graphs** (ours only, GPU only)
+trains with `cuda_graphs=True`: the step compiled and replayed as CUDA graphs; give `--warmup` enough steps for the
+compile and the first graph of each batch shape.
 
 **Before and after in one run:** `--baseline REV` also runs the package as it was at git revision `REV` (its
 `stance_nb/` exported to a temporary folder and imported from there, in a subprocess per run), alternating with the
@@ -45,7 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_trainer import process_setup, loadavg  # noqa: E402
 
 TRAINERS = ('ours_sdl', 'ours_mdl', 'hf_sdl')
-VARIANTS = ('default', 'foreach')
+VARIANTS = ('default', 'foreach', 'graphs')
+GRAPHS = {'on': False}   # set by the `graphs` variant for `run_ours`
 SYNC_OPS = ('aten::_local_scalar_dense', 'aten::nonzero')
 HOST_READS = ('item', 'tolist', 'cpu', 'numpy', '__bool__')
 NO_KERNEL = {'aten::' + n for n in (
@@ -138,6 +141,8 @@ class StepMeter:
             import torch
             out['cuda_kernels'] = per(sum(1 for e in ev if e.device_type == torch.autograd.DeviceType.CUDA))
             out['cuda_launch_calls'] = per(sum(1 for e in ev if e.name in ('cudaLaunchKernel', 'cuLaunchKernel', 'cudaLaunchKernelExC', 'cuLaunchKernelEx')))
+            # the `graphs` variant's replays
+            out['cuda_graph_launches'] = per(sum(1 for e in ev if e.name in ('cudaGraphLaunch', 'cuGraphLaunch')))
         return out
 
 
@@ -154,6 +159,11 @@ def under_foreach(e) -> bool:
 def variant(name:str):
     "The code path of a variant for the duration of one run (`default`: unchanged)."
     if name == 'default': yield; return
+    if name == 'graphs':
+        GRAPHS['on'] = True
+        try: yield
+        finally: GRAPHS['on'] = False
+        return
     if name != 'foreach': raise ValueError(f"unknown variant {name!r}; valid: {', '.join(VARIANTS)}")
     import torch
     import stance_nb.train.loop as loop
@@ -194,7 +204,8 @@ def run_ours(a, model_path, tasks, meter) -> None:
     "`train_mdl` as a BERT_SDL/MDL job calls it, stopped by `meter` after the measured steps."
     from dataclasses import replace
     from stance_nb.systems.mdl import MDL_PRESETS, train_mdl
-    cfg = replace(MDL_PRESETS['small'].config, model=model_path, epochs=1, checkpoint=False, seed=a.seed, batch_size=a.batch_size)
+    cfg = replace(MDL_PRESETS['small'].config, model=model_path, epochs=1, checkpoint=False, seed=a.seed, batch_size=a.batch_size,
+                  cuda_graphs=GRAPHS['on'])
     try: train_mdl(tasks, model_path, cfg, local_files_only=True, on_step=meter)
     except Stop: return
     raise RuntimeError(f"the training data ran out after {meter.n} steps: raise --n")
@@ -249,7 +260,7 @@ def measure(a, model_path, tmp) -> dict:
     tasks = make_tasks(a)
     runners = dict(ours_sdl=lambda m: run_ours(a, model_path, tasks[:1], m), ours_mdl=lambda m: run_ours(a, model_path, tasks, m),
                    hf_sdl=lambda m: run_hf(a, model_path, tasks[0], m, tmp))
-    names = [(t, v) for t in a.trainers for v in a.variants]
+    names = [(t, v) for t in a.trainers for v in a.variants if not (t == 'hf_sdl' and v == 'graphs')]   # graphs: our option, not HF's
     runs = {f'{t}/{v}': [] for t, v in names}
     for i in range(a.repeats):
         for t, v in (names if i % 2 == 0 else names[::-1]):   # alternating order: load from other processes hits all alike
@@ -302,7 +313,8 @@ def summarize(runs:dict, device:str) -> dict:
                           syncs_by_op={s: med(rs, lambda r: r['syncs'][s]) for s in SYNC_OPS},
                           host_reads={h: med(rs, lambda r: r['host_reads'][h]) for h in HOST_READS},
                           host_read_sites=rs[0]['host_read_sites'], top_kernel_ops=rs[0]['top_kernel_ops'],
-                          **({'cuda_kernels': med(rs, lambda r: r['cuda_kernels']), 'cuda_launch_calls': med(rs, lambda r: r['cuda_launch_calls'])}
+                          **({'cuda_kernels': med(rs, lambda r: r['cuda_kernels']), 'cuda_launch_calls': med(rs, lambda r: r['cuda_launch_calls']),
+                              'cuda_graph_launches': med(rs, lambda r: r.get('cuda_graph_launches', 0))}
                              if device == 'cuda' else {}))
     return summary
 
@@ -363,7 +375,8 @@ def main(argv=None):
     p.add_argument('--profile-steps', type=int, default=25, help='steps under torch.profiler after the timed ones (25: one of fit\'s finite checks)')
     p.add_argument('--repeats', type=int, default=3, help='runs of each trainer and variant (alternating)')
     p.add_argument('--trainers', type=lambda s: s.split(','), default=list(TRAINERS), help=f"comma-separated, of {','.join(TRAINERS)}")
-    p.add_argument('--variants', type=lambda s: s.split(','), default=list(VARIANTS), help=f"comma-separated code paths, of {','.join(VARIANTS)}")
+    p.add_argument('--variants', type=lambda s: s.split(','), default=['default', 'foreach'],
+                   help=f"comma-separated code paths, of {','.join(VARIANTS)} (default: default,foreach)")
     p.add_argument('--threads', type=int, default=1, help='torch CPU threads (OMP_NUM_THREADS is set to the same)')
     p.add_argument('--seed', type=int, default=1)
     p.add_argument('--device', choices=('cpu', 'cuda'), default='cpu', help='cuda: needs a GPU; cpu hides any GPU')

@@ -11,14 +11,17 @@ def test_gpu_check_dry_run(tmp_path):
     r = subprocess.run(['bash', str(ROOT/'tools'/'gpu_check.sh'), '--cpu'], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     log = r.stdout + r.stderr
     assert r.returncode == 0, log[-4000:]
-    for check in ('smoke train', 'smoke mdl', 'smoke predict', 'smoke nli_finetune', 'smoke pack', 'smoke compiled_adamax', 'smoke cuda_graphs',
+    for check in ('smoke train', 'smoke mdl', 'smoke predict', 'smoke nli_finetune', 'smoke pack', 'smoke compiled_adamax',
                   'trainer bert-large-b32-L512', 'trainer bert-large-b16-L100', 'trainer bert-base-b32-L128', 'trainer minilm-b16-L100',
-                  'step:', 'sdl_mdl BERT_SDL', 'sdl_mdl BERT_MDL', 'jobs_per_gpu 1', 'jobs_per_gpu 4'):
+                  'step:', 'sdl_mdl BERT_SDL', 'sdl_mdl BERT_MDL', 'jobs_per_gpu 1', 'jobs_per_gpu 4',
+                  'graphs step', 'graphs job eager', 'graphs job graphs'):
         assert f'  {check}' in log, check   # the plan of the GPU run names every check with its command
-    assert 'summary: 7/7 phases green' in log
+    assert 'summary: 8/8 phases green' in log
     files = sorted(p.name for p in (tmp_path/'out').iterdir())
-    assert len(files) <= 8 and {'env.json', 'all.log', 'smoke.json', 'summary.json', 'sdl_mdl.json', 'jobs_per_gpu.json'} <= set(files), files
+    assert len(files) <= 8 and {'all.log', 'smoke.json', 'summary.json', 'sdl_mdl.json', 'jobs_per_gpu.json', 'graphs-cpu-dry.json'} <= set(files), files
+    summary = json.loads((tmp_path/'out'/'summary.json').read_text())
+    assert summary['env']['device'] == 'cpu (dry run)' and json.loads((tmp_path/'out'/'graphs-cpu-dry.json').read_text())['refused']
     smoke = json.loads((tmp_path/'out'/'smoke.json').read_text())
-    assert smoke['device'] == 'cpu (dry run)' and all(c['rc'] == 0 for c in smoke['checks'].values()) and len(smoke['checks']) == 7
+    assert smoke['device'] == 'cpu (dry run)' and all(c['rc'] == 0 for c in smoke['checks'].values()) and len(smoke['checks']) == 6
     jpg = json.loads((tmp_path/'out'/'jobs_per_gpu.json').read_text())
     assert all(len(r['jobs']) == 4 for r in jpg['runs'].values())   # the four SDL jobs ran with 1 and with 2 jobs per device

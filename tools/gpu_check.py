@@ -4,7 +4,7 @@ under `--out`, each recording the device, the versions and the exact commands be
     python tools/gpu_check.py PHASE --out DIR --work DIR [--cpu]
 
 Phases: `plan` (print every check and its command), `env`, `models`, `smoke`, `trainer`, `step`, `sdl_mdl`, `jobs_per_gpu`,
-`summary`. With `--cpu` every phase runs its dry-run form: the same code paths on this CPU at tiny shapes (a tiny
+`graphs`, `summary`. With `--cpu` every phase runs its dry-run form: the same code paths on this CPU at tiny shapes (a tiny
 encoder, a few dozen rows, small fixtures), so that the script is known to run end to end before a GPU is at hand.
 """
 from __future__ import annotations
@@ -61,7 +61,8 @@ def phase_env(a):
     if not a.cpu: rec.update(capability=torch.cuda.get_device_capability(0), memory_gib=round(torch.cuda.get_device_properties(0).total_memory/2**30, 1),
                              bf16=torch.cuda.is_bf16_supported(), count=torch.cuda.device_count())
     rec['data'] = {k: (data_dir(a)/k).exists() for k in DATASETS} if not a.cpu else 'fixtures (dry run)'
-    write(Path(a.out), 'env.json', rec)
+    write(Path(a.work), 'env.json', rec)   # the summary carries it: at most 8 files come back from a device run
+    print(json.dumps(rec))
 
 
 def phase_models(a):
@@ -97,7 +98,7 @@ def cli(a) -> list: return [sys.executable, '-m', 'stance_nb.cli']
 
 
 def smoke_commands(a) -> dict:
-    "Every GPU path as one command: train, mdl, predict, NLI fine-tune, packing, compiled Adamax, CUDA graphs (when the package has them)."
+    "Every GPU path as one command: train, mdl, predict, NLI fine-tune, packing, compiled Adamax (CUDA graphs: the `graphs` phase)."
     w, d, m = Path(a.work), data_dir(a), Path(a.work)/'models'/'minilm'
     few = ['--max-train', '64' if a.cpu else '512']
     dev = 'cpu' if a.cpu else 'cuda'
@@ -111,8 +112,7 @@ def smoke_commands(a) -> dict:
         predict=[sys.executable, __file__, 'predict_smoke', '--out', a.out, '--work', a.work] + (['--cpu'] if a.cpu else []),
         nli_finetune=cli(a) + ['leaderboard', '--models', 'nli-ft', '--nli-model', w/'models'/'nli', '--datasets', 'semeval2016t6', '--data-dir', d,
                                '--seeds', '1', *few, '--output-dir', w/'o', '--run-name', 'smoke-nli', '--json'],
-        compiled_adamax=[sys.executable, __file__, 'adamax_smoke', '--device', dev, '--out', a.out, '--work', a.work],
-        cuda_graphs=[sys.executable, __file__, 'graphs_smoke', '--device', dev, '--out', a.out, '--work', a.work])
+        compiled_adamax=[sys.executable, __file__, 'adamax_smoke', '--device', dev, '--out', a.out, '--work', a.work])
 
 
 def phase_predict_smoke(a):
@@ -149,34 +149,6 @@ def phase_adamax_smoke(a):
     diff = {k: float((out[k] - out['plain']).abs().max()) for k in ('foreach', 'compiled')}
     print(f"largest difference from the plain step: {diff}")
     if max(diff.values()) > 1e-4: raise SystemExit(f"the steps differ by more than rounding: {diff}")
-
-
-def phase_graphs_smoke(a):
-    """CUDA graphs (`--cuda-graphs`): on a GPU, the same SDL job eager and captured, whose test macro-F1 must agree within bf16 noise
-    (|Δ| <= GRAPHS_TOLERANCE) and whose training throughputs are both reported; on the CPU dry run, the option must stop the run with
-    its error (exit 1, the message naming a CUDA GPU) instead of training another way."""
-    base = cli(a) + ['mdl', '--datasets', 'semeval2016t6', '--data-dir', str(data_dir(a)), '--model', str(Path(a.work)/'models'/'minilm'),
-                     '--epochs', '1', '--seeds', '1', '--max-train', '512', '--output-dir', str(Path(a.work)/'o'), '--json']
-    if a.device != 'cuda':
-        r = subprocess.run(base + ['--cuda-graphs', '--name', 'smoke-graphs'], capture_output=True, text=True)
-        ok = r.returncode == 1 and 'needs a CUDA GPU' in r.stderr
-        print(f"CUDA graphs on the CPU: exit {r.returncode}, {'refused as it must be' if ok else 'NOT refused'}: {r.stderr.strip()[-400:]}")
-        if not ok: raise SystemExit(1)
-        return
-    res = {}
-    for name, extra in (('eager', []), ('graphs', ['--cuda-graphs'])):
-        t0 = time.perf_counter()
-        r = subprocess.run(base + extra + ['--name', f'smoke-{name}'], capture_output=True, text=True)
-        print(r.stderr[-3000:])
-        if r.returncode: raise SystemExit(f"{name}: exit {r.returncode}")
-        out = json.loads(r.stdout)
-        rec = json.loads(Path(out['records'][0]).read_text()) if out.get('records') and out['records'][0] else {}
-        res[name] = dict(seconds=round(time.perf_counter() - t0, 1), test_f1_macro=out['mean']['average'],
-                         train_examples_per_s=(rec.get('metrics') or {}).get('train_examples_per_s'))
-    d = abs(res['graphs']['test_f1_macro'] - res['eager']['test_f1_macro'])
-    print(f"CUDA graphs: {res}; |Δ test macro-F1| = {d:.4f} (tolerance {GRAPHS_TOLERANCE})")
-    write(Path(a.out), 'graphs-cuda.json', dict(**device_info(a.cpu), runs=res, delta=d, tolerance=GRAPHS_TOLERANCE))
-    if d > GRAPHS_TOLERANCE: raise SystemExit(f"CUDA graphs changed the score by {d:.4f}, more than bf16 noise ({GRAPHS_TOLERANCE})")
 
 
 GRAPHS_TOLERANCE = 0.06   # 2 × the measured precision σ (fp32 against bf16, 0.031 macro-F1; README "Scorecard")
@@ -277,13 +249,64 @@ def phase_jobs_per_gpu(a):
     failed(res)
 
 
+def graphs_step_command(a) -> list:
+    "The step bench of ours (SDL) eager and with `cuda_graphs`, steady state: the warm-up covers the compile and each bucket's first graph."
+    return [sys.executable, ROOT/'tests'/'bench_step.py', '--device', 'cuda', '--trainers', 'ours_sdl', '--variants', 'default,graphs',
+            '--model', Path(a.work)/'models'/'minilm', '--dataset', 'semeval2016t6', '--repeats', '1', '--n', '1100', '--warmup', '20',
+            '--steps', '30', '--profile-steps', '5', '--out', Path(a.work)/'graphs-step.json']
+
+
+def graphs_job_command(a, extra=()) -> list:
+    return cli(a) + ['mdl', '--datasets', 'semeval2016t6', '--data-dir', str(data_dir(a)), '--model', str(Path(a.work)/'models'/'minilm'),
+                     '--epochs', '1', '--seeds', '1', '--max-train', '512', '--output-dir', str(Path(a.work)/'o'), '--json', *extra]
+
+
+def phase_graphs(a):
+    """CUDA graphs (`--cuda-graphs`). On a GPU: the step bench eager and captured at steady state (ms per step, kernel launches and graph
+    replays per step), then the same SDL job eager and captured, whose test macro-F1 must agree within bf16 noise (|Δ| <= GRAPHS_TOLERANCE);
+    its job throughputs include the compile. On the CPU dry run, the option must stop the run with its error (exit 1, the message naming
+    a CUDA GPU) instead of training another way."""
+    log, t0, name = Path(a.out)/'all.log', time.perf_counter(), f"graphs-{'cpu-dry' if a.cpu else 'cuda'}.json"
+    if a.cpu:
+        r = subprocess.run(graphs_job_command(a, ['--cuda-graphs', '--name', 'smoke-graphs']), capture_output=True, text=True)
+        ok = r.returncode == 1 and 'needs a CUDA GPU' in r.stderr
+        print(f"CUDA graphs on the CPU: exit {r.returncode}, {'refused as it must be' if ok else 'NOT refused'}: {r.stderr.strip()[-400:]}")
+        write(Path(a.out), name, dict(**device_info(a.cpu), refused=ok, rc=r.returncode))
+        if not ok: raise SystemExit(1)
+        return
+    rec = dict(**device_info(a.cpu), tolerance=GRAPHS_TOLERANCE)
+    st = sh(graphs_step_command(a), log, env=dict(STANCE_NB_DATA=str(data_dir(a))), timeout=left(a, t0))
+    f = Path(a.work)/'graphs-step.json'
+    bench = json.loads(f.read_text()) if f.exists() else {}
+    rec['step'] = dict(**st, summary=bench.get('summary'), compare=bench.get('compare'))
+    print(f"step bench eager/graphs: rc={st['rc']} ({st['seconds']} s): {json.dumps(bench.get('compare'))}", flush=True)
+    write(Path(a.out), name, rec)   # written after each part: a phase cut by its time box keeps what it measured
+    rec['jobs'] = {}
+    for mode, extra in (('eager', []), ('graphs', ['--cuda-graphs'])):
+        t1 = time.perf_counter()
+        r = subprocess.run(graphs_job_command(a, [*extra, '--name', f'smoke-{mode}']), capture_output=True, text=True, timeout=left(a, t0))
+        print(r.stderr[-3000:])
+        if r.returncode: rec['jobs'][mode] = dict(rc=r.returncode); write(Path(a.out), name, rec); raise SystemExit(f"{mode}: exit {r.returncode}")
+        out = json.loads(r.stdout)
+        job = json.loads(Path(out['records'][0]).read_text()) if out.get('records') and out['records'][0] else {}
+        rec['jobs'][mode] = dict(seconds=round(time.perf_counter() - t1, 1), test_f1_macro=out['mean']['average'],
+                                 train_examples_per_s=(job.get('metrics') or {}).get('train_examples_per_s'))
+    d = rec['delta'] = abs(rec['jobs']['graphs']['test_f1_macro'] - rec['jobs']['eager']['test_f1_macro'])
+    print(f"CUDA graphs: {rec['jobs']}; |Δ test macro-F1| = {d:.4f} (tolerance {GRAPHS_TOLERANCE})")
+    write(Path(a.out), name, rec)
+    if st['rc']: raise SystemExit(f"the step bench failed: rc {st['rc']}")
+    if d > GRAPHS_TOLERANCE: raise SystemExit(f"CUDA graphs changed the score by {d:.4f}, more than bf16 noise ({GRAPHS_TOLERANCE})")
+
+
 def phase_summary(a):
     "One line per check (phase, status, seconds) and the files written."
     files = sorted(p.name for p in Path(a.out).iterdir())
     status = {}
     for line in (Path(a.out)/'phases.tsv').read_text().splitlines():
         name, rc, secs = line.split('\t'); status[name] = dict(rc=int(rc), seconds=float(secs))
-    write(Path(a.out), 'summary.json', dict(**device_info(a.cpu), phases=status, files=files))
+    env = Path(a.work)/'env.json'
+    write(Path(a.out), 'summary.json', dict(**device_info(a.cpu), phases=status, files=files,
+                                            env=json.loads(env.read_text()) if env.exists() else None))
     bad = [k for k, v in status.items() if v['rc']]
     print(f"gpu_check {'dry run ' if a.cpu else ''}summary: {len(status) - len(bad)}/{len(status)} phases green" + (f"; failed: {bad}" if bad else ''))
 
@@ -292,18 +315,20 @@ def phase_plan(a):
     "Every check the GPU run makes, with its command (the dry run prints the same list)."
     g = argparse.Namespace(**{**vars(a), 'cpu': False, 'plan_only': True})
     print("checks on a GPU (each time-boxed; results under $OUT):")
-    print("  env: device name, capability, memory, bf16, torch/CUDA/transformers versions -> env.json")
+    print("  env: device name, capability, memory, bf16, torch/CUDA/transformers versions -> summary.json (env)")
     print("  models: MiniLM-shaped encoder and an NLI-shaped classifier from configs with the MiniLM tokenizer files")
     for k, c in smoke_commands(g).items(): print(f"  smoke {k}: {shlex.join(map(str, c))}")
     for k, c in trainer_commands(g).items(): print(f"  trainer {k}: {shlex.join(map(str, c))}")
     print(f"  step: {shlex.join(map(str, step_command(g)))}")
     for rows in ('BERT_SDL', 'BERT_MDL'): print(f"  sdl_mdl {rows}: {shlex.join(map(str, reproduce_command(g, Path(a.work)/('r-' + rows), rows)))}")
     for k in (1, 4): print(f"  jobs_per_gpu {k}: ... --executor submitit-local --jobs-per-gpu {k} (the BERT_SDL jobs above, a fresh job store)")
+    print(f"  graphs step: {shlex.join(map(str, graphs_step_command(g)))}")
+    for mode, extra in (('eager', []), ('graphs', ['--cuda-graphs'])): print(f"  graphs job {mode}: {shlex.join(map(str, graphs_job_command(g, extra)))}")
 
 
 PHASES = dict(plan=phase_plan, env=phase_env, models=phase_models, smoke=phase_smoke, trainer=phase_trainer, step=phase_step, sdl_mdl=phase_sdl_mdl,
-              jobs_per_gpu=phase_jobs_per_gpu, summary=phase_summary, predict_smoke=phase_predict_smoke, adamax_smoke=phase_adamax_smoke,
-              graphs_smoke=phase_graphs_smoke)
+              jobs_per_gpu=phase_jobs_per_gpu, graphs=phase_graphs, summary=phase_summary, predict_smoke=phase_predict_smoke,
+              adamax_smoke=phase_adamax_smoke)
 
 if __name__ == '__main__':
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
