@@ -58,9 +58,9 @@ def _on_device(model):
 # %% ../nbs/09_predict.ipynb #cc175bda
 def _hf_predictor(md:Path, params:dict, batch_size:int, mixed_precision:str):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
-    from stance_nb.train import predict_logits, forward_precision
+    from stance_nb.train import predict_logits, forward_precision, device_attention_masks
     model, tok = AutoModelForSequenceClassification.from_pretrained(md), AutoTokenizer.from_pretrained(md)
-    model, dev = _on_device(model)
+    model, dev = _on_device(model); device_attention_masks(model)   # no host read per batch: the same logits
     labels = [model.config.id2label[i] for i in range(model.config.num_labels)]
     pair = bool(params.get('pair', True))
     fn = lambda ds: [labels[i] for i in predict_logits(model, ds, tok, batch_size, mixed_precision=mixed_precision).argmax(-1)]
