@@ -132,9 +132,9 @@ def check_cuda_graphs(acc, cfg:TrainConfig) -> None:
 def capture_graphs(model:torch.nn.Module) -> torch.nn.Module:
     """`model` compiled so that its forward and backward replay as CUDA graphs (`torch.compile(mode='reduce-overhead')`): compiled once per
     dataset head with symbolic shapes (`dynamic=True`), so that each new batch shape records a graph rather than compiling again; what
-    earlier runs of this process compiled is dropped first (`torch._dynamo.reset`). A graph
-    break (Python between graphs, run without them) stops the run (`fullgraph=True`), and so does compiling more often than
-    `torch._dynamo.config.recompile_limit` allows, which is raised here to twice the number of heads plus two."""
+    earlier runs of this process compiled is dropped first (`torch._dynamo.reset`). A graph break (Python between graphs, run without
+    them) stops the run (`fullgraph=True`), and so does compiling more often than `torch._dynamo.config.recompile_limit` allows, which
+    is raised here to twice the number of heads plus two."""
     heads = getattr(getattr(model, 'module', model), 'heads', None)   # a multi-dataset model: one compiled graph per head
     limit = 2*(len(heads) if heads is not None else 1) + 2
     torch._dynamo.reset()   # earlier runs' graphs in this process (a worker's jobs): they would count against the limit of this one
