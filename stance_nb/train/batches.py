@@ -208,7 +208,7 @@ def encoder_attention_mask(encoder:torch.nn.Module, # a transformers encoder (`A
                           ) -> torch.Tensor|None:
     """The 4-D mask `(batch, 1, 1, length)` that `encoder` would build from `attention_mask` with `transformers.masking_utils` (boolean
     for SDPA, 0 / dtype minimum for eager attention), without asking the device whether there is padding; `attention_mask` unchanged
-    for encoders that build their masks otherwise (decoders, flash or flex attention, models whose code does not use `masking_utils`)."""
+    for encoders that build their masks otherwise (`mask_kind` is None: decoders, flash or flex attention, encoders not in `MASK_4D_MODELS`)."""
     if attention_mask is None or attention_mask.ndim != 2 or (kind := mask_kind(encoder)) is None: return attention_mask
     keep = attention_mask[:, None, None, :].bool()
     if kind == 'bool': return keep
@@ -223,10 +223,12 @@ def device_attention_masks(model:torch.nn.Module, # a transformers model: a task
     changed, where that encoder builds its mask otherwise (`mask_kind`)."""
     base = getattr(model, 'base_model', model)
     if mask_kind(base) is None: return None
-    def to_4d(module, args, kwargs):
-        if 'attention_mask' in kwargs: kwargs['attention_mask'] = encoder_attention_mask(module, kwargs['attention_mask'])
-        return args, kwargs   # a mask passed by position is left as it is
-    return base.register_forward_pre_hook(to_4d, with_kwargs=True)
+    return base.register_forward_pre_hook(_mask_to_4d, with_kwargs=True)
+
+def _mask_to_4d(module, args, kwargs):
+    "The forward pre-hook of `device_attention_masks` (a module-level function: a hooked model still pickles)."
+    if 'attention_mask' in kwargs: kwargs['attention_mask'] = encoder_attention_mask(module, kwargs['attention_mask'])
+    return args, kwargs   # a mask passed by position is left as it is
 
 # %% ../../nbs/05a_train.batches.ipynb #3f7ed610
 def balance_by_upsampling(df:pd.DataFrame, seed:int=0, # seed of the draws
