@@ -19,8 +19,8 @@ from .optim import (build_optimizer, build_scheduler, resolve_precision, cpu_sup
 from .checkpoints import FitState, rng_state, restore_rng_state, save_weights, load_weights, save_checkpoint, load_latest_checkpoint
 
 # %% auto #0
-__all__ = ['PREFETCH', 'PEAK_FLOPS', 'TrainOOMError', 'TrainDivergedError', 'FitResult', 'prefetch', 'epoch_line', 'FitRun',
-           'start_fit', 'fit', 'forward_precision', 'precision_autocast', 'predict_logits', 'peak_flops',
+__all__ = ['PREFETCH', 'PEAK_FLOPS', 'TrainOOMError', 'TrainDivergedError', 'FitResult', 'prefetch', 'unwrapped', 'epoch_line',
+           'FitRun', 'start_fit', 'fit', 'forward_precision', 'precision_autocast', 'predict_logits', 'peak_flops',
            'model_flops_utilization']
 
 # %% ../../nbs/05d_train.loop.ipynb #773c7dc5
@@ -116,6 +116,10 @@ def _check_finite(losses:list, where:list, cfg):
     losses.clear(); where.clear()
 
 # %% ../../nbs/05d_train.loop.ipynb #8a0c52c2
+def unwrapped(acc, model:torch.nn.Module) -> torch.nn.Module:
+    "`model` without Accelerate's distributed wrappers and without a compiled one: `cuda_graphs` compiles training steps, nothing else."
+    return acc.unwrap_model(model, keep_torch_compile=False)
+
 def _graphed(run:FitRun, loss:torch.Tensor) -> torch.Tensor:
     """A graph-replayed step's loss, copied out of the graph's output (the next replay overwrites it); stop if torch ran any part of the
     step without CUDA graphs, which `cuda_graphs` promised."""
@@ -261,11 +265,11 @@ def _end_epoch(run:FitRun, epoch:int, loss_sum:torch.Tensor, eval_fn:Callable|No
         if cfg.select_best_epoch and ckpt_dir is not None:
             f = ckpt_dir/f'best-epoch-{epoch+1}.safetensors'
             if acc.is_main_process:
-                save_weights(acc.unwrap_model(model, keep_torch_compile=False), f)
+                save_weights(unwrapped(acc, model), f)
                 if state.best_file and state.best_file != f.name: (ckpt_dir/state.best_file).unlink(missing_ok=True)
             state.best_file = f.name
         elif cfg.select_best_epoch:
-            state.best_file = {k: v.detach().cpu().clone() for k, v in acc.unwrap_model(model, keep_torch_compile=False).state_dict().items()}
+            state.best_file = {k: v.detach().cpu().clone() for k, v in unwrapped(acc, model).state_dict().items()}
     state.epoch, state.batch_in_epoch, state.loss_sum, state.n_loss = epoch+1, 0, 0.0, 0
     if ckpt_dir is not None and cfg.checkpoint and isinstance(state.best_file, (str, type(None))):
         save_checkpoint(acc, ckpt_dir, state, cfg.keep_checkpoints)
@@ -275,7 +279,7 @@ def _finish_fit(run:FitRun) -> FitResult:
     "The unwrapped model (the best epoch's weights where `select_best_epoch`) and what the run measured."
     acc, cfg, state = run.acc, run.cfg, run.state
     acc.wait_for_everyone()
-    final = acc.unwrap_model(run.model, keep_torch_compile=False)   # the model itself, never its compiled wrapper (`cuda_graphs`)
+    final = unwrapped(acc, run.model)   # the model itself, never its compiled wrapper (`cuda_graphs`)
     if cfg.select_best_epoch and state.best_file is not None:
         if isinstance(state.best_file, dict): final.load_state_dict(state.best_file); state.best_file = None
         else: load_weights(final, run.ckpt_dir/state.best_file)
@@ -333,8 +337,7 @@ def predict_logits(model, ds:EncodedDataset, tokenizer, batch_size:int=64, accel
     "Logits for every example of `ds`, in `ds` order (batches sorted by length; each process scores every n-th batch)."
     from accelerate import Accelerator
     acc = accelerator or Accelerator()
-    m = acc.unwrap_model(model, keep_torch_compile=False)   # no DDP wrapper (processes may score different numbers of batches), and
-                                                            # eager: `cuda_graphs` captures training steps, not prediction
+    m = unwrapped(acc, model)          # no DDP wrapper (processes may score different numbers of batches), and eager
     batches = list(LengthGroupedBatchSampler(ds.lengths, batch_size, shuffle=False, group_by_length=True))
     collate = PadCollator(tokenizer)
     idx, out = [], []

@@ -18,7 +18,7 @@ from ...claims import RunLock
 from ...records import RunRecord, write_predictions
 from ...train import (FitResult, EncodedDataset, token_cache_dir, train_padding, PadCollator, PackCollator,
                              check_packing, fit, predict_logits, latest_checkpoint,
-                             make_accelerator, process_state)
+                             make_accelerator, process_state, unwrapped)
 from ...metrics import score
 from ...data.core import fingerprint
 from .model import Task, subsample_split, encode_task, collate, MultiTaskModel, batch_plan, MDLConfig, RoutedModel
@@ -195,7 +195,7 @@ class _MDLEval:
 
     def __call__(self, m, a) -> dict:
         with self.rec.phase('evaluate'):   # inside 'train', which then keeps only the optimizer steps
-            self.epoch += 1; base, row, p_ep = a.unwrap_model(m, keep_torch_compile=False), {}, {}   # eager (`cuda_graphs` captures training)
+            self.epoch += 1; base, row, p_ep = unwrapped(a, m), {}, {}   # eager (`cuda_graphs` compiles training steps only)
             self.scores('dev', base, a, row, p_ep)
             row['dev_mean_f1_macro'] = float(np.mean([row[f'dev_f1_macro/{t.name}'] for t in self.tasks]))
             if self.every_epoch:
