@@ -159,11 +159,26 @@ def left(a, t0:float) -> float:
     return max(5.0, a.each - (time.perf_counter() - t0)) if a.each else None
 
 
+def sh_all(cmds:dict, log:Path, timeout:float|None=None) -> dict:
+    "`sh` for each of `cmds` at once (the checks of correctness share the machine; their seconds are not timings)."
+    from concurrent.futures import ThreadPoolExecutor
+    logs = {k: log.with_name(f"{log.name}.{k}") for k in cmds}
+    with ThreadPoolExecutor(len(cmds)) as ex: futs = {k: ex.submit(sh, c, logs[k], None, timeout) for k, c in cmds.items()}
+    res = {k: f.result() for k, f in futs.items()}
+    with open(log, 'a') as f:
+        for k, l in logs.items(): f.write(l.read_text()); l.unlink()
+    return res
+
+
 def phase_smoke(a):
-    log, res, t0 = Path(a.out)/'all.log', {}, time.perf_counter()
-    for name, cmd in smoke_commands(a).items():
-        res[name] = sh(cmd, log, timeout=left(a, t0))
-        print(f"smoke {name}: {'ok' if res[name]['rc'] == 0 else 'FAILED rc=' + str(res[name]['rc'])} ({res[name]['seconds']} s)", flush=True)
+    """Every GPU path runs: the checks at once, then `predict` on the model the train check saved. `rc` 0 = it ran; the seconds are
+    not timings (the checks share the machine)."""
+    log, t0 = Path(a.out)/'all.log', time.perf_counter()
+    cmds = smoke_commands(a)
+    predict = cmds.pop('predict')
+    res = sh_all(cmds, log, timeout=left(a, t0))
+    res['predict'] = sh(predict, log, timeout=left(a, t0))
+    for name, r in res.items(): print(f"smoke {name}: {'ok' if r['rc'] == 0 else 'FAILED rc=' + str(r['rc'])} ({r['seconds']} s)", flush=True)
     write(Path(a.out), 'smoke.json', dict(**device_info(a.cpu), checks=res))
     failed(res)
 
@@ -190,14 +205,18 @@ def phase_trainer(a):
         f = Path(a.work)/f'trainer-{name}.json'
         cells[name] = dict(**r, result=json.loads(f.read_text()) if f.exists() else None)
         print(f"trainer {name}: rc={r['rc']} ({r['seconds']} s)", flush=True)
-    write(Path(a.out), f"trainer-{'cpu-dry' if a.cpu else 'cuda'}.json", dict(**device_info(a.cpu), cells=cells))
+        write(Path(a.out), f"trainer-{'cpu-dry' if a.cpu else 'cuda'}.json", dict(**device_info(a.cpu), cells=cells))   # after each cell
     failed(cells)
 
 
+def step_file(a) -> Path: return Path(a.out)/f"step-{'cpu-dry' if a.cpu else 'cuda'}.json"
+
+
 def step_command(a) -> list:
-    cmd = [sys.executable, ROOT/'tests'/'bench_step.py', '--device', 'cpu' if a.cpu else 'cuda', '--out', Path(a.out)/f"step-{'cpu-dry' if a.cpu else 'cuda'}.json"]
+    "The step bench, eager: ours (SDL, MDL) and HF's Trainer in one run (on a GPU its `foreach` variant is the default one)."
+    cmd = [sys.executable, ROOT/'tests'/'bench_step.py', '--device', 'cpu' if a.cpu else 'cuda', '--variants', 'default', '--out', step_file(a)]
     if a.cpu: return cmd + ['--model', Path(a.work)/'models'/'minilm', '--repeats', '1', '--warmup', '1', '--steps', '2', '--profile-steps', '2', '--n', '120']
-    return cmd + ['--model', Path(a.work)/'models'/'minilm', '--dataset', 'semeval2016t6', '--repeats', '2', '--n', '1100']
+    return cmd + ['--model', Path(a.work)/'models'/'minilm', '--dataset', 'semeval2016t6', '--repeats', '1', '--n', '1100', '--profile-steps', '10']
 
 
 def phase_step(a):
@@ -223,24 +242,34 @@ def job_seconds(root:Path) -> dict:
     return out
 
 
+ONE_PER_GPU = ('--executor', 'submitit-local', '--jobs-per-gpu', '1')   # the SDL jobs as the jobs-per-GPU check's baseline
+
+
 def phase_sdl_mdl(a):
+    "The subset: BERT_SDL's four jobs (submitit-local, one job per GPU) then BERT_MDL's joint job; `total_seconds` against 3 minutes."
     res, t0 = {}, time.perf_counter()
     for rows in ('BERT_SDL', 'BERT_MDL'):
         o = Path(a.work)/f"r-{rows}"
-        res[rows] = dict(**sh(reproduce_command(a, o, rows), Path(a.out)/'all.log', timeout=left(a, t0)), jobs=job_seconds(o))
+        extra = ONE_PER_GPU if rows == 'BERT_SDL' else ()
+        res[rows] = dict(**sh(reproduce_command(a, o, rows, extra), Path(a.out)/'all.log', timeout=left(a, t0)), jobs=job_seconds(o))
         print(f"{rows}: rc={res[rows]['rc']} ({res[rows]['seconds']} s, {len(res[rows]['jobs'])} jobs)", flush=True)
     write(Path(a.out), 'sdl_mdl.json', dict(**device_info(a.cpu), runs=res, total_seconds=sum(r['seconds'] for r in res.values())))
     failed(res)
 
 
 def phase_jobs_per_gpu(a):
-    "The same SDL jobs with 1 and with K jobs per GPU (fresh job stores): wall time and the aggregate throughput ratio."
+    """The same SDL jobs with K jobs per GPU in a fresh job store, against the `sdl_mdl` phase's run of them with one per GPU: wall
+    time and the aggregate throughput ratio (`speedup`)."""
     res, t0 = {}, time.perf_counter()
-    for k in (1, 2 if a.cpu else 4):
-        o = Path(a.work)/f"jpg-{k}"
-        res[k] = dict(**sh(reproduce_command(a, o, 'BERT_SDL', ['--executor', 'submitit-local', '--jobs-per-gpu', str(k)]),
-                           Path(a.out)/'all.log', timeout=left(a, t0)), jobs=job_seconds(o))
-        print(f"--jobs-per-gpu {k}: rc={res[k]['rc']} ({res[k]['seconds']} s)", flush=True)
+    prev = Path(a.out)/'sdl_mdl.json'
+    one = json.loads(prev.read_text())['runs']['BERT_SDL'] if prev.exists() else None
+    if one is None or one['rc']: raise SystemExit(f"jobs_per_gpu: the one-per-GPU run of the sdl_mdl phase is missing or failed ({prev})")
+    res[1] = one
+    k = 2 if a.cpu else 4
+    o = Path(a.work)/f"jpg-{k}"
+    res[k] = dict(**sh(reproduce_command(a, o, 'BERT_SDL', ['--executor', 'submitit-local', '--jobs-per-gpu', str(k)]),
+                       Path(a.out)/'all.log', timeout=left(a, t0)), jobs=job_seconds(o))
+    print(f"--jobs-per-gpu {k}: rc={res[k]['rc']} ({res[k]['seconds']} s; one per GPU: {one['seconds']} s)", flush=True)
     ks = sorted(res)
     ok = all(r['rc'] == 0 for r in res.values())
     write(Path(a.out), 'jobs_per_gpu.json', dict(**device_info(a.cpu), runs=res,
@@ -250,8 +279,9 @@ def phase_jobs_per_gpu(a):
 
 
 def graphs_step_command(a) -> list:
-    "The step bench of ours (SDL) eager and with `cuda_graphs`, steady state: the warm-up covers the compile and each bucket's first graph."
-    return [sys.executable, ROOT/'tests'/'bench_step.py', '--device', 'cuda', '--trainers', 'ours_sdl', '--variants', 'default,graphs',
+    """The step bench of ours (SDL) with `cuda_graphs`, steady state: the warm-up covers the compile and each bucket's first graph; the
+    eager figure is the `step` phase's, on the same machine."""
+    return [sys.executable, ROOT/'tests'/'bench_step.py', '--device', 'cuda', '--trainers', 'ours_sdl', '--variants', 'graphs',
             '--model', Path(a.work)/'models'/'minilm', '--dataset', 'semeval2016t6', '--repeats', '1', '--n', '1100', '--warmup', '20',
             '--steps', '30', '--profile-steps', '5', '--out', Path(a.work)/'graphs-step.json']
 
@@ -278,19 +308,25 @@ def phase_graphs(a):
     st = sh(graphs_step_command(a), log, env=dict(STANCE_NB_DATA=str(data_dir(a))), timeout=left(a, t0))
     f = Path(a.work)/'graphs-step.json'
     bench = json.loads(f.read_text()) if f.exists() else {}
-    rec['step'] = dict(**st, summary=bench.get('summary'), compare=bench.get('compare'))
-    print(f"step bench eager/graphs: rc={st['rc']} ({st['seconds']} s): {json.dumps(bench.get('compare'))}", flush=True)
+    eager = (json.loads(step_file(a).read_text()).get('summary') or {}).get('ours_sdl/default') if step_file(a).exists() else None
+    graphs = (bench.get('summary') or {}).get('ours_sdl/graphs')
+    ratio = graphs['wall_median_ms']/eager['wall_median_ms'] if eager and graphs else None
+    rec['step'] = dict(**st, summary=bench.get('summary'), eager=eager, graphs_over_eager_wall=ratio)
+    print(f"step bench graphs: rc={st['rc']} ({st['seconds']} s); median ms/step graphs / eager = {ratio}", flush=True)
     write(Path(a.out), name, rec)   # written after each part: a phase cut by its time box keeps what it measured
+    modes = dict(eager=[], graphs=['--cuda-graphs'])
+    procs = {m: subprocess.Popen(graphs_job_command(a, [*x, '--name', f'smoke-{m}']), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for m, x in modes.items()}   # at once: their scores are compared, not their times
     rec['jobs'] = {}
-    for mode, extra in (('eager', []), ('graphs', ['--cuda-graphs'])):
-        t1 = time.perf_counter()
-        r = subprocess.run(graphs_job_command(a, [*extra, '--name', f'smoke-{mode}']), capture_output=True, text=True, timeout=left(a, t0))
-        print(r.stderr[-3000:])
-        if r.returncode: rec['jobs'][mode] = dict(rc=r.returncode); write(Path(a.out), name, rec); raise SystemExit(f"{mode}: exit {r.returncode}")
-        out = json.loads(r.stdout)
+    for mode, p in procs.items():
+        try: stdout, stderr = p.communicate(timeout=left(a, t0))
+        except subprocess.TimeoutExpired: p.kill(); stdout, stderr = p.communicate(); p.returncode = 124
+        print(stderr[-3000:])
+        if p.returncode: rec['jobs'][mode] = dict(rc=p.returncode, stderr=stderr[-1500:]); continue
+        out = json.loads(stdout)
         job = json.loads(Path(out['records'][0]).read_text()) if out.get('records') and out['records'][0] else {}
-        rec['jobs'][mode] = dict(seconds=round(time.perf_counter() - t1, 1), test_f1_macro=out['mean']['average'],
-                                 train_examples_per_s=(job.get('metrics') or {}).get('train_examples_per_s'))
+        rec['jobs'][mode] = dict(test_f1_macro=out['mean']['average'], train_examples_per_s=(job.get('metrics') or {}).get('train_examples_per_s'))
+    if bad := [m for m, j in rec['jobs'].items() if 'rc' in j]: write(Path(a.out), name, rec); raise SystemExit(f"graphs jobs failed: {bad}")
     d = rec['delta'] = abs(rec['jobs']['graphs']['test_f1_macro'] - rec['jobs']['eager']['test_f1_macro'])
     print(f"CUDA graphs: {rec['jobs']}; |Δ test macro-F1| = {d:.4f} (tolerance {GRAPHS_TOLERANCE})")
     write(Path(a.out), name, rec)
@@ -312,18 +348,22 @@ def phase_summary(a):
 
 
 def phase_plan(a):
-    "Every check the GPU run makes, with its command (the dry run prints the same list)."
+    "Every check the GPU run makes, with its command and its part (the dry run prints the same list)."
     g = argparse.Namespace(**{**vars(a), 'cpu': False, 'plan_only': True})
-    print("checks on a GPU (each time-boxed; results under $OUT):")
+    print("checks on a GPU (each time-boxed; results under $OUT)")
+    print("part 1, tools/gpu_check.sh:")
     print("  env: device name, capability, memory, bf16, torch/CUDA/transformers versions -> summary.json (env)")
     print("  models: MiniLM-shaped encoder and an NLI-shaped classifier from configs with the MiniLM tokenizer files")
-    for k, c in smoke_commands(g).items(): print(f"  smoke {k}: {shlex.join(map(str, c))}")
-    for k, c in trainer_commands(g).items(): print(f"  trainer {k}: {shlex.join(map(str, c))}")
     print(f"  step: {shlex.join(map(str, step_command(g)))}")
-    for rows in ('BERT_SDL', 'BERT_MDL'): print(f"  sdl_mdl {rows}: {shlex.join(map(str, reproduce_command(g, Path(a.work)/('r-' + rows), rows)))}")
-    for k in (1, 4): print(f"  jobs_per_gpu {k}: ... --executor submitit-local --jobs-per-gpu {k} (the BERT_SDL jobs above, a fresh job store)")
     print(f"  graphs step: {shlex.join(map(str, graphs_step_command(g)))}")
     for mode, extra in (('eager', []), ('graphs', ['--cuda-graphs'])): print(f"  graphs job {mode}: {shlex.join(map(str, graphs_job_command(g, extra)))}")
+    for k, c in trainer_commands(g).items(): print(f"  trainer {k}: {shlex.join(map(str, c))}")
+    print("part 2, tools/gpu_check.sh --jobs (env and models again, then):")
+    for k, c in smoke_commands(g).items(): print(f"  smoke {k}: {shlex.join(map(str, c))}")
+    for rows in ('BERT_SDL', 'BERT_MDL'):
+        print(f"  sdl_mdl {rows}: {shlex.join(map(str, reproduce_command(g, Path(a.work)/('r-' + rows), rows, ONE_PER_GPU if rows == 'BERT_SDL' else ())))}")
+    print("  jobs_per_gpu 1: the sdl_mdl phase's BERT_SDL run above (submitit-local, --jobs-per-gpu 1)")
+    print("  jobs_per_gpu 4: ... --executor submitit-local --jobs-per-gpu 4 (the same BERT_SDL jobs, a fresh job store)")
 
 
 PHASES = dict(plan=phase_plan, env=phase_env, models=phase_models, smoke=phase_smoke, trainer=phase_trainer, step=phase_step, sdl_mdl=phase_sdl_mdl,

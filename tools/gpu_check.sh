@@ -2,7 +2,8 @@
 # The device check: one command of about 8½ minutes on a bare GPU machine without network (see tools/gpu_check.md).
 #   tools/gpu_check.sh --fetch-wheels   # HERE, with network: wheels of what the GPU image lacks, the MiniLM tokenizer files and
 #                                       # four small datasets into .whl/ (ignored by git; carried with the working tree)
-#   tools/gpu_check.sh                  # on the GPU machine: install from .whl/, run every check, results under $OUT
+#   tools/gpu_check.sh                  # on the GPU machine, part 1 (about 7 minutes): the step, CUDA graphs, the trainer cells
+#   tools/gpu_check.sh --jobs           # part 2 (about 7 minutes, right after part 1 on the same machine): smoke, SDL+MDL subset, jobs per GPU
 #   tools/gpu_check.sh --cpu            # this CPU: the same phases at tiny shapes (the dry run), and the list of GPU checks
 #   PYTHON=python3.12 tools/gpu_check.sh --cpu-installed   # the dry run on the package and wheels installed as on the GPU machine
 set -u -o pipefail
@@ -11,8 +12,9 @@ ROOT=$(pwd)
 MODE=gpu
 PY=${PYTHON:-python3}   # the interpreter (a virtual environment's when one is active)
 INSTALL=0
-case "${1:-}" in --cpu) MODE=cpu ;; --cpu-installed) MODE=cpu; INSTALL=1 ;; --fetch-wheels) MODE=fetch ;; "") INSTALL=1 ;;
-  *) echo "usage: $0 [--cpu | --cpu-installed | --fetch-wheels]" >&2; exit 2 ;; esac
+PART=steps
+case "${1:-}" in --cpu) MODE=cpu ;; --cpu-installed) MODE=cpu; INSTALL=1 ;; --fetch-wheels) MODE=fetch ;; "") INSTALL=1 ;; --jobs) INSTALL=1; PART=jobs ;;
+  *) echo "usage: $0 [--jobs | --cpu | --cpu-installed | --fetch-wheels]" >&2; exit 2 ;; esac
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 STANCE_NB_QUIET=1 TOKENIZERS_PARALLELISM=false
 # packages the GPU image (Python 3.12, torch 2.11+CUDA 13, transformers 5.17, accelerate, pandas, scikit-learn, scipy, seaborn,
 # pyyaml, sentencepiece, tokenizers, safetensors) lacks; installed with --no-deps, so their own dependencies are listed too
@@ -44,9 +46,12 @@ WORK=$(mktemp -d)
 mkdir -p "$OUT"
 LOG="$OUT/all.log"; : > "$LOG"; : > "$OUT/phases.tsv"
 CPU=(); [ "$MODE" = cpu ] && CPU=(--cpu)
-# seconds per phase (and per command inside it); on a GPU they sum to 515 s (8½ minutes; the device allows 10 a command)
+# seconds per phase (and per command inside it), from H200 runs: part 1 sums to 410 s, part 2 to 405 s, so that both parts and one
+# machine start fit in a 15-minute loan (the device allows 10 minutes a command); the dry run makes every phase of both parts
 if [ "$MODE" = cpu ]; then declare -A T=([env]=60 [models]=90 [smoke]=240 [trainer]=150 [step]=120 [sdl_mdl]=150 [jobs_per_gpu]=150 [graphs]=60)
-else declare -A T=([env]=30 [models]=40 [smoke]=80 [trainer]=120 [step]=50 [sdl_mdl]=60 [jobs_per_gpu]=45 [graphs]=90); fi
+  PHASE_LIST="env models step graphs trainer smoke sdl_mdl jobs_per_gpu"
+else declare -A T=([env]=15 [models]=25 [step]=100 [graphs]=160 [trainer]=110 [smoke]=75 [sdl_mdl]=200 [jobs_per_gpu]=90)
+  if [ "$PART" = steps ]; then PHASE_LIST="env models step graphs trainer"; else PHASE_LIST="env models smoke sdl_mdl jobs_per_gpu"; fi; fi
 
 if [ "$INSTALL" = 1 ]; then
   ls .whl/*.whl >/dev/null 2>&1 || { echo "no wheels in .whl/: run tools/gpu_check.sh --fetch-wheels where there is network" >&2; exit 1; }
@@ -57,9 +62,9 @@ if [ "$INSTALL" = 1 ]; then
   export STANCE_NB_DATA="$ROOT/.whl/data"
   cd "$WORK"   # import the installed package, not the checkout
 fi
-echo "gpu_check ($MODE): $(date -u +%FT%TZ); results in $OUT" | tee -a "$LOG"
+echo "gpu_check ($MODE, $([ "$MODE" = cpu ] && echo 'every phase' || echo "part $PART")): $(date -u +%FT%TZ); results in $OUT" | tee -a "$LOG"
 "$PY" "$ROOT/tools/gpu_check.py" plan --out "$OUT" --work "$WORK" 2>&1 | tee -a "$LOG"
-for PH in env models smoke trainer step sdl_mdl jobs_per_gpu graphs; do
+for PH in $PHASE_LIST; do
   t0=$(date +%s)
   # the phase's own commands get a share of its time box; the phase is killed at the box
   timeout --kill-after=10 "${T[$PH]}" "$PY" "$ROOT/tools/gpu_check.py" "$PH" --out "$OUT" --work "$WORK" --each "$((T[$PH] - 5))" "${CPU[@]}" 2>&1 | tee -a "$LOG"

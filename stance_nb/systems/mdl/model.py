@@ -22,9 +22,9 @@ from ...data.benchmark import BENCHMARK
 from ...registry import Registry
 
 # %% auto #0
-__all__ = ['HEADS', 'BENCHMARK_DATASETS', 'SEEDS', 'MDL_PRESETS', 'LinearHead', 'SANHead', 'make_head', 'segment_b_mask', 'Task',
-           'subsample_split', 'encode_task', 'collate', 'MultiTaskModel', 'RoutedModel', 'batch_plan', 'MDLConfig',
-           'load_mtdnn_checkpoint', 'mtdnn_to_hf']
+__all__ = ['HEADS', 'BENCHMARK_DATASETS', 'SEEDS', 'MDL_PRESETS', 'LinearHead', 'gru_cell_ops', 'gru_step', 'SANHead',
+           'make_head', 'segment_b_mask', 'Task', 'subsample_split', 'encode_task', 'collate', 'MultiTaskModel',
+           'RoutedModel', 'batch_plan', 'MDLConfig', 'load_mtdnn_checkpoint', 'mtdnn_to_hf']
 
 # %% ../../../nbs/07_systems.mdl.model.ipynb #83f30901
 class LinearHead(nn.Module):
@@ -39,6 +39,18 @@ class LinearHead(nn.Module):
         return self.proj(self.dropout(pooled))
 
 # %% ../../../nbs/07_systems.mdl.model.ipynb #99f136ac
+def gru_cell_ops(cell:nn.GRUCell, x:torch.Tensor, h:torch.Tensor) -> torch.Tensor:
+    "`cell(x, h)` written out in operators, in the order of torch's own CPU implementation (`at::gru_cell`)."
+    gi, gh = F.linear(x, cell.weight_ih, cell.bias_ih).chunk(3, 1), F.linear(h, cell.weight_hh, cell.bias_hh).chunk(3, 1)
+    r, z = (gh[0] + gi[0]).sigmoid(), (gh[1] + gi[1]).sigmoid()
+    n = (gi[2] + gh[2] * r).tanh()
+    return (h - n) * z + n
+
+def gru_step(cell:nn.GRUCell, x:torch.Tensor, h:torch.Tensor) -> torch.Tensor:
+    """One GRU update: `cell(x, h)`, or `gru_cell_ops` while torch compiles the step (`TrainConfig.cuda_graphs`): CUDA's fused GRU kernel
+    has no implementation for the traced tensors of `torch.compile`, so a captured step could not hold it."""
+    return gru_cell_ops(cell, x, h) if torch.compiler.is_compiling() else cell(x, h)
+
 class SANHead(nn.Module):
     "Stochastic answer network: `steps` GRU reasoning steps over segment B's tokens, started from a summary of segment A."
     def __init__(self, hidden_size:int, # the encoder's hidden size
@@ -74,7 +86,7 @@ class SANHead(nn.Module):
             att = att.masked_fill(~mem_mask, torch.finfo(att.dtype).min)
             xs = torch.bmm(att.softmax(-1).unsqueeze(1), x).squeeze(1)
             out.append(self.proj(self.dropout(torch.cat([xs, s, (xs - s).abs(), xs * s], -1))))
-            if k < self.steps - 1: s = self.rnn(xs, self.dropout(s))
+            if k < self.steps - 1: s = gru_step(self.rnn, xs, self.dropout(s))
         return torch.stack(out, 1)
 
     def forward(self, hidden_states, pooled, attention_mask, segment_b_mask):
@@ -82,7 +94,7 @@ class SANHead(nn.Module):
         if self.training and self.step_drop > 0:
             n = probs.shape[0]
             keep = torch.bernoulli(torch.full((n, self.steps), 1 - self.step_drop, device=probs.device))
-            keep[torch.arange(n, device=probs.device), torch.randint(self.steps, (n,), device=probs.device)] = 1.
+            keep = keep.scatter(1, torch.randint(self.steps, (n, 1), device=probs.device), 1.)   # no host sync (indexed assignment waits on a GPU)
             probs = probs * keep.unsqueeze(-1) / (1 - self.step_drop)
         return probs.mean(1).clamp_min(1e-12).log()
 
