@@ -22,7 +22,10 @@ multi-tensor Adamax (`build_optimizer(..., foreach=True)`) and multi-tensor clip
 them. Ours takes both paths by default; HF's Trainer clips with torch's choice, which loops over the tensors one at a
 time on a CPU (on a GPU the two variants coincide), so `hf_sdl/foreach` is HF at its best. **graphs** (ours only, GPU only)
 trains with `cuda_graphs=True`: the step compiled and replayed as CUDA graphs; give `--warmup` enough steps for the
-compile and the first graph of each batch shape.
+compile and the first graph of each batch shape. **noprefetch** (ours, SDL only; GPU only, a CPU never prefetches)
+copies each batch to the GPU in the training loop's own thread instead of pinning it ahead on a background thread
+(`stance_nb.train.prefetch`): whether that thread pays for itself where the host sets the pace. `graphs` and
+`noprefetch` run with the `ours_sdl` trainer only.
 
 **Before and after in one run:** `--baseline REV` also runs the package as it was at git revision `REV` (its
 `stance_nb/` exported to a temporary folder and imported from there, in a subprocess per run), alternating with the
@@ -47,7 +50,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_trainer import process_setup, loadavg  # noqa: E402
 
 TRAINERS = ('ours_sdl', 'ours_mdl', 'hf_sdl')
-VARIANTS = ('default', 'foreach', 'graphs')
+VARIANTS = ('default', 'foreach', 'graphs', 'noprefetch')
+OURS_SDL_ONLY = ('graphs', 'noprefetch')   # variants of our SDL step alone
 GRAPHS = {'on': False}   # set by the `graphs` variant for `run_ours`
 SYNC_OPS = ('aten::_local_scalar_dense', 'aten::nonzero')
 HOST_READS = ('item', 'tolist', 'cpu', 'numpy', '__bool__')
@@ -164,6 +168,15 @@ def variant(name:str):
         try: yield
         finally: GRAPHS['on'] = False
         return
+    if name == 'noprefetch':
+        import torch
+        import stance_nb.train.loop as loop
+        keep = loop._to_device
+        loop._to_device = lambda batches, device: ({k: v.to(device, non_blocking=True) if torch.is_tensor(v) else v for k, v in b.items()}
+                                                   for b in batches)
+        try: yield
+        finally: loop._to_device = keep
+        return
     if name != 'foreach': raise ValueError(f"unknown variant {name!r}; valid: {', '.join(VARIANTS)}")
     import torch
     import stance_nb.train.loop as loop
@@ -260,7 +273,7 @@ def measure(a, model_path, tmp) -> dict:
     tasks = make_tasks(a)
     runners = dict(ours_sdl=lambda m: run_ours(a, model_path, tasks[:1], m), ours_mdl=lambda m: run_ours(a, model_path, tasks, m),
                    hf_sdl=lambda m: run_hf(a, model_path, tasks[0], m, tmp))
-    names = [(t, v) for t in a.trainers for v in a.variants if not (t == 'hf_sdl' and v == 'graphs')]   # graphs: our option, not HF's
+    names = [(t, v) for t in a.trainers for v in a.variants if v not in OURS_SDL_ONLY or t == 'ours_sdl']
     runs = {f'{t}/{v}': [] for t, v in names}
     for i in range(a.repeats):
         for t, v in (names if i % 2 == 0 else names[::-1]):   # alternating order: load from other processes hits all alike

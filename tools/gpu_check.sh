@@ -46,11 +46,11 @@ WORK=$(mktemp -d)
 mkdir -p "$OUT"
 LOG="$OUT/all.log"; : > "$LOG"; : > "$OUT/phases.tsv"
 CPU=(); [ "$MODE" = cpu ] && CPU=(--cpu)
-# seconds per phase (and per command inside it), from H200 runs: part 1 sums to 410 s, part 2 to 405 s, so that both parts and one
+# seconds per phase (and per command inside it), from H200 runs: part 1 sums to 425 s, part 2 to 405 s, so that both parts and one
 # machine start fit in a 15-minute loan (the device allows 10 minutes a command); the dry run makes every phase of both parts
 if [ "$MODE" = cpu ]; then declare -A T=([env]=60 [models]=90 [smoke]=240 [trainer]=150 [step]=120 [sdl_mdl]=150 [jobs_per_gpu]=150 [graphs]=60)
   PHASE_LIST="env models step graphs trainer smoke sdl_mdl jobs_per_gpu"
-else declare -A T=([env]=15 [models]=25 [step]=100 [graphs]=160 [trainer]=110 [smoke]=75 [sdl_mdl]=200 [jobs_per_gpu]=90)
+else declare -A T=([env]=15 [models]=25 [step]=125 [graphs]=160 [trainer]=100 [smoke]=75 [sdl_mdl]=200 [jobs_per_gpu]=90)
   if [ "$PART" = steps ]; then PHASE_LIST="env models step graphs trainer"; else PHASE_LIST="env models smoke sdl_mdl jobs_per_gpu"; fi; fi
 
 if [ "$INSTALL" = 1 ]; then
