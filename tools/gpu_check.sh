@@ -50,7 +50,7 @@ CPU=(); [ "$MODE" = cpu ] && CPU=(--cpu)
 # machine start fit in a 15-minute loan (the device allows 10 minutes a command); the dry run makes every phase of both parts
 if [ "$MODE" = cpu ]; then declare -A T=([env]=60 [models]=90 [smoke]=240 [trainer]=150 [step]=120 [sdl_mdl]=150 [jobs_per_gpu]=150 [graphs]=60)
   PHASE_LIST="env models step graphs trainer smoke sdl_mdl jobs_per_gpu"
-else declare -A T=([env]=15 [models]=25 [step]=125 [graphs]=160 [trainer]=100 [smoke]=75 [sdl_mdl]=200 [jobs_per_gpu]=90)
+else declare -A T=([env]=15 [models]=25 [step]=125 [graphs]=180 [trainer]=80 [smoke]=75 [sdl_mdl]=200 [jobs_per_gpu]=90)
   if [ "$PART" = steps ]; then PHASE_LIST="env models step graphs trainer"; else PHASE_LIST="env models smoke sdl_mdl jobs_per_gpu"; fi; fi
 
 if [ "$INSTALL" = 1 ]; then
