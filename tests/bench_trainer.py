@@ -110,6 +110,7 @@ def run_ours(model_path, ds, tok, cfg):
     model = load_model(model_path, num_labels(ds))
     pad8 = 8 if torch.cuda.is_available() else None
     acc = make_accelerator(cfg)
+    model.to(acc.device)   # outside the timing, as the Trainer's constructor moves HF's model before `train()` is timed
     opt = build_optimizer(model, cfg)
     with memory_meter(acc.device) as mem:
         t0, c0 = time.perf_counter(), time.process_time()
