@@ -160,10 +160,11 @@ def left(a, t0:float) -> float:
     return max(5.0, a.each - (time.perf_counter() - t0)) if a.each else None
 
 
-def sh_all(cmds:dict, log:Path, timeout:float|None=None) -> dict:
-    "`sh` for each of `cmds` at once (the checks of correctness share the machine; their seconds are not timings)."
+def sh_all(cmds:dict, log:Path, work:Path, timeout:float|None=None) -> dict:
+    """`sh` for each of `cmds` at once (the checks of correctness share the machine; their seconds are not timings), each logging to a
+    file under `work` that is appended to `log` when all are done (`$OUT` holds at most 8 files, even when a phase is cut)."""
     from concurrent.futures import ThreadPoolExecutor
-    logs = {k: log.with_name(f"{log.name}.{k}") for k in cmds}
+    logs = {k: Path(work)/f"{k}.log" for k in cmds}
     with ThreadPoolExecutor(len(cmds)) as ex: futs = {k: ex.submit(sh, c, logs[k], None, timeout) for k, c in cmds.items()}
     res = {k: f.result() for k, f in futs.items()}
     with open(log, 'a') as f:
@@ -177,7 +178,7 @@ def phase_smoke(a):
     log, t0 = Path(a.out)/'all.log', time.perf_counter()
     cmds = smoke_commands(a)
     predict = cmds.pop('predict')
-    res = sh_all(cmds, log, timeout=left(a, t0))
+    res = sh_all(cmds, log, Path(a.work), timeout=left(a, t0))
     res['predict'] = sh(predict, log, timeout=left(a, t0))
     for name, r in res.items(): print(f"smoke {name}: {'ok' if r['rc'] == 0 else 'FAILED rc=' + str(r['rc'])} ({r['seconds']} s)", flush=True)
     write(Path(a.out), 'smoke.json', dict(**device_info(a.cpu), checks=res))
