@@ -77,7 +77,11 @@ class HostReads:
                 self.counts[name] += 1
                 inner = fr = sys._getframe(1)
                 while fr is not None and ('/torch/' in fr.f_code.co_filename or fr.f_code.co_filename.endswith('bench_step.py')): fr = fr.f_back
-                where = lambda f: '/'.join(Path(f.f_code.co_filename).parts[-2:]) + f':{f.f_lineno}'
+                if inner.f_code.co_filename.startswith('<'):   # generated code (`<string>`): name the function and the file that runs it
+                    fr = inner.f_back
+                    while fr is not None and fr.f_code.co_filename.startswith('<'): fr = fr.f_back
+                where = lambda f: ('/'.join(Path(f.f_code.co_filename).parts[-2:]) + f':{f.f_lineno}'
+                                   + (f' ({f.f_code.co_name})' if f.f_code.co_filename.startswith('<') else ''))
                 site = f"{name} {where(inner)}" + (f" via {where(fr)}" if fr is not None and fr is not inner else '')
                 self.sites[site] += 1
                 if any(h in inner.f_code.co_filename for h in HOST_SIDE): self.counts[f'{name} (host-side)'] += 1
@@ -137,7 +141,7 @@ class StepMeter:
                    syncs={k: per(sum(1 for e in aten if e.name == k)) for k in SYNC_OPS},
                    host_reads={k: per(self.reads.counts[k]) for k in HOST_READS},
                    host_side_reads=per(sum(v for k, v in self.reads.counts.items() if k.endswith('(host-side)'))),
-                   host_read_sites={k: per(v) for k, v in self.reads.sites.most_common(10)},
+                   host_read_sites={k: per(v) for k, v in self.reads.sites.most_common(25)},
                    profiled_wall_s=per(self.prof_wall), op_self_s=per(op_s), python_s=per(max(0.0, self.prof_wall - op_s)))
         out['syncs']['total'] = sum(out['syncs'].values())
         out['syncs']['device'] = out['syncs']['total'] - out['host_side_reads']   # what would wait for a GPU
