@@ -173,13 +173,11 @@ def variant(name:str):
         finally: GRAPHS['on'] = False
         return
     if name == 'noprefetch':
-        import torch
         import stance_nb.train.loop as loop
-        keep = loop._to_device
-        loop._to_device = lambda batches, device: ({k: v.to(device, non_blocking=True) if torch.is_tensor(v) else v for k, v in b.items()}
-                                                   for b in batches)
+        keep = loop.prefetch   # looked up by the loop at call time: the batches come as they are made, in the loop's own thread
+        loop.prefetch = lambda batches, *a, **k: iter(batches)
         try: yield
-        finally: loop._to_device = keep
+        finally: loop.prefetch = keep
         return
     if name != 'foreach': raise ValueError(f"unknown variant {name!r}; valid: {', '.join(VARIANTS)}")
     import torch

@@ -207,11 +207,16 @@ def phase_trainer(a):
         f = Path(a.work)/f'trainer-{name}.json'
         cells[name] = dict(**r, result=json.loads(f.read_text()) if f.exists() else None)
         print(f"trainer {name}: rc={r['rc']} ({r['seconds']} s)", flush=True)
-        write(Path(a.out), f"trainer-{'cpu-dry' if a.cpu else 'cuda'}.json", dict(**device_info(a.cpu), cells=cells))   # after each cell
+        write(Path(a.out), out_name(a, 'trainer'), dict(**device_info(a.cpu), cells=cells))   # after each cell
     failed(cells)
 
 
-def step_file(a) -> Path: return Path(a.out)/f"step-{'cpu-dry' if a.cpu else 'cuda'}.json"
+def out_name(a, stem:str) -> str:
+    "The file name of a figure that differs between the GPU run and the dry run: `<stem>-cuda.json` or `<stem>-cpu-dry.json`."
+    return f"{stem}-{'cpu-dry' if a.cpu else 'cuda'}.json"
+
+
+def step_file(a) -> Path: return Path(a.out)/out_name(a, 'step')
 
 
 def step_command(a) -> list:
@@ -246,7 +251,9 @@ def job_seconds(root:Path) -> dict:
     return out
 
 
-ONE_PER_GPU = ('--executor', 'submitit-local', '--jobs-per-gpu', '1')   # the SDL jobs as the jobs-per-GPU check's baseline
+def per_gpu(k:int) -> tuple:
+    "The executor options of a run with `k` jobs per GPU (submitit-local); `per_gpu(1)` is the jobs-per-GPU check's baseline."
+    return ('--executor', 'submitit-local', '--jobs-per-gpu', str(k))
 
 
 def phase_sdl_mdl(a):
@@ -254,7 +261,7 @@ def phase_sdl_mdl(a):
     res, t0 = {}, time.perf_counter()
     for rows in ('BERT_SDL', 'BERT_MDL'):
         o = Path(a.work)/f"r-{rows}"
-        extra = ONE_PER_GPU if rows == 'BERT_SDL' else ()
+        extra = per_gpu(1) if rows == 'BERT_SDL' else ()
         res[rows] = dict(**sh(reproduce_command(a, o, rows, extra), Path(a.out)/'all.log', timeout=left(a, t0)), jobs=job_seconds(o))
         print(f"{rows}: rc={res[rows]['rc']} ({res[rows]['seconds']} s, {len(res[rows]['jobs'])} jobs)", flush=True)
     write(Path(a.out), 'sdl_mdl.json', dict(**device_info(a.cpu), runs=res, total_seconds=sum(r['seconds'] for r in res.values())))
@@ -271,7 +278,7 @@ def phase_jobs_per_gpu(a):
     res[1] = one
     k = 2 if a.cpu else 4
     o = Path(a.work)/f"jpg-{k}"
-    res[k] = dict(**sh(reproduce_command(a, o, 'BERT_SDL', ['--executor', 'submitit-local', '--jobs-per-gpu', str(k)]),
+    res[k] = dict(**sh(reproduce_command(a, o, 'BERT_SDL', per_gpu(k)),
                        Path(a.out)/'all.log', timeout=left(a, t0)), jobs=job_seconds(o))
     print(f"--jobs-per-gpu {k}: rc={res[k]['rc']} ({res[k]['seconds']} s; one per GPU: {one['seconds']} s)", flush=True)
     ks = sorted(res)
@@ -300,7 +307,7 @@ def phase_graphs(a):
     replays per step), then the same SDL job eager and captured, whose test macro-F1 must agree within bf16 noise (|Δ| <= GRAPHS_TOLERANCE);
     its job throughputs include the compile. On the CPU dry run, the option must stop the run with its error (exit 1, the message naming
     a CUDA GPU) instead of training another way."""
-    log, t0, name = Path(a.out)/'all.log', time.perf_counter(), f"graphs-{'cpu-dry' if a.cpu else 'cuda'}.json"
+    log, t0, name = Path(a.out)/'all.log', time.perf_counter(), out_name(a, 'graphs')
     if a.cpu:
         r = subprocess.run(graphs_job_command(a, ['--cuda-graphs', '--name', 'smoke-graphs']), capture_output=True, text=True)
         ok = r.returncode == 1 and 'needs a CUDA GPU' in r.stderr
@@ -365,7 +372,7 @@ def phase_plan(a):
     print("part 2, tools/gpu_check.sh --jobs (env and models again, then):")
     for k, c in smoke_commands(g).items(): print(f"  smoke {k}: {shlex.join(map(str, c))}")
     for rows in ('BERT_SDL', 'BERT_MDL'):
-        print(f"  sdl_mdl {rows}: {shlex.join(map(str, reproduce_command(g, Path(a.work)/('r-' + rows), rows, ONE_PER_GPU if rows == 'BERT_SDL' else ())))}")
+        print(f"  sdl_mdl {rows}: {shlex.join(map(str, reproduce_command(g, Path(a.work)/('r-' + rows), rows, per_gpu(1) if rows == 'BERT_SDL' else ())))}")
     print("  jobs_per_gpu 1: the sdl_mdl phase's BERT_SDL run above (submitit-local, --jobs-per-gpu 1)")
     print("  jobs_per_gpu 4: ... --executor submitit-local --jobs-per-gpu 4 (the same BERT_SDL jobs, a fresh job store)")
 
