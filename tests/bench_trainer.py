@@ -2,9 +2,13 @@
 Hugging Face `Trainer` at its defaults and at its best settings, on the same model, data, sequence length, batch size
 and length-grouped sampling, in one process.
 
-The trainers alternate (ours, HF default, HF best, ours, ...) so that load from other processes on a shared machine
-hits all alike; the script reports the median of each and the ratios. Every repeat starts from the same freshly loaded
-model and seed and trains one epoch over the same `--n` examples.
+The trainers alternate (ours, HF default, HF best, then HF default, HF best, ours, ...: each repeat starts with the
+next one) so that load from other processes on a shared machine hits all alike; the script reports the median of each
+and the ratios. Every repeat starts from the same freshly loaded model and seed and trains one epoch over the same
+`--n` examples. Before the repeats every trainer runs once, untimed for the medians, over the whole data (over two
+batches with `--fixed-length`): a process's first pass over a set of batch shapes pays one-off costs per shape and
+precision, which on a GPU fell on whichever trainer ran first (`warm_up` keeps those runs' seconds: what a fresh job
+pays on top).
 
     python tests/bench_trainer.py --threads 2 --repeats 3      # all-MiniLM-L6-v2 on semeval2016t6 train, CPU
     python tests/bench_trainer.py --device cuda --sweep        # bert-base/large from configs, batch 16/32, length 100/512
@@ -257,13 +261,20 @@ def resolve_model(a, tmp) -> str:
 
 
 def bench_one(a, model_path, tok, tmp) -> dict:
-    "One (model, batch, length) cell: warm-up, the compile probe for hf_best, then the alternating repeats."
+    "One (model, batch, length) cell: warm-up of every trainer (`warm_up`: its seconds), the compile probe for hf_best, then the alternating repeats."
     import torch
     from stance_nb.train import TrainConfig, EncodedDataset
     ds, data_name = make_data(a, tok)
     cfg = TrainConfig(model=model_path, lr=5e-5, epochs=1, batch_size=a.batch_size, max_length=a.max_length, checkpoint=False, seed=a.seed)
-    small = EncodedDataset({k: v[:2*a.batch_size] for k, v in ds.encodings.items()}, ds.labels[:2*a.batch_size])
-    run_ours(model_path, small, tok, cfg); run_hf(model_path, small, tok, cfg, tmp); run_hf(model_path, small, tok, cfg, tmp, bf16=True)
+    # Warm-up, untimed for the medians: the first pass of a process over a set of batch shapes pays one-off costs per
+    # shape and precision (kernel selection, allocator growth, pinned buffers) that would otherwise fall on whichever
+    # trainer runs first. Lengths that vary are warmed over the whole data; a fixed length needs two batches.
+    warm = ds if not a.fixed_length else EncodedDataset({k: v[:2*a.batch_size] for k, v in ds.encodings.items()}, ds.labels[:2*a.batch_size])
+    cold = dict(data='all' if warm is ds else f'{len(warm)} examples', seconds={})
+    for name, run in (('ours', lambda: run_ours(model_path, warm, tok, cfg)), ('hf_default', lambda: run_hf(model_path, warm, tok, cfg, tmp)),
+                      ('hf_best', lambda: run_hf(model_path, warm, tok, cfg, tmp, bf16=True))):
+        cold['seconds'][name] = round(run()['seconds'], 4)
+    print(f"warm-up ({cold['data']}, in this order): {cold['seconds']}", flush=True)
     probe = {}
     if a.compile_probe:   # HF at its best: torch.compile only if it pays for its compile time on this run length
         for comp in (True, False):
@@ -279,7 +290,7 @@ def bench_one(a, model_path, tok, tmp) -> dict:
     flops = model_flops(counts, ds.lengths, training=True, epochs=cfg.epochs)
     res = {k: [] for k in TRAINERS}
     for i in range(a.repeats):
-        for name in TRAINERS:
+        for name in TRAINERS[i % 3:] + TRAINERS[:i % 3]:   # each repeat starts with the next trainer
             r = runners[name]()
             assert r['tokens'] == flops['tokens'], (name, r['tokens'], flops['tokens'])   # every trainer saw every real token once per epoch
             r['examples_per_s'] = r['examples']/r['seconds']
@@ -305,7 +316,7 @@ def bench_one(a, model_path, tok, tmp) -> dict:
                 ratio_ours_over_hf_default=ratio('examples_per_s', 'hf_default'), ratio_ours_over_hf_best=ratio('examples_per_s', 'hf_best'),
                 cpu_time_ratio_ours_over_hf_default=ratio('examples_per_cpu_s', 'hf_default'),
                 cpu_time_ratio_ours_over_hf_best=ratio('examples_per_cpu_s', 'hf_best'),
-                hf_best_settings=dict(bf16=True, torch_compile=best_compile), hf_best_probe=probe, runs=res,
+                hf_best_settings=dict(bf16=True, torch_compile=best_compile), hf_best_probe=probe, warm_up=cold, runs=res,
                 **({'profile_ours': profiled} if profiled else {}))
 
 
