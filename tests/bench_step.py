@@ -43,7 +43,7 @@ no sync; the lines say which would be one on a GPU); **python** seconds = the pr
 order alternating; medians over the repeats. Results go to `outputs/bench/step-<device>.json`.
 """
 from __future__ import annotations
-import argparse, collections, contextlib, functools, os, statistics, sys, tempfile, time, traceback
+import argparse, collections, contextlib, functools, os, statistics, sys, tempfile, threading, time, traceback
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -69,7 +69,8 @@ class Stop(Exception):
 
 
 class HostReads:
-    "Count `Tensor.item/.tolist/.cpu/.numpy/__bool__` calls while active, with the first caller outside torch of each."
+    """Count `Tensor.item/.tolist/.cpu/.numpy/__bool__` calls while active, with the first caller outside torch of each, and the thread
+    where it is not the main one (on a GPU, autograd runs backward on a thread of its own, whose stack holds none of our frames)."""
     def __init__(self): self.counts, self.sites, self.on, self._saved = collections.Counter(), collections.Counter(), False, {}
     def _wrap(self, name, orig):
         def f(t, *a, **k):
@@ -83,6 +84,8 @@ class HostReads:
                 where = lambda f: ('/'.join(Path(f.f_code.co_filename).parts[-2:]) + f':{f.f_lineno}'
                                    + (f' ({f.f_code.co_name})' if f.f_code.co_filename.startswith('<') else ''))
                 site = f"{name} {where(inner)}" + (f" via {where(fr)}" if fr is not None and fr is not inner else '')
+                if (th := threading.current_thread()) is not threading.main_thread():   # e.g. autograd's device thread, running backward
+                    site += f" [thread {'not started by Python' if isinstance(th, threading._DummyThread) else th.name}]"
                 self.sites[site] += 1
                 if any(h in inner.f_code.co_filename for h in HOST_SIDE): self.counts[f'{name} (host-side)'] += 1
             return orig(t, *a, **k)
