@@ -111,7 +111,7 @@ class StanceDataError(ValueError):
     def __init__(self, msg:str, path:str|Path|None=None, row:int|None=None, field:str|None=None, expected:str|None=None,
                  source:str|None=None, # what was read when it is no file, e.g. "train_classifier's data"
                 ):
-        self.path,self.row,self.field,self.expected = path,row,field,expected
+        self.msg,self.path,self.row,self.field,self.expected = msg,path,row,field,expected
         where = ', '.join(o for o in [f'file {path}' if path is not None else source, f'row {row}' if row is not None else None,
                                       f'field {field!r}' if field is not None else None] if o)
         super().__init__(f"{where}: {msg}" + (f" (expected {expected})" if expected else '') if where else

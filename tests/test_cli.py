@@ -109,6 +109,28 @@ def test_evaluate_csv_and_errors(own, tmp_path, capfd):
     assert e.value.code == 2 and 'use --dataset csv --path' in capfd.readouterr().err
 
 
+def test_evaluate_asks_which_label_column(own, tmp_path, capfd):
+    """A predict CSV that kept the input's gold labels beside its predictions: no default column is guessed (the gold one would score
+    1.0); `ID`/`Label` are read as `id`/`label` and said so; the test file itself given as predictions scores 1.0 with a warning."""
+    d, opts = own
+    test = load('csv', path={'test': d/'test.csv'}, columns=dict(text='Sentence', target='Topic', label='Stance'), label_map=LABELS)
+    wrong = {'AGAINST': 'FAVOR', 'FAVOR': 'NONE', 'NONE': 'AGAINST'}
+    both = pd.DataFrame(dict(id=test.id, text=test.text, label=test.label, pred=test.label.map(wrong)))
+    both.to_csv(tmp_path/'both.csv', index=False)
+    assert main(['evaluate', *opts, '--predictions', str(tmp_path/'both.csv')]) == 1
+    err = capfd.readouterr().err
+    assert "columns ['label', 'pred'] all hold labels only" in err and '--label-column' in err, err
+    assert _run(['evaluate', *opts, '--predictions', str(tmp_path/'both.csv'), '--label-column', 'pred'], capfd)['scores']['accuracy'] == 0
+    both[['id', 'pred']].rename(columns={'id': 'ID', 'pred': 'Label'}).iloc[::-1].to_csv(tmp_path/'caps.csv', index=False)
+    assert main(['evaluate', *opts, '--predictions', str(tmp_path/'caps.csv'), '--json']) == 0
+    out = capfd.readouterr()
+    assert json.loads(out.out)['matched_by'] == 'id' and json.loads(out.out)['scores']['accuracy'] == 0, out.out   # by id, though reversed
+    assert "reading column 'ID' as 'id'" in out.err and "reading column 'Label' as 'label'" in out.err
+    both[['id', 'text', 'label']].to_csv(tmp_path/'itself.csv', index=False)
+    res = _run(['evaluate', *opts, '--predictions', str(tmp_path/'itself.csv')], capfd)
+    assert res['scores']['accuracy'] == 1 and 'may be the test data itself' in res['warning']
+
+
 def test_evaluate_matches_by_id(own, tmp_path, capfd):
     "Predictions in another order score the same when they carry ids; a missing, extra or repeated id stops with the id named."
     import random
@@ -199,9 +221,17 @@ def test_epoch_line_and_quiet_loading(tmp_path, recwarn):
         warnings.simplefilter('error')   # a new head is expected: no warning
         from_pretrained_quietly(AutoModelForSequenceClassification, str(tmp_path/'tiny'), num_labels=3, ignore_mismatched_sizes=True)
     w = load_file(tmp_path/'tiny'/'model.safetensors')
+    save_file({k: v for k, v in w.items() if 'pooler' not in k}, tmp_path/'tiny'/'model.safetensors', metadata={'format': 'pt'})
+    with pytest.warns(UserWarning, match=r"2 pooler weight\(s\) not in the checkpoint start from random values: .*pooler\.dense"):
+        from_pretrained_quietly(AutoModel, str(tmp_path/'tiny'))   # sentence-embedding and NLI checkpoints have no pooler
     save_file({k: v for k, v in w.items() if 'layer.0.output.dense' not in k}, tmp_path/'tiny'/'model.safetensors', metadata={'format': 'pt'})
-    with pytest.warns(UserWarning, match=r"2 weight\(s\) not in the checkpoint .* start from random values: .*layer\.0\.output\.dense"):
+    with pytest.raises(ValueError, match=r"2 of the encoder's weights are not in the checkpoint .*layer\.0\.output\.dense.* config\.json"):
         from_pretrained_quietly(AutoModel, str(tmp_path/'tiny'))
+    save_file(w, tmp_path/'tiny'/'model.safetensors', metadata={'format': 'pt'})
+    conf = json.loads((tmp_path/'tiny'/'config.json').read_text())
+    (tmp_path/'tiny'/'config.json').write_text(json.dumps(dict(conf, max_position_embeddings=conf['max_position_embeddings']//2)))
+    with pytest.raises(ValueError, match=r"1 of the encoder's weights .*position_embeddings"):   # another shape: would be resized at random
+        from_pretrained_quietly(AutoModelForSequenceClassification, str(tmp_path/'tiny'), num_labels=3, ignore_mismatched_sizes=True)
 
 
 def test_keep_records_then_from(own, tmp_path, capfd):

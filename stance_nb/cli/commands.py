@@ -211,10 +211,14 @@ def _predict(args) -> dict:
         raise UsageError(f"the model reads (target, text) pairs and {args.input} has no column {cols['target']!r}; "
                      f"found {list(raw.columns)} (use --columns target=...)")
     df = pd.DataFrame(dict(text=raw[cols['text']], target=raw[cols['target']] if cols['target'] in raw.columns else ''))
+    if (key := info.get('target_tokens')) and key != 'target' and key in raw.columns: df[key] = raw[key]   # the column its target tokens are keyed by
     if (empty := df.index[df.text.str.strip() == '']).size:   # nothing to read: refused, not labelled
         raise StanceDataError(f"empty text in {len(empty)} row(s)", path=args.input, row=int(empty[0]) + 1, field=cols['text'],
                               expected='a text to label')
-    labels = list(predict(df))
+    try: labels = list(predict(df))
+    except StanceDataError as e:
+        if e.path is None: raise StanceDataError(e.msg, path=args.input, row=e.row, field=e.field, expected=e.expected) from None   # name the file
+        raise
     files = _write_labels(args, raw, cols, labels)
     return dict(command='predict', model=info, input=str(args.input), n=len(labels),
                 counts={l: labels.count(l) for l in info['labels']}, files=files)
@@ -232,18 +236,38 @@ def _write_labels(args, raw, cols:dict, labels:list) -> dict:
     return files
 
 # %% ../../nbs/12a_cli.commands.ipynb #61b4c393
-def _read_pred(path:str, column:str,
+def _named_column(t, name:str, path, option:str, required:bool=True) -> str|None:
+    "The column of `t` called `name`, or its one other spelling (`Label`, `ID`: said on stderr); None (or an error when `required`)."
+    if name in t.columns: return name
+    alike = [c for c in t.columns if str(c).strip().lower() == name]
+    if len(alike) > 1: raise StanceDataError(f"columns {alike} are all {name!r} but for case or spaces", path=path, field=alike[0],
+                                             expected=f"{option} naming one of them")
+    if alike: print(f"{path}: reading column {alike[0]!r} as {name!r} ({option} names another)", file=sys.stderr); return alike[0]
+    if required: raise StanceDataError(f"no column {name!r}; found {list(t.columns)}", path=path, field=name, expected=f"{option} naming one")
+    return None
+
+def _read_pred(path:str, column:str|None,
                id_column:str|None=None, # the ids' column (JSONL: field); None: 'id' where the file has it, else none (matched by position)
+               known:list|None=None,    # the labels: with `column` None, another column of them only makes the choice ambiguous
               ) -> tuple[list, list|None, list]:
     """Predicted labels from the official JSONL (`{"label": ...}`, with `"id"` when known) or from a CSV's `column` (a `.tsv` file:
     tab-separated) and its ids: labels (`clean_labels`), ids (`None` when the file has none) and each prediction's row (CSV) or line (JSONL).
-    An `id_column` given and absent is an error naming the file's columns: matching by position instead would be silent."""
+    An `id_column` given and absent is an error naming the file's columns: matching by position instead would be silent. With no
+    `column`, a CSV's is `label` (or its one other spelling, `Label`, said so); a second column holding only `known` labels (the gold
+    labels a `predict` CSV keeps beside its predictions) is an error that asks which one."""
     from stance_nb.data.core import read_table
     from stance_nb.records import read_jsonl, clean_labels
     key, suffix = id_column or 'id', Path(path).suffix.lower()
     if suffix in ('.csv', '.tsv'):
-        t = read_table(path, required=[column] + ([id_column] if id_column else []), sep='\t' if suffix == '.tsv' else ',')
-        return (clean_labels(t[column].tolist(), path, column),
+        t = read_table(path, required=([column] if column else []) + ([id_column] if id_column else []), sep='\t' if suffix == '.tsv' else ',')
+        col = column or _named_column(t, 'label', path, '--label-column')
+        if id_column is None: key = _named_column(t, 'id', path, '--id-column', required=False) or 'id'
+        if column is None and known is not None and len(t):
+            labelish = [c for c in t.columns if c not in (col, key) and t[c].astype(str).str.strip().isin(set(map(str, known))).all()]
+            if labelish: raise StanceDataError(f"columns {[col] + labelish} all hold labels only (a `predict` CSV keeps the input's gold labels "
+                                               f"beside its predictions)", path=path, field=col,
+                                               expected="--label-column naming the column of predictions")
+        return (clean_labels(t[col].tolist(), path, col),
                 t[key].tolist() if key in t.columns else None, list(range(1, len(t) + 1)))
     recs = read_jsonl(path, required=['label'], line_numbers=True)
     if id_column and not any(id_column in r for n, r in recs):
@@ -282,6 +306,12 @@ def match_predictions(test, labels:list, ids:list|None, rows:list, path:str) -> 
 # %% ../../nbs/12a_cli.commands.ipynb #fc57bee1
 def _is_table(path) -> bool: return Path(path).suffix.lower() in ('.csv', '.tsv')
 
+def _holds_test_texts(path, test) -> bool:
+    "Whether the table at `path` has a column whose values are the `test` split's texts, in some order."
+    from stance_nb.data.core import read_table
+    t, texts = read_table(path, sep='\t' if Path(path).suffix.lower() == '.tsv' else ','), sorted(test.text.astype(str))
+    return any(len(t) == len(texts) and sorted(t[c].astype(str)) == texts for c in t.columns)
+
 def _check_predicted(labels:list, rows:list, path, known, field:str='label'):
     "Every prediction one known label; else a `StanceDataError` at its row or line in the file (`rows`, as `_read_pred` gives them)."
     allowed = set(known) if known is not None else None
@@ -304,14 +334,18 @@ def _evaluate(args) -> dict:
     df = _load(spec, args, need_train=False)
     test = df[df.split == 'test'].reset_index(drop=True)
     labels = list(df.attrs.get('labels') or info.labels)
-    read = _read_pred(args.predictions, args.label_column, args.id_column)
-    _check_predicted(read[0], read[2], args.predictions, labels, args.label_column if read[2] and _is_table(args.predictions) else 'label')
+    read = _read_pred(args.predictions, args.label_column, args.id_column, known=labels)
+    _check_predicted(read[0], read[2], args.predictions, labels, (args.label_column or 'label') if _is_table(args.predictions) else 'label')
     pred, by = match_predictions(test, *read, args.predictions)
     if by == 'position':
         print(f"{args.predictions}: no ids, so the predictions are matched to the test rows by position (test-file order)", file=sys.stderr)
     gold = test.label.tolist()
     scores = {m: score(spec.dataset, gold, pred, metric=m, labels=labels) for m in dict.fromkeys([info.metric, 'f1_macro', 'accuracy'])}
     res = dict(command='evaluate', dataset=spec.key, metric=info.metric, n=len(test), matched_by=by, scores=scores, predictions=str(args.predictions))
+    if pred == gold and _is_table(args.predictions) and _holds_test_texts(args.predictions, test):
+        res['warning'] = (f"{args.predictions} holds the test split's texts and every one of its labels is the gold label: it may be the test "
+                          "data itself (or its copy with predictions in another column) rather than predictions")
+        print(f"warning: {res['warning']}", file=sys.stderr)
     if spec.dataset == 'xstance': res['official'] = evaluate_xstance(test, pred).to_dict('records')
     return res
 

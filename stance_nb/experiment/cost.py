@@ -13,10 +13,13 @@ import pandas as pd
 from .spec import SYSTEMS, RowSkipped
 
 # %% auto #0
-__all__ = ['CPU_CHECKPOINT_EVERY', 'estimate_encoder_seconds', 'mean_pair_length', 'cpu_cost', 'duration_text', 'full_cpu_run',
-           'announce_cpu_cost']
+__all__ = ['TIMED_BATCH_CPU', 'CPU_CHECKPOINT_EVERY', 'estimate_encoder_seconds', 'mean_pair_length', 'cpu_cost', 'duration_text',
+           'full_cpu_run', 'announce_cpu_cost']
 
 # %% ../../nbs/10i_experiment.cost.ipynb #18fee452
+TIMED_BATCH_CPU = 64   # the largest batch timed on a CPU: its time per example no longer falls beyond it, and a batch of thousands would
+                       # take minutes and gigabytes to time
+
 def estimate_encoder_seconds(model:str,        # a Hub id or folder `AutoModel` loads
                              n_train:int,      # training examples in all (examples × epochs)
                              n_predict:int=0,  # examples predicted in all
@@ -41,7 +44,8 @@ def estimate_encoder_seconds(model:str,        # a Hub id or folder `AutoModel` 
     m = m.to(dev)
     sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
     cast = (lambda: torch.autocast('cuda', dtype=torch.bfloat16)) if dev.type == 'cuda' else contextlib.nullcontext
-    def timed(n, step):   # seconds per example: one warm-up step, then `steps` timed
+    def timed(n, step, total):   # seconds per example: one warm-up step, then `steps` timed
+        n = max(1, min(n, total, TIMED_BATCH_CPU if dev.type == 'cpu' else n))   # no batch beyond the data, nor one a CPU's time per example ignores
         ids = torch.randint(5, int(m.config.vocab_size), (n, max(2, int(round(length)))), device=dev)
         step(ids); sync(); t0 = time.perf_counter()
         for _ in range(steps): step(ids)
@@ -52,8 +56,8 @@ def estimate_encoder_seconds(model:str,        # a Hub id or folder `AutoModel` 
         loss.backward(); opt.step(); opt.zero_grad()
     def predict_step(ids):
         with torch.inference_mode(), cast(): m(input_ids=ids)
-    m.train(); tr = timed(batch_size, train_step)
-    m.eval(); pr = timed(eval_batch_size, predict_step) if n_predict else 0.0
+    m.train(); tr = timed(batch_size, train_step, n_train)
+    m.eval(); pr = timed(eval_batch_size, predict_step, n_predict) if n_predict else 0.0
     return tr * n_train, pr * n_predict
 
 # %% ../../nbs/10i_experiment.cost.ipynb #1594e3c7

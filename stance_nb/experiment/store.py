@@ -145,12 +145,16 @@ def import_finished(folder:Path,          # the job's folder in this job store
                     sources:Sequence[Path], # other job stores (a shared one, the records committed with a run), searched in order
                    ) -> Path|None:
     """Copy the job's finished record and predictions from the first of `sources` that holds them with the same parameters and
-    intact files (`finished_record`) into `folder`, when `folder` does not exist yet; returns that source (`None`: nothing taken).
-    The copy lands whole or not at all (a temporary sibling renamed into place), so a reader never sees half of it."""
-    if folder.exists(): return None
+    intact files (`finished_record`) into `folder`, when `folder` does not exist yet or is empty (what an interrupted claim leaves);
+    returns that source (`None`: nothing taken). The copy lands whole or not at all (a temporary sibling renamed into place), so a
+    reader never sees half of it; a folder that holds anything (a worker's claim, a job's own files) is never replaced."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())): return None
     for src in sources:
         cand = Path(src)/folder.name
         if cand.resolve() == folder.resolve() or finished_record(cand, params) is None: continue
+        if folder.exists():
+            try: folder.rmdir()   # only an empty folder goes, atomically: one a worker has claimed meanwhile holds its lock and stays
+            except OSError: return None
         folder.parent.mkdir(parents=True, exist_ok=True)
         tmp = folder.parent/f'.{folder.name}.import-{os.getpid()}'
         shutil.rmtree(tmp, ignore_errors=True)
@@ -308,15 +312,24 @@ def migrate_store(root:str|Path) -> list[Path]:
 def export_jobs(records:Iterable[str|Path], # the finished jobs' `record.json` files (a run's `records`)
                 dest:str|Path,              # a job store to keep, e.g. `results/<run>/runs`
                ) -> list[Path]:
-    "Copy each finished job's record and the files it lists into `dest/<job folder>` (each folder whole, or not at all); the folders written."
-    out = []
-    for r in map(Path, records):
+    """Copy each finished job's record and the files it lists into `dest/<job folder>` (each folder whole, or not at all); the folders
+    written. A `dest` that is a file, the job store of a job it would copy or a folder inside one of those jobs stops
+    before anything is copied: each copy replaces its target whole, which there would be the job itself."""
+    out, records, dest = [], [Path(r) for r in records], Path(dest)
+    if dest.exists() and not dest.is_dir(): raise ValueError(f"{dest}: a file, not a folder to keep job records in")
+    d = dest.resolve()
+    for r in records:
+        f = r.parent.resolve()
+        if d == f.parent or d == f or f in d.parents:
+            raise ValueError(f"{dest} is the job store of the jobs it would keep, or lies in one of them ({r.parent}): copying there would "
+                             "replace each job by its copy; keep the records in a folder outside the run's job store")
+    for r in records:
         folder = r.parent
         try: rec = RunRecord.load(r)
         except (OSError, json.JSONDecodeError, TypeError, ValueError) as e: raise ValueError(f"{r}: not a readable job record ({e})") from None
         if finished_record(folder, rec.params) is None:
             raise ValueError(f"{folder}: its files do not match its record (see the warning above); nothing copied from it")
-        target = Path(dest)/folder.name
+        target = dest/folder.name
         with atomic_dir(target, 'copy the job records into') as tmp:   # a full disk: named, and no half copy left
             for f in dict.fromkeys(['record.json', *(Path(v).name for v in rec.files.values())]): shutil.copy2(folder/f, tmp/f)
             if (tmp/'info.json').exists():   # a job saved before info.json was written portably: this machine's paths made relative

@@ -27,7 +27,8 @@ from .loop import fit, predict_logits, FitResult, TrainOOMError
 from .target_tokens import target_token_map, add_target_tokens, apply_target_tokens
 
 # %% auto #0
-__all__ = ['TrainResult', 'from_pretrained_quietly', 'check_encoder', 'train_classifier']
+__all__ = ['INPUTS_FILE', 'TrainResult', 'from_pretrained_quietly', 'input_settings', 'read_input_settings', 'check_encoder',
+           'train_classifier']
 
 # %% ../../nbs/05f_train.classifier.ipynb #e15a75a4
 @dataclass
@@ -43,8 +44,10 @@ class TrainResult:
 
 # %% ../../nbs/05f_train.classifier.ipynb #a63a0ca3
 def from_pretrained_quietly(cls, name, **kwargs):
-    """`cls.from_pretrained(name, **kwargs)` without transformers' loading report, saying once and plainly what matters:
-    weights of the encoder the checkpoint lacks (they start random) as a warning; a new head (missing or resized) is expected."""
+    """`cls.from_pretrained(name, **kwargs)` without transformers' loading report, saying once and plainly what matters. A new head
+    (missing or resized) is expected. Weights of the encoder that the checkpoint lacks or holds in another shape stop the load with a
+    `ValueError` naming them: a folder whose config does not describe its weights would otherwise train from random values. A missing
+    pooler (sentence-embedding and NLI checkpoints have none) only warns: it starts random, as a new head does."""
     from transformers.utils import logging as hf_logging
     level = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
@@ -53,9 +56,15 @@ def from_pretrained_quietly(cls, name, **kwargs):
     prefix = getattr(model, 'base_model_prefix', '')
     wraps = bool(prefix) and hasattr(model, prefix)   # a task model around its encoder `model.<prefix>`: the rest is the head
     keys = list(info.get('missing_keys', [])) + [k if isinstance(k, str) else k[0] for k in info.get('mismatched_keys', [])]
-    bad = [k for k in keys if not wraps or k.startswith(prefix + '.')]
-    if bad: warnings.warn(f"{name}: {len(bad)} weight(s) not in the checkpoint (or of another shape) start from random values: "
-                          f"{', '.join(sorted(bad)[:4])}{', ...' if len(bad) > 4 else ''}")
+    bad = sorted(k for k in keys if not wraps or k.startswith(prefix + '.'))
+    pooler = [k for k in bad if '.pooler.' in f'.{k}']
+    some = lambda ks: f"{', '.join(ks[:4])}{', ...' if len(ks) > 4 else ''}"
+    if bad := [k for k in bad if k not in pooler]:
+        n = sum(1 for _ in model.parameters())
+        raise ValueError(f"{name}: {len(bad)} of the encoder's weights are not in the checkpoint or have another shape there ({some(bad)}); "
+                         f"the model has {n} weight tensors in all. Its config.json does not describe the weights beside it "
+                         f"(another model type, hidden size or number of positions?): use the config the weights were saved with")
+    if pooler: warnings.warn(f"{name}: {len(pooler)} pooler weight(s) not in the checkpoint start from random values: {some(pooler)}")
     return model
 
 # %% ../../nbs/05f_train.classifier.ipynb #aebbff83
@@ -76,6 +85,21 @@ def _encode(df:pd.DataFrame, tok, cfg:TrainConfig, pair:bool, label2id:dict|None
     enc = tokenize_pairs(tok, df.text.tolist(), df.target.tolist() if pair else None, cfg.max_length, cfg.truncation, cache_dir=cache_dir)
     labels = [label2id[l] for l in df.label] if label2id is not None and 'label' in df else None
     return EncodedDataset(enc, labels)
+
+# %% ../../nbs/05f_train.classifier.ipynb #bdd19b8b
+INPUTS_FILE = 'stance_nb_inputs.json'   # in a saved model folder: how its inputs were encoded, so that a copied folder predicts alike
+
+def input_settings(cfg:TrainConfig, pair:bool, tmap:dict|None=None, # X-stance's target tokens: `{target key value: reserved token}`
+                   key:str='target',                                # the column `tmap` is keyed by
+                  ) -> dict:
+    "How a run encodes its inputs, as `predict` must encode new ones: segments, length limit, truncation, target tokens (keys as text)."
+    return dict(pair=bool(pair), max_length=cfg.max_length, truncation=cfg.truncation,
+                target_tokens=None if tmap is None else dict(key=key, map={str(k): v for k, v in tmap.items()}))
+
+def read_input_settings(folder:str|Path) -> dict|None:
+    "The `input_settings` a `train` run saved with its model in `folder`; None for a folder without them (another library's, or older)."
+    f = Path(folder)/INPUTS_FILE
+    return json.loads(f.read_text(encoding='utf-8')) if f.exists() else None
 
 # %% ../../nbs/05f_train.classifier.ipynb #1e8bea6a
 _OFFSET_POSITIONS = ('roberta', 'xlm-roberta', 'xlm-roberta-xl', 'camembert', 'longformer')   # positions start after pad_token_id
@@ -161,20 +185,23 @@ def _check_data(df:pd.DataFrame, cfg:TrainConfig, labels:list|None, pair:bool|No
 
 # %% ../../nbs/05f_train.classifier.ipynb #c3028fda
 def _load_and_encode(cfg:TrainConfig, parts:dict, labels:list, pair:bool, model, tokenizer, record:RunRecord, df:pd.DataFrame, out_dir) -> tuple:
-    "The tokenizer and the model (a new head unless one is given), X-stance's target tokens where asked, and every split encoded."
+    """The tokenizer and the model (a new head unless one is given), X-stance's target tokens where asked, every split encoded, and
+    how inputs were encoded (`input_settings`)."""
     from transformers import AutoTokenizer
     with record.phase('load'):
         tok = tokenizer if tokenizer is not None else AutoTokenizer.from_pretrained(cfg.model, trust_remote_code=cfg.trust_remote_code)
         if model is None: model = _load_model(cfg, labels)
+    tmap = None
     if cfg.target_tokens:              # X-stance's "target embeddings": one reserved token per target (`cfg.target_key`) as segment A
         tmap = target_token_map(df, tok, cfg.target_key); add_target_tokens(tok, model, tmap.values())
         parts = {s: apply_target_tokens(p, tmap, cfg.target_key) if len(p) else p for s, p in parts.items()}; pair = True
+    inputs = input_settings(cfg, pair, tmap, cfg.target_key or ('question_id' if 'question_id' in df else 'target'))
     train_df = balance_by_upsampling(parts['train'], seed=cfg.seed) if cfg.balance else parts['train']
     cache_dir = token_cache_dir() if cfg.disk_cache else None
     label2id = {l: i for i, l in enumerate(labels)}
     with record.phase('tokenize'):
         ds = {s: _encode(p, tok, cfg, pair, label2id, cache_dir) for s, p in dict(parts, train=train_df).items() if len(p)}
-    return tok, model, parts, ds
+    return tok, model, parts, ds, inputs
 
 # %% ../../nbs/05f_train.classifier.ipynb #69b3e8a5
 def _evaluator(record:RunRecord, ds:dict, parts:dict, tok, labels:list, metric:str|Callable, metric_name:str, batch_size:int) -> Callable:
@@ -187,12 +214,14 @@ def _evaluator(record:RunRecord, ds:dict, parts:dict, tok, labels:list, metric:s
     return evaluate
 
 # %% ../../nbs/05f_train.classifier.ipynb #2ac6376a
-def _write_run(out:Path, record:RunRecord, res:FitResult, model, tok, dev:dict, test:dict, preds:list, save_model:bool, cfg:TrainConfig):
+def _write_run(out:Path, record:RunRecord, res:FitResult, model, tok, dev:dict, test:dict, preds:list, save_model:bool, cfg:TrainConfig,
+               inputs:dict):
     "A run's files, all or none: predictions in test order, the model (where asked), the history and the record; then its checkpoints go."
     with record.phase('write'), _all_or_none(out, ('predictions.jsonl', 'history.json', 'record.json', 'model')):
         if test: record.files['predictions'] = str(write_predictions(out/'predictions.jsonl', preds))
         if save_model:   # written beside, renamed when complete: never a model folder without its weights
-            with atomic_dir(out/'model', 'save') as tmp: model.save_pretrained(tmp); tok.save_pretrained(tmp)
+            with atomic_dir(out/'model', 'save') as tmp:
+                model.save_pretrained(tmp); tok.save_pretrained(tmp); write_json(Path(tmp)/INPUTS_FILE, inputs)   # a copied folder keeps it
             record.files['model'] = str(out/'model')
         record.files['history'] = str(write_json(out/'history.json', res.history))
         record.finish(**{f'dev_{k}': v for k, v in dev.items()}, **{f'test_{k}': v for k, v in test.items()},
@@ -229,7 +258,7 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
     with RunLock(out) if acc.is_main_process else contextlib.nullcontext():   # one writer per run folder; a dead run's lock is taken over
         record = RunRecord(name, dict(params, precision=acc.mixed_precision, batch=asdict(bs)), cfg.seed)   # what 'auto' and N processes became
         set_seed(cfg.seed)
-        tok, model, parts, ds = _load_and_encode(cfg, parts, labels, pair, model, tokenizer, record, df, out_dir)
+        tok, model, parts, ds, inputs = _load_and_encode(cfg, parts, labels, pair, model, tokenizer, record, df, out_dir)
         loaders = lambda epoch: make_loader(ds['train'], tok, bs.per_device_batch_size*bs.processes, seed=cfg.seed, epoch=epoch,
                                             group_by_length=cfg.group_by_length, num_workers=cfg.num_workers, **train_padding(cfg))
         metric_name = params['metric']
@@ -241,6 +270,6 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
         kept = next((h for h in res.history if h['epoch'] == res.best_epoch), None) if cfg.select_best_epoch else res.history[-1]
         dev = {k[4:]: v for k, v in (kept or {}).items() if k.startswith('dev_')}
         test, preds = evaluate('test', res.model, acc) if 'test' in ds else ({}, [])
-        if acc.is_main_process: _write_run(out, record, res, res.model, tok, dev, test, preds, save_model, cfg)
+        if acc.is_main_process: _write_run(out, record, res, res.model, tok, dev, test, preds, save_model, cfg, inputs)
         acc.wait_for_everyone()
         return TrainResult(dev=dev, test=test, history=res.history, predictions=preds, out_dir=out, record=record, fit=res)
