@@ -131,6 +131,21 @@ def test_evaluate_asks_which_label_column(own, tmp_path, capfd):
     assert res['scores']['accuracy'] == 1 and 'may be the test data itself' in res['warning']
 
 
+def test_seeds_and_repeated_paths_refused_by_the_parser(own, tmp_path, capfd):
+    "Seeds outside numpy's and torch's range, a split named twice in --path and odd trainer numbers stop at the parser (exit 2), named."
+    d, opts = own
+    for argv, want in [(['baselines', *opts, '--seeds', '99999999999999999999'], 'seeds must be from 0 to 2**32 - 1'),
+                       (['baselines', *opts, '--split-seed', '99999999999999999999', '--dev-fraction', '0.2'], 'a seed: a whole number from 0'),
+                       (['baselines', '--dataset', 'csv', '--path', f"train={d/'train.csv'},test={d/'test.csv'},test={d/'train.csv'}"],
+                        "'test' given twice"),
+                       (['train', *opts, '--seed', '-1'], 'TrainConfig.seed=-1 is invalid'),
+                       (['train', *opts, '--betas', '0.9'], 'TrainConfig.betas=(0.9,) is invalid'),
+                       (['train', *opts, '--eval-batch-size', '0'], 'TrainConfig.eval_batch_size=0 is invalid')]:
+        with pytest.raises(SystemExit) as e: main(argv)
+        err = capfd.readouterr().err
+        assert e.value.code == 2 and want in err and 'Traceback' not in err, (argv, err[-500:])
+
+
 def test_evaluate_matches_by_id(own, tmp_path, capfd):
     "Predictions in another order score the same when they carry ids; a missing, extra or repeated id stops with the id named."
     import random

@@ -296,7 +296,8 @@ def test_jobs_per_gpu_on_the_command_line(data, tmp_path, capfd, monkeypatch):
     one, _ = _cli(plan, capfd)
     four, err = _cli(plan + ['--jobs-per-gpu', '4'], capfd)
     assert four['executor'] == 'submitit-local' and four['plan']['jobs_per_gpu'] == 4
-    assert four['plan']['wall_hours']['1'] == one['plan']['wall_hours']['4'] and '4 jobs at once on each GPU' in err
+    assert '4 jobs at once on each GPU' in err   # the division itself: nbs/10n_experiment.executor.ipynb (this store has no timings yet)
+    assert one['plan']['wall_hours']['1'] is None and 'wall time: unknown' in err   # none of the jobs has an estimate: said, not 0.0 h
     with pytest.raises(SystemExit) as e: main(_reproduce(data, tmp_path/'o', '--executor', 'local', '--jobs-per-gpu', '2') + ['--json'])
     assert e.value.code == 2 and "needs executor 'submitit-local' or 'submitit'" in capfd.readouterr().err
 

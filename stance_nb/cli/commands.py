@@ -516,7 +516,8 @@ def _priced(prep, throughput:dict|None, ex, names:dict|None=None) -> tuple[dict,
     df, summary = plan_cost(prep, throughput=throughput, here=ex.kind in ('local', 'submitit-local'), jobs_per_gpu=ex.jobs_per_gpu)
     df = df.assign(row=[(names or {}).get(r, r) for r in df.row])
     print(plan_text(df, summary))
-    return summary, {r: dict(jobs=len(g), device_hours=round(g.seconds.dropna().sum() / 3600, 2)) for r, g in df.groupby('row', sort=False)}
+    return summary, {r: dict(jobs=len(g), device_hours=round(g.seconds.dropna().sum() / 3600, 2) if g.seconds.notna().any() else None)
+                     for r, g in df.groupby('row', sort=False)}
 
 # %% ../../nbs/12a_cli.commands.ipynb #39cb4043
 def _plan(exp, P, ex, throughput:str|None, reuse_from:list=()) -> dict:

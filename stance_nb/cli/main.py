@@ -8,7 +8,7 @@ import argparse, contextlib, json, os, sys
 from pathlib import Path
 import numpy as np
 from .options import (UsageError, run_options, data_options, common_options, split_names, name_pairs, add_config_options,
-                                   add_args_options, PLAN_SKIP, BASELINE_SYSTEMS, POSITIVE, NONNEG)
+                                   add_args_options, PLAN_SKIP, BASELINE_SYSTEMS, POSITIVE, NONNEG, SEED)
 from .commands import COMMANDS
 from ..core import paper_modules
 from ..core import StanceDataError
@@ -92,7 +92,7 @@ def _evaluate_options(e):
 def _attack_options(a):
     data_options(a)
     a.add_argument('--attack', required=True, help='spelling, negation or paraphrase (stance_nb.attacks.ATTACKS)')
-    a.add_argument('--seed', type=NONNEG, default=0, help='seed of the perturbation')
+    a.add_argument('--seed', type=SEED, default=0, help='seed of the perturbation')
     a.add_argument('--split', default='test', choices=['train', 'dev', 'test'], help='the split to attack')
     a.add_argument('--output', required=True, help='the attacked rows as .csv or .jsonl')
     a.add_argument('--translation-models', type=split_names, help='paraphrase: the en->x and x->en models (Hub ids or folders)')

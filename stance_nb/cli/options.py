@@ -10,9 +10,9 @@ from pathlib import Path
 from fastcore.docments import docments
 
 # %% auto #0
-__all__ = ['POSITIVE', 'NONNEG', 'PLAN_SKIP', 'BASELINE_SYSTEMS', 'UsageError', 'split_names', 'name_pairs', 'run_options',
-           'data_options', 'common_options', 'data_spec', 'add_config_options', 'config_changes', 'add_args_options',
-           'given_args']
+__all__ = ['POSITIVE', 'NONNEG', 'SEED', 'PLAN_SKIP', 'BASELINE_SYSTEMS', 'UsageError', 'split_names', 'name_pairs',
+           'run_options', 'data_options', 'common_options', 'data_spec', 'add_config_options', 'config_changes',
+           'add_args_options', 'given_args']
 
 # %% ../../nbs/12_cli.options.ipynb #e17bece9
 class UsageError(ValueError):
@@ -24,6 +24,7 @@ def _seeds(s:str) -> tuple:
     try: out = tuple(int(x) for x in s.split(',') if x.strip())
     except ValueError: raise argparse.ArgumentTypeError(f"seeds must be comma-separated integers, got {s!r}")
     if len(set(out)) != len(out): raise argparse.ArgumentTypeError(f"values must be distinct, got {s!r}")
+    if bad := [x for x in out if not 0 <= x < 2**32]: raise argparse.ArgumentTypeError(f"seeds must be from 0 to 2**32 - 1, got {bad[0]}")
     return out
 
 # %% ../../nbs/12_cli.options.ipynb #d7b676d5
@@ -44,6 +45,7 @@ def _number(kind:type, lo=None, hi=None, what:str=''):
 # %% ../../nbs/12_cli.options.ipynb #bf601929
 POSITIVE = _number(int, 0, what='a whole number >= 1')
 NONNEG = _number(int, -1, what='a whole number >= 0')
+SEED = _number(int, -1, 2**32 - 1, what='a seed: a whole number from 0 to 4294967295')
 _FRACTION = _number(float, 0, 1, what='a fraction between 0 and 1 (exclusive)')
 
 def name_pairs(s:str) -> dict:
@@ -53,6 +55,7 @@ def name_pairs(s:str) -> dict:
         k, eq, v = item.partition('=')
         if not eq or not k.strip() or not v.strip():
             raise argparse.ArgumentTypeError(f"expected name=value pairs separated by commas, got {item!r} in {s!r}")
+        if k.strip() in out: raise argparse.ArgumentTypeError(f"{k.strip()!r} given twice in {s!r} (one value each)")
         out[k.strip()] = v.strip()
     return out
 
@@ -73,7 +76,7 @@ def data_options(p:argparse.ArgumentParser, required:bool=True):
     p.add_argument('--label-map', type=name_pairs, help='label in the file=label name, e.g. 0=AGAINST,1=FAVOR,2=NONE')
     p.add_argument('--dev-fraction', type=_FRACTION, help='no dev file: cut a seeded stratified dev split of this fraction from train')
     p.add_argument('--max-train', type=POSITIVE, help='train on a seeded sample of this many training rows')
-    p.add_argument('--split-seed', type=NONNEG, help='seed of the --dev-fraction split and the --max-train sample (default 0)')
+    p.add_argument('--split-seed', type=SEED, help='seed of the --dev-fraction split and the --max-train sample (default 0)')
     p.add_argument('--data-dir', help='data directory of registered datasets (default: $STANCE_NB_DATA or the cache)')
 
 # %% ../../nbs/12_cli.options.ipynb #a2d78ef6
@@ -102,7 +105,8 @@ def data_spec(args:argparse.Namespace, # parsed data options (`--dataset`, `--pa
     if info.folder is None:
         if not args.path:
             raise UsageError(f"--dataset {name} reads your own files: give --path train=FILE,test=FILE[,dev=FILE] (or FILE with a split column)")
-        opts['path'] = name_pairs(args.path) if '=' in args.path else args.path
+        try: opts['path'] = name_pairs(args.path) if '=' in args.path else args.path
+        except argparse.ArgumentTypeError as e: raise UsageError(f"--path: {e}") from None
         if args.columns: opts['columns'] = args.columns
     elif args.path or args.columns:
         raise UsageError(f"--path/--columns are for your own files (--dataset csv|jsonl); {name!r} is read from --data-dir")

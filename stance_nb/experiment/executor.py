@@ -311,6 +311,25 @@ def _lpt(seconds:Sequence[float], n:int) -> float:
     return max(free) if seconds else 0.0
 
 # %% ../../nbs/10n_experiment.executor.ipynb #4f5f119b
+def _train_rows(frames:Mapping, key:str) -> int|None:
+    "Training rows of data key `key` at its full ratio among the plan's frames (`(key, ratio) -> frame`); None where the plan lacks it."
+    f = next((f for (k, r), f in sorted(frames.items(), key=lambda kv: -kv[0][1]) if k == key), None)
+    return None if f is None else int((f.split == 'train').sum())
+
+def _store_estimate(job, ctx, measured:dict, frames:Mapping) -> tuple:
+    """(seconds, basis) of a job without a training budget (majority, random, fastText) from the finished jobs of its system in this
+    job store: on its own dataset their mean; on others their seconds per training row times this job's rows (a mean over datasets
+    of other sizes would price a 60,000-row dataset as a 2,000-row one); None where none finished."""
+    sysname, key = job.row.system, job.keys[0]
+    if (sysname, key) in measured: return measured[sysname, key], f"finished {sysname} jobs in this job store on {key}"
+    rows = sum(int((f.split == 'train').sum()) for f in ctx.data.values())
+    rates = {k: s / n for (sy, k), s in ((k, v) for k, v in measured.items() if isinstance(k, tuple)) if sy == sysname
+             and (n := _train_rows(frames, k))}
+    if rates: return (sum(rates.values()) / len(rates) * rows, f"finished {sysname} jobs in this job store on {', '.join(sorted(rates))}, "
+                      f"scaled to {rows:,} training rows")
+    if sysname in measured: return None, f"unknown: finished {sysname} jobs in this job store are on data this plan does not load"
+    return None, f"unknown: no finished {sysname} job in this job store"
+
 def _store_seconds(prep:Prepared) -> dict:
     "(system, data key) and system -> mean wall seconds of the finished jobs in this job store."
     by = {}
@@ -381,31 +400,35 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
             if m not in sizes and m not in throughput and job.label not in timed: sizes[m] = _params_m(m, lfo)
             secs, basis = _encoder_seconds(m, n_tr, n_pr, how_len, length, timed.get(job.label), device, throughput, tflops,
                                            sizes.get(m, (None, '')), load)
-        else:
-            secs = measured.get((job.row.system, job.keys[0]), measured.get(job.row.system))
-            basis = (f"finished {job.row.system} jobs in this job store" + (f" on {job.keys[0]}" if (job.row.system, job.keys[0]) in measured else '')
-                     if secs is not None else f"unknown: no finished {job.row.system} job in this job store")
+        else: secs, basis = _store_estimate(job, ctx, measured, prep.inp.frames)
         lines.append(dict(job=job.label, row=job.row.name, system=job.row.system, seconds=None if secs is None else round(secs, 1),
                           train_examples=n_tr, basis=basis))
     df = pd.DataFrame(lines, columns=['job', 'row', 'system', 'seconds', 'train_examples', 'basis'])
     known = [s for s in df.seconds if s is not None and s == s]
-    summary = dict(jobs=len(df), estimated=len(known), unknown=len(df) - len(known), device_hours=round(sum(known) / 3600, 2),
-                   wall_hours={int(n): round(_lpt(known, int(n) * jobs_per_gpu) / 3600, 2) for n in workers}, tflops=tflops, not_run=not_run,
+    summary = dict(jobs=len(df), estimated=len(known), unknown=len(df) - len(known),   # hours of the estimated jobs; None: no job has one
+                   device_hours=round(sum(known) / 3600, 2) if known or not len(df) else None,
+                   wall_hours={int(n): round(_lpt(known, int(n) * jobs_per_gpu) / 3600, 2) if known or not len(df) else None for n in workers},
+                   tflops=tflops, not_run=not_run,
                    jobs_per_gpu=jobs_per_gpu, train_examples=int(df.train_examples.dropna().sum()), timed_on=device)
     return df, summary
 
 # %% ../../nbs/10n_experiment.executor.ipynb #6c338f38
 def plan_text(df:pd.DataFrame, summary:dict) -> str:
     "A plan as a few lines: per row jobs, examples trained and device-hours, the totals, the wall time on each number of GPUs."
-    lines = [f"{summary['jobs']} job(s) to run; {summary['device_hours']:.1f} device-hours estimated"
-             + (f" ({summary['unknown']} without an estimate)" if summary['unknown'] else '')]
+    if summary['device_hours'] is None: head = f"{summary['jobs']} job(s) to run; no estimate for any of them"
+    else: head = (f"{summary['jobs']} job(s) to run; {summary['device_hours']:.1f} device-hours estimated"
+                  + (f" for {summary['estimated']} of them, {summary['unknown']} without an estimate (the hours below leave them out)"
+                     if summary['unknown'] else ''))
+    lines = [head]
     for row, g in df.groupby('row', sort=False):
         s, n = g.seconds.dropna(), g.train_examples.dropna()
-        lines.append(f"  {row}: {len(g)} job(s), {s.sum() / 3600:.2f} h" + (f", {int(n.sum()):,} examples trained" if len(n) else '')
+        lines.append(f"  {row}: {len(g)} job(s), " + (f"{s.sum() / 3600:.2f} h" if len(s) else 'no estimate')
+                     + (f", {int(n.sum()):,} examples trained" if len(n) else '')
                      + (f"; {g.basis.iloc[0]}" if len(g) else ''))
     lines += [f"  {row}: not run ({why})" for row, why in (summary.get('not_run') or {}).items()]
     k = summary.get('jobs_per_gpu', 1)
-    lines.append("wall time: " + ', '.join(f"{h:.1f} h on {n} {'GPU' if k > 1 else 'worker'}{'s' * (n != 1)}"
-                                           for n, h in summary['wall_hours'].items())
-                 + (f" ({k} jobs at once on each GPU, each assumed to run as fast as alone)" if k > 1 else ''))
+    at_once = f" ({k} jobs at once on each GPU, each assumed to run as fast as alone)" if k > 1 else ''
+    if summary['device_hours'] is None: lines.append("wall time: unknown" + at_once); return '\n'.join(lines)
+    lines.append("wall time: " + ', '.join(f"{'at least ' if summary['unknown'] else ''}{h:.1f} h on {n} {'GPU' if k > 1 else 'worker'}{'s' * (n != 1)}"
+                                           for n, h in summary['wall_hours'].items()) + at_once)
     return '\n'.join(lines)

@@ -17,7 +17,7 @@ from ..page import html_table, inline_html, markdown_html, section, html_page
 from .build import Leaderboard
 
 # %% auto #0
-__all__ = ['table_markdown', 'cell_notes', 'run_notes_text', 'leaderboard_markdown', 'figures', 'leaderboard_findings',
+__all__ = ['FIGURES', 'table_markdown', 'cell_notes', 'run_notes_text', 'leaderboard_markdown', 'figures', 'leaderboard_findings',
            'page_table', 'leaderboard_html', 'write_leaderboard']
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #d391eb6b
@@ -242,6 +242,8 @@ def _learning_curve(t, rob:dict, shares:list) -> Figure:
     return fig
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #bdbf652b
+FIGURES = ('heatmap', 'bars', 'robustness', 'learning_curve', 'cd')   # every figure `figures` may draw
+
 def figures(lb:Leaderboard) -> dict:
     "The page's figures: heat map, bars, robustness and learning curve where the run has them, the critical-difference diagram."
     t, keys = lb.table.set_index('system'), _dataset_keys(lb.table)
@@ -346,4 +348,6 @@ def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
     cond = portable(dict(lb.result.conditions, leaderboard={k: v for k, v in lb.stats.items()}))   # paths relative, as in every committed output
     files['conditions'] = write_json(f'{stem}_conditions.json', cond)
     files['html'] = write_text(f'{stem}.html', leaderboard_html(lb, run_name, imgs))
+    for name in FIGURES:   # a figure an earlier leaderboard of this name drew and this one does not: gone, not shown beside it
+        if name not in files: Path(f'{stem}_{name}.png').unlink(missing_ok=True)
     return {k: portable_path(v) for k, v in files.items()}

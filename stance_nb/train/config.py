@@ -93,6 +93,11 @@ class TrainConfig:
         if self.checkpoint_every is not None and not (isinstance(self.checkpoint_every, int) and self.checkpoint_every >= 1):
             bad('checkpoint_every', 'None or an int >= 1')
         if not isinstance(self.cuda_graphs, bool): bad('cuda_graphs', 'True or False')
+        if not (isinstance(self.seed, int) and not isinstance(self.seed, bool) and 0 <= self.seed < 2**32): bad('seed', 'an int from 0 to 2**32 - 1')
+        if not (isinstance(self.betas, (tuple, list)) and len(self.betas) == 2 and all(num(b) and 0 <= b < 1 for b in self.betas)):
+            bad('betas', 'two numbers in [0, 1), e.g. 0.9,0.999')
+        if self.eval_batch_size is not None and not (isinstance(self.eval_batch_size, int) and not isinstance(self.eval_batch_size, bool)
+                                                     and self.eval_batch_size >= 1): bad('eval_batch_size', 'None or an int >= 1')
         return self
 
     def identity(self) -> dict:
