@@ -140,7 +140,11 @@ def test_seeds_and_repeated_paths_refused_by_the_parser(own, tmp_path, capfd):
                         "'test' given twice"),
                        (['train', *opts, '--seed', '-1'], 'TrainConfig.seed=-1 is invalid'),
                        (['train', *opts, '--betas', '0.9'], 'TrainConfig.betas=(0.9,) is invalid'),
-                       (['train', *opts, '--eval-batch-size', '0'], 'TrainConfig.eval_batch_size=0 is invalid')]:
+                       (['train', *opts, '--eval-batch-size', '0'], 'TrainConfig.eval_batch_size=0 is invalid'),
+                       (['baselines', *opts, '--dev-fraction', '1'], 'a fraction between 0 and 1 (exclusive)'),
+                       (['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline', '--from', str(tmp_path)], 'no job records in it'),
+                       (['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline', '--keep-records', str(d/'train.csv')],
+                        'a file, not a folder to keep the job records in')]:
         with pytest.raises(SystemExit) as e: main(argv)
         err = capfd.readouterr().err
         assert e.value.code == 2 and want in err and 'Traceback' not in err, (argv, err[-500:])

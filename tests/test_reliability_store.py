@@ -183,9 +183,11 @@ def test_finished_jobs_taken_from_another_store(mine, tmp_path, capfd, monkeypat
     assert other['reused'] == 1 and re.search(r"not taken \(runs here\): fastText on mine, seed 1: .*fastText-mine-r1-s1-\w+ differs in "
                                               r"settings\.preset \(\"xstance\" here, \"benchmark\" there\)", other['err'])
     capfd.readouterr()
-    assert main(['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline', '-p', f'data={_data(mine)}',
-                 '--from', str(tmp_path/'nowhere'), '--output-dir', str(tmp_path/'d')]) == 1
-    assert f"reuse: no job store at {tmp_path/'nowhere'}" in capfd.readouterr().err and not (tmp_path/'d'/'benchmark'/'runs').exists()
+    with pytest.raises(SystemExit) as e:   # a usage error (exit 2), before any job
+        main(['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline', '-p', f'data={_data(mine)}',
+              '--from', str(tmp_path/'nowhere'), '--output-dir', str(tmp_path/'d')])
+    assert e.value.code == 2
+    assert f"--from: no job store at {tmp_path/'nowhere'}" in capfd.readouterr().err and not (tmp_path/'d'/'benchmark'/'runs').exists()
 
 def test_one_scorer_convention(mine, tmp_path, capfd):
     "Perfect predictions score 1.0 whichever way they are scored, with a declared label absent from gold and predictions."

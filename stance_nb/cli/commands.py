@@ -196,6 +196,7 @@ def _predict(args) -> dict:
     "Label `--input` with `--run`; write the official JSONL and/or the input CSV with a label column."
     import pandas as pd
     from stance_nb.data.core import read_table
+    from stance_nb.records import clean_label
     bad = sorted(set(args.format) - {'jsonl', 'csv'}) + sorted(set(args.columns) - {'text', 'target', 'id'})
     if bad: raise UsageError(f"unknown --format or --columns name(s) {bad}; "
                              "--format takes jsonl, csv or both and --columns text=...,target=...,id=...")
@@ -212,7 +213,7 @@ def _predict(args) -> dict:
                      f"found {list(raw.columns)} (use --columns target=...)")
     df = pd.DataFrame(dict(text=raw[cols['text']], target=raw[cols['target']] if cols['target'] in raw.columns else ''))
     if (key := info.get('target_tokens')) and key != 'target' and key in raw.columns: df[key] = raw[key]   # the column its target tokens are keyed by
-    if (empty := df.index[df.text.str.strip() == '']).size:   # nothing to read: refused, not labelled
+    if (empty := df.index[df.text.map(clean_label) == '']).size:   # nothing to read (spaces, invisible characters): refused, not labelled
         raise StanceDataError(f"empty text in {len(empty)} row(s)", path=args.input, row=int(empty[0]) + 1, field=cols['text'],
                               expected='a text to label')
     try: labels = list(predict(df))
@@ -415,6 +416,7 @@ def _reproduce(args) -> dict:
     if args.data_dir: os.environ['STANCE_NB_DATA'] = str(Path(args.data_dir).expanduser().resolve())   # every dataset of the run
     if P.smoke:   # fixtures and tiny models come from the test utilities, which the package itself never imports
         raise UsageError(f"smoke runs are the result notebook's: papermill -k python3 nbs/run_{exp.name}.ipynb out.ipynb -p smoke True")
+    _check_stores(args)
     ex = _executor(args, P.as_dict())
     if args.plan: return _plan(exp, P, ex, args.throughput, args.reuse_from)
     result, tables = reproduce(exp, P, executor=ex, reuse_from=args.reuse_from)
@@ -425,6 +427,14 @@ def _reproduce(args) -> dict:
                 conditions=result.conditions, records=records, kept=_keep_records(args, records))
 
 # %% ../../nbs/12a_cli.commands.ipynb #0b5a4848
+def _check_stores(args) -> None:
+    "`--from` stores that hold finished jobs and a `--keep-records` that is no file, as a usage error (exit 2) before any job runs."
+    from stance_nb.experiment.store import check_job_stores
+    try: check_job_stores(getattr(args, 'reuse_from', None) or [])
+    except ValueError as e: raise UsageError(str(e)) from None
+    if (k := getattr(args, 'keep_records', None)) and Path(k).expanduser().exists() and not Path(k).expanduser().is_dir():
+        raise UsageError(f"--keep-records {k}: a file, not a folder to keep the job records in")
+
 def _keep_records(args, records:list) -> list:
     "`--keep-records DIR`: the run's job records and predictions copied into DIR (`export_jobs`); the folders written."
     from stance_nb.experiment import export_jobs
@@ -472,6 +482,7 @@ def _leaderboard(args) -> dict:
     if not args.models: raise UsageError("--models is required (e.g. --models majority,fasttext,sdl), unless --import-tables")
     try: P = _leaderboard_args(args)   # every input checked before anything is read, trained or written
     except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\"")) from None
+    _check_stores(argparse.Namespace(keep_records=getattr(args, 'keep_records', None)))
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
     tp = _throughput(args.throughput) if args.plan else None   # checked before the data is read, as the executor
     ex = _executor(argparse.Namespace(**{**vars(args), 'workers': P.workers}), P.as_dict())

@@ -33,12 +33,13 @@ def split_names(s:str) -> list:
     return [x.strip() for x in s.split(',') if x.strip()]
 
 # %% ../../nbs/12_cli.options.ipynb #bfb68782
-def _number(kind:type, lo=None, hi=None, what:str=''):
-    "An argparse `type`: a `kind` number within (`lo`, `hi`] (either bound optional); `what` says the range."
+def _number(kind:type, lo=None, hi=None, what:str='', hi_open:bool=False):
+    "An argparse `type`: a `kind` number within (`lo`, `hi`] (either bound optional; `hi_open`: (`lo`, `hi`)); `what` says the range."
     def parse(s:str):
         try: v = kind(s)
         except ValueError: raise argparse.ArgumentTypeError(f"expected {what or kind.__name__}, got {s!r}")
-        if (lo is not None and not v > lo) or (hi is not None and not v <= hi): raise argparse.ArgumentTypeError(f"expected {what}, got {s!r}")
+        if (lo is not None and not v > lo) or (hi is not None and not (v < hi if hi_open else v <= hi)):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {s!r}")
         return v
     return parse
 
@@ -46,7 +47,7 @@ def _number(kind:type, lo=None, hi=None, what:str=''):
 POSITIVE = _number(int, 0, what='a whole number >= 1')
 NONNEG = _number(int, -1, what='a whole number >= 0')
 SEED = _number(int, -1, 2**32 - 1, what='a seed: a whole number from 0 to 4294967295')
-_FRACTION = _number(float, 0, 1, what='a fraction between 0 and 1 (exclusive)')
+_FRACTION = _number(float, 0, 1, what='a fraction between 0 and 1 (exclusive)', hi_open=True)
 
 def name_pairs(s:str) -> dict:
     "Parse 'train=a.csv,dev=b.csv' into {'train': 'a.csv', 'dev': 'b.csv'}."

@@ -100,7 +100,7 @@ def _part(fsplit, path:Path, raw:pd.DataFrame, rows, colmap:dict, split:str, spl
         t = cols['text'][i]
         if t is None or (isinstance(t, float) and t != t): raise StanceDataError('missing text (null)', **at('text'), expected='a string')
         if not isinstance(t, str): raise StanceDataError(f'text is a {type(t).__name__}', **at('text'), expected='a string')
-        if not allow_empty_text and not t.strip(): raise StanceDataError('empty text', **at('text'),
+        if not allow_empty_text and not clean_label(t): raise StanceDataError('empty text (spaces or invisible characters only)', **at('text'),
                                                                          expected='a non-empty string (or allow_empty_text=True)')
         out['text'].append(_valid_unicode(t, at('text')))
         out['label'].append(_valid_unicode(_value(cols['label'][i], 'label', at('label')), at('label')))

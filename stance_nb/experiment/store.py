@@ -18,8 +18,8 @@ from .spec import Job, SYSTEMS
 
 # %% auto #0
 __all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'UPGRADES', 'job_key', 'content_key', 'row_model', 'job_params',
-           'job_dir', 'finished_record', 'import_finished', 'param_diff', 'why_not_taken', 'older_jobs', 'save_job',
-           'save_failure', 'job_failure', 'migrate_store', 'export_jobs']
+           'job_dir', 'finished_record', 'import_finished', 'check_job_stores', 'param_diff', 'why_not_taken',
+           'older_jobs', 'save_job', 'save_failure', 'job_failure', 'migrate_store', 'export_jobs']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
 KEY_VERSION = 4   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in;
@@ -166,6 +166,16 @@ def import_finished(folder:Path,          # the job's folder in this job store
         except OSError: shutil.rmtree(tmp, ignore_errors=True); return None   # another worker took it in first
         return Path(src)
     return None
+
+# %% ../../nbs/10h_experiment.store.ipynb #3fcfaa63
+def check_job_stores(paths:Iterable[str|Path], option:str='--from') -> None:
+    """Each of `paths` a job store that holds finished jobs (folders with a `record.json`); else a `ValueError` naming it and what it
+    holds: a store that takes nothing in would leave every job to run again without a word."""
+    for p in map(lambda x: Path(x).expanduser(), paths):
+        if not p.is_dir(): raise ValueError(f"{option}: no job store at {p} (expected a folder of job folders, e.g. results/benchmark/runs)")
+        if not any(p.glob('*/record.json')):
+            hint = f"; {p/'runs'} holds them" if any((p/'runs').glob('*/record.json')) else ''
+            raise ValueError(f"{option} {p}: no job records in it (a job store holds one folder per job, each with its record.json){hint}")
 
 # %% ../../nbs/10h_experiment.store.ipynb #b49c0b62
 _ABSENT = object()   # a field one of two jobs' parameters lack

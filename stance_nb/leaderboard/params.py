@@ -10,6 +10,7 @@ from ..systems.baselines import FASTTEXT_PRESETS
 from ..train import PRESETS
 from ..systems.mdl import MDL_PRESETS
 from ..experiment import RunArgs, arg, data_specs, EXECUTORS
+from ..experiment.store import check_job_stores
 from ..stats import NEMENYI_Q
 from ..papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS, BenchmarkArgs
 from .spec import LEADERBOARD_SYSTEMS, LEADERBOARD_BENCHMARK, leaderboard_datasets, benchmark_data, encoder_names
@@ -73,8 +74,7 @@ def _validate(self:LeaderboardArgs) -> None:
     "The checks across fields, and unless a smoke run: the named datasets are present and every system's model loads."
     encoders = [m.name for m in LEADERBOARD_SYSTEMS.values() if m.encoder]
     if not self.models: raise ValueError(f"parameter models: expected one system or more; valid: {', '.join(LEADERBOARD_SYSTEMS)}")
-    if gone := [str(r) for r in self.reuse_from if not Path(r).expanduser().is_dir()]:
-        raise ValueError(f"reuse_from: no job store at {gone[0]} (expected a folder of job folders, e.g. results/benchmark/runs)")
+    check_job_stores(self.reuse_from, 'reuse_from')
     if self.max_train is not None and self.ratios:
         raise ValueError("max_train and ratios: the training shares are the benchmark's fixed subsets of the full training sets; choose one")
     try: data_specs(self.data)
