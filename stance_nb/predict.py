@@ -100,7 +100,8 @@ def _trained_classifier(md:Path):
     try: model, loading = AutoModelForSequenceClassification.from_pretrained(md, output_loading_info=True)
     finally: hf_logging.set_verbosity(level)
     if miss := sorted(list(loading.get('missing_keys', [])) + [k if isinstance(k, str) else k[0] for k in loading.get('mismatched_keys', [])]):
-        raise ValueError(f"{md}: {len(miss)} weight(s) of the classifier are not in the folder ({', '.join(miss[:3])}{', ...' if len(miss) > 3 else ''}): "
+        some = ', '.join(miss[:3]) + (', ...' if len(miss) > 3 else '')
+        raise ValueError(f"{md}: {len(miss)} weight(s) of the classifier are not in the folder ({some}): "
                          "they would start random, and so would the labels (a plain encoder, never fine-tuned?). Predict with the folder "
                          "of a `train` run or of a fine-tuned sequence classifier")
     return model

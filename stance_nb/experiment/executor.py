@@ -429,6 +429,6 @@ def plan_text(df:pd.DataFrame, summary:dict) -> str:
     k = summary.get('jobs_per_gpu', 1)
     at_once = f" ({k} jobs at once on each GPU, each assumed to run as fast as alone)" if k > 1 else ''
     if summary['device_hours'] is None: lines.append("wall time: unknown" + at_once); return '\n'.join(lines)
-    lines.append("wall time: " + ', '.join(f"{'at least ' if summary['unknown'] else ''}{h:.1f} h on {n} {'GPU' if k > 1 else 'worker'}{'s' * (n != 1)}"
-                                           for n, h in summary['wall_hours'].items()) + at_once)
+    least, unit = 'at least ' if summary['unknown'] else '', 'GPU' if k > 1 else 'worker'
+    lines.append("wall time: " + ', '.join(f"{least}{h:.1f} h on {n} {unit}{'s' * (n != 1)}" for n, h in summary['wall_hours'].items()) + at_once)
     return '\n'.join(lines)
