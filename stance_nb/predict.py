@@ -43,24 +43,14 @@ def load_predictor(run:str|Path,        # run folder, model folder, or fastText 
 def _encoder_predict(tok, pair:bool, max_length:int, truncation:str, logits_fn, target_tokens:dict|None=None):
     """A `predict(df)` that tokenizes (target, text) as in training and maps logits to labels; with `target_tokens` (`input_settings`),
     each row's target becomes the reserved token the run trained with, and a target the run never saw stops with its row."""
-    from stance_nb.train import tokenize_pairs, EncodedDataset
+    from stance_nb.train import tokenize_pairs, EncodedDataset, apply_target_tokens
     def predict(df):
-        if target_tokens: df = _with_target_tokens(df, **target_tokens)
+        if target_tokens:   # the folder keeps the map's keys as text
+            k = target_tokens['key']
+            df = apply_target_tokens(df.assign(**{k: df[k].astype(str)}) if k in df else df, target_tokens['map'], k)
         enc = tokenize_pairs(tok, df.text.astype(str).tolist(), df.target.astype(str).tolist() if pair else None, max_length, truncation)
         return logits_fn(EncodedDataset(enc))
     return predict
-
-def _with_target_tokens(df, key:str, map:dict):
-    "`df` with `target` replaced by each row's reserved token (`map`, keyed by `key`'s values as text)."
-    from stance_nb.core import StanceDataError
-    if key not in df: raise StanceDataError(f"the model reads one reserved token per {key} (TrainConfig.target_tokens) and the input has no "
-                                            f"column {key!r}; its columns: {list(df.columns)}", field=key, expected=f"a {key} column")
-    tok = df[key].astype(str).map(map)
-    if tok.isna().any():
-        n = int(tok.isna().to_numpy().nonzero()[0][0])
-        raise StanceDataError(f"{key} {df[key].iloc[n]!r} was not seen in training: the model has no token for it", row=n + 1, field=key,
-                              expected=f"one of the {len(map)} {key} values it trained on, e.g. {sorted(map)[:3]}")
-    return df.assign(target=tok.to_numpy())
 
 # %% ../nbs/09_predict.ipynb #63e0b07e
 def _on_device(model):
@@ -75,8 +65,8 @@ def _hf_predictor(md:Path, params:dict, batch_size:int, mixed_precision:str):
     defaults, and `info['inputs']` names which). A folder whose weights leave part of the model untrained (a plain encoder: its head
     would start random, and so would its labels) stops with an error."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
-    from stance_nb.train import predict_logits, forward_precision, device_attention_masks, read_input_settings
-    model, tok = _trained_classifier(md), AutoTokenizer.from_pretrained(md)
+    from stance_nb.train import predict_logits, forward_precision, device_attention_masks, read_input_settings, from_pretrained_quietly
+    model, tok = from_pretrained_quietly(AutoModelForSequenceClassification, md, head_trained=True), AutoTokenizer.from_pretrained(md)
     model, dev = _on_device(model); device_attention_masks(model)   # no host read per batch: the same logits
     labels = [model.config.id2label[i] for i in range(model.config.num_labels)]
     inputs, source = read_input_settings(md), f'{md}/stance_nb_inputs.json'
@@ -91,20 +81,6 @@ def _hf_predictor(md:Path, params:dict, batch_size:int, mixed_precision:str):
                 truncation=inputs['truncation'], target_tokens=(inputs.get('target_tokens') or {}).get('key'), inputs=source,
                 precision=forward_precision(mixed_precision, dev))
     return _encoder_predict(tok, info['pair'], info['max_length'], info['truncation'], fn, inputs.get('target_tokens')), info
-
-def _trained_classifier(md:Path):
-    "The sequence classifier in `md`, every weight from the folder; else a `ValueError` naming what would start random."
-    from transformers import AutoModelForSequenceClassification
-    from transformers.utils import logging as hf_logging
-    level = hf_logging.get_verbosity(); hf_logging.set_verbosity_error()   # its loading report: said below, once
-    try: model, loading = AutoModelForSequenceClassification.from_pretrained(md, output_loading_info=True)
-    finally: hf_logging.set_verbosity(level)
-    if miss := sorted(list(loading.get('missing_keys', [])) + [k if isinstance(k, str) else k[0] for k in loading.get('mismatched_keys', [])]):
-        some = ', '.join(miss[:3]) + (', ...' if len(miss) > 3 else '')
-        raise ValueError(f"{md}: {len(miss)} weight(s) of the classifier are not in the folder ({some}): "
-                         "they would start random, and so would the labels (a plain encoder, never fine-tuned?). Predict with the folder "
-                         "of a `train` run or of a fine-tuned sequence classifier")
-    return model
 
 # %% ../nbs/09_predict.ipynb #f35a6cec
 def _mdl_predictor(md:Path, config:dict, head:str|None, batch_size:int, mixed_precision:str):

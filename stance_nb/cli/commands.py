@@ -239,11 +239,10 @@ def _write_labels(args, raw, cols:dict, labels:list) -> dict:
 # %% ../../nbs/12a_cli.commands.ipynb #61b4c393
 def _named_column(t, name:str, path, option:str, required:bool=True) -> str|None:
     "The column of `t` called `name`, or its one other spelling (`Label`, `ID`: said on stderr); None (or an error when `required`)."
-    if name in t.columns: return name
-    alike = [c for c in t.columns if str(c).strip().lower() == name]
-    if len(alike) > 1: raise StanceDataError(f"columns {alike} are all {name!r} but for case or spaces", path=path, field=alike[0],
-                                             expected=f"{option} naming one of them")
-    if alike: print(f"{path}: reading column {alike[0]!r} as {name!r} ({option} names another)", file=sys.stderr); return alike[0]
+    from stance_nb.data.custom import near_column
+    col = near_column(name, list(t.columns), path, ' but for case or spaces', f"{option} naming one of them")
+    if col is not None and col != name: print(f"{path}: reading column {col!r} as {name!r} ({option} names another)", file=sys.stderr)
+    if col is not None: return col
     if required: raise StanceDataError(f"no column {name!r}; found {list(t.columns)}", path=path, field=name, expected=f"{option} naming one")
     return None
 
@@ -430,10 +429,14 @@ def _reproduce(args) -> dict:
 def _check_stores(args) -> None:
     "`--from` stores that hold finished jobs and a `--keep-records` that is no file, as a usage error (exit 2) before any job runs."
     from stance_nb.experiment.store import check_job_stores
-    try: check_job_stores(getattr(args, 'reuse_from', None) or [])
+    try: check_job_stores(args.reuse_from)
     except ValueError as e: raise UsageError(str(e)) from None
-    if (k := getattr(args, 'keep_records', None)) and Path(k).expanduser().exists() and not Path(k).expanduser().is_dir():
-        raise UsageError(f"--keep-records {k}: a file, not a folder to keep the job records in")
+    _check_keep(args.keep_records)
+
+def _check_keep(keep:str|None) -> None:
+    "A `--keep-records` that is a file, as a usage error before any job runs."
+    if keep and Path(keep).expanduser().exists() and not Path(keep).expanduser().is_dir():
+        raise UsageError(f"--keep-records {keep}: a file, not a folder to keep the job records in")
 
 def _keep_records(args, records:list) -> list:
     "`--keep-records DIR`: the run's job records and predictions copied into DIR (`export_jobs`); the folders written."
@@ -482,7 +485,7 @@ def _leaderboard(args) -> dict:
     if not args.models: raise UsageError("--models is required (e.g. --models majority,fasttext,sdl), unless --import-tables")
     try: P = _leaderboard_args(args)   # every input checked before anything is read, trained or written
     except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\"")) from None
-    _check_stores(argparse.Namespace(keep_records=getattr(args, 'keep_records', None)))
+    _check_keep(args.keep_records)   # its --from stores: checked with its parameters
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
     tp = _throughput(args.throughput) if args.plan else None   # checked before the data is read, as the executor
     ex = _executor(argparse.Namespace(**{**vars(args), 'workers': P.workers}), P.as_dict())

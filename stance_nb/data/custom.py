@@ -13,7 +13,7 @@ from .core import register_dataset, read_table, SPLITS, TIDY_COLUMNS
 from ..records import read_jsonl, clean_label, clean_labels
 
 # %% auto #0
-__all__ = ['load_csv', 'load_jsonl']
+__all__ = ['near_column', 'load_csv', 'load_jsonl']
 
 # %% ../../nbs/01c_data.custom.ipynb #d308d528
 _SPLIT_ALIASES = {'train': 'train', 'training': 'train', 'dev': 'dev', 'valid': 'dev', 'validation': 'dev', 'val': 'dev', 'test': 'test'}
@@ -48,6 +48,14 @@ def _paths(path) -> list[tuple[str|None, Path]]:
     return [(None, _file(path))]
 
 # %% ../../nbs/01c_data.custom.ipynb #186ca1b5
+def near_column(want:str, found, path, what:str='', expected:str|None=None) -> str|None:
+    """`want` where it is among the columns `found`, else the one column that matches it up to case and surrounding spaces (the
+    caller says it took it); None where none does; several such columns are a `StanceDataError` (`what`, `expected`: its wording)."""
+    if want in found: return want
+    near = [c for c in found if str(c).strip().casefold() == str(want).strip().casefold()]
+    if len(near) > 1: raise StanceDataError(f'columns {near} all match {want!r}{what}', path=path, field=want, expected=expected)
+    return near[0] if near else None
+
 def _column_map(columns:dict, found:list, path:Path) -> dict:
     "`{tidy name: file column or None}`; a column whose name matches only up to case and spaces is taken with a warning."
     bad = sorted(set(columns) - set(TIDY_COLUMNS))
@@ -55,13 +63,11 @@ def _column_map(columns:dict, found:list, path:Path) -> dict:
     out = {}
     for k in TIDY_COLUMNS:
         want = columns.get(k, k)
-        if want in found: out[k] = want; continue
-        near = [c for c in found if str(c).strip().casefold() == str(want).strip().casefold()]
-        if len(near) > 1: raise StanceDataError(f'columns {near} all match {want!r} for {k!r}', path=path, field=want,
-                                                expected=f"one of them named in columns={{'{k}': ...}}")
+        near = near_column(want, found, path, f' for {k!r}', f"one of them named in columns={{'{k}': ...}}")
+        if near == want: out[k] = want; continue
         if near:
-            warnings.warn(f"{path}: no column {want!r} for {k!r}; taking column {near[0]!r}", stacklevel=3)
-            out[k] = near[0]
+            warnings.warn(f"{path}: no column {want!r} for {k!r}; taking column {near!r}", stacklevel=3)
+            out[k] = near
         elif k in ('text', 'label'): raise StanceDataError(f'missing column {want!r} for {k!r}; found {list(found)}', path=path, field=want,
                                                            expected=f"a {k} column (columns={{'{k}': ...}})")
         elif k in columns: raise StanceDataError(f'missing column {want!r} for {k!r}; found {list(found)}', path=path, field=want,

@@ -313,8 +313,8 @@ def _lpt(seconds:Sequence[float], n:int) -> float:
 # %% ../../nbs/10n_experiment.executor.ipynb #4f5f119b
 def _train_rows(frames:Mapping, key:str) -> int|None:
     "Training rows of data key `key` at its full ratio among the plan's frames (`(key, ratio) -> frame`); None where the plan lacks it."
-    f = next((f for (k, r), f in sorted(frames.items(), key=lambda kv: -kv[0][1]) if k == key), None)
-    return None if f is None else int((f.split == 'train').sum())
+    ratios = [r for k, r in frames if k == key]
+    return int((frames[key, max(ratios)].split == 'train').sum()) if ratios else None
 
 def _store_estimate(job, ctx, measured:dict, frames:Mapping) -> tuple:
     """(seconds, basis) of a job without a training budget (majority, random, fastText) from the finished jobs of its system in this
@@ -322,16 +322,16 @@ def _store_estimate(job, ctx, measured:dict, frames:Mapping) -> tuple:
     of other sizes would price a 60,000-row dataset as a 2,000-row one); None where none finished."""
     sysname, key = job.row.system, job.keys[0]
     if (sysname, key) in measured: return measured[sysname, key], f"finished {sysname} jobs in this job store on {key}"
+    done = {k: s for (sy, k), s in measured.items() if sy == sysname}
     rows = sum(int((f.split == 'train').sum()) for f in ctx.data.values())
-    rates = {k: s / n for (sy, k), s in ((k, v) for k, v in measured.items() if isinstance(k, tuple)) if sy == sysname
-             and (n := _train_rows(frames, k))}
-    if rates: return (sum(rates.values()) / len(rates) * rows, f"finished {sysname} jobs in this job store on {', '.join(sorted(rates))}, "
-                      f"scaled to {rows:,} training rows")
-    if sysname in measured: return None, f"unknown: finished {sysname} jobs in this job store are on data this plan does not load"
+    if rates := {k: s / n for k, s in done.items() if (n := _train_rows(frames, k))}:
+        return (sum(rates.values()) / len(rates) * rows, f"finished {sysname} jobs in this job store on {', '.join(sorted(rates))}, "
+                f"scaled to {rows:,} training rows")
+    if done: return None, f"unknown: finished {sysname} jobs in this job store are on data this plan does not load"
     return None, f"unknown: no finished {sysname} job in this job store"
 
 def _store_seconds(prep:Prepared) -> dict:
-    "(system, data key) and system -> mean wall seconds of the finished jobs in this job store."
+    "(system, data key) -> mean wall seconds of the finished jobs in this job store."
     by = {}
     for rec_path in prep.root.glob('*/record.json'):
         try: r = json.loads(rec_path.read_text(encoding='utf-8')); p = r['params']
@@ -339,7 +339,6 @@ def _store_seconds(prep:Prepared) -> dict:
         if r.get('wall_time') is None: continue
         for k in list(p.get('data') or {})[:1]:
             by.setdefault((p.get('system'), k.split('@')[0].split(':')[0]), []).append(r['wall_time'])
-        by.setdefault(p.get('system'), []).append(r['wall_time'])
     return {k: float(sum(v) / len(v)) for k, v in by.items()}
 
 # %% ../../nbs/10n_experiment.executor.ipynb #6f735b65
@@ -405,9 +404,9 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
                           train_examples=n_tr, basis=basis))
     df = pd.DataFrame(lines, columns=['job', 'row', 'system', 'seconds', 'train_examples', 'basis'])
     known = [s for s in df.seconds if s is not None and s == s]
-    summary = dict(jobs=len(df), estimated=len(known), unknown=len(df) - len(known),   # hours of the estimated jobs; None: no job has one
-                   device_hours=round(sum(known) / 3600, 2) if known or not len(df) else None,
-                   wall_hours={int(n): round(_lpt(known, int(n) * jobs_per_gpu) / 3600, 2) if known or not len(df) else None for n in workers},
+    priced = bool(known) or not len(df)   # the hours of the estimated jobs; None where no job has an estimate
+    summary = dict(jobs=len(df), estimated=len(known), unknown=len(df) - len(known), device_hours=round(sum(known) / 3600, 2) if priced else None,
+                   wall_hours={int(n): round(_lpt(known, int(n) * jobs_per_gpu) / 3600, 2) if priced else None for n in workers},
                    tflops=tflops, not_run=not_run,
                    jobs_per_gpu=jobs_per_gpu, train_examples=int(df.train_examples.dropna().sum()), timed_on=device)
     return df, summary

@@ -24,7 +24,7 @@ from .batches import tokenize_pairs, token_cache_dir, EncodedDataset, make_loade
 from .batches import device_attention_masks
 from .optim import resolve_precision, make_accelerator, split_batch
 from .loop import fit, predict_logits, FitResult, TrainOOMError
-from .target_tokens import target_token_map, add_target_tokens, apply_target_tokens
+from .target_tokens import target_key, target_token_map, add_target_tokens, apply_target_tokens
 
 # %% auto #0
 __all__ = ['INPUTS_FILE', 'TrainResult', 'from_pretrained_quietly', 'input_settings', 'read_input_settings', 'check_encoder',
@@ -43,11 +43,13 @@ class TrainResult:
     fit:FitResult|None=None
 
 # %% ../../nbs/05f_train.classifier.ipynb #a63a0ca3
-def from_pretrained_quietly(cls, name, **kwargs):
+def from_pretrained_quietly(cls, name, head_trained:bool=False, # every weight from the folder, the head's too (a classifier to predict with)
+                            **kwargs):
     """`cls.from_pretrained(name, **kwargs)` without transformers' loading report, saying once and plainly what matters. A new head
     (missing or resized) is expected. Weights of the encoder that the checkpoint lacks or holds in another shape stop the load with a
     `ValueError` naming them: a folder whose config does not describe its weights would otherwise train from random values. A missing
-    pooler (sentence-embedding and NLI checkpoints have none) only warns: it starts random, as a new head does."""
+    pooler (sentence-embedding and NLI checkpoints have none) only warns: it starts random, as a new head does. With `head_trained`,
+    any weight the folder lacks is an error: the head would start random, and so would the labels it gives."""
     from transformers.utils import logging as hf_logging
     level = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
@@ -56,9 +58,13 @@ def from_pretrained_quietly(cls, name, **kwargs):
     prefix = getattr(model, 'base_model_prefix', '')
     wraps = bool(prefix) and hasattr(model, prefix)   # a task model around its encoder `model.<prefix>`: the rest is the head
     keys = list(info.get('missing_keys', [])) + [k if isinstance(k, str) else k[0] for k in info.get('mismatched_keys', [])]
+    some = lambda ks: f"{', '.join(ks[:4])}{', ...' if len(ks) > 4 else ''}"
+    if head_trained and keys:
+        raise ValueError(f"{name}: {len(keys)} weight(s) of the classifier are not in the folder ({some(sorted(keys))}): they would start "
+                         "random, and so would the labels (a plain encoder, never fine-tuned?). Predict with the folder of a `train` run or "
+                         "of a fine-tuned sequence classifier")
     bad = sorted(k for k in keys if not wraps or k.startswith(prefix + '.'))
     pooler = [k for k in bad if '.pooler.' in f'.{k}']
-    some = lambda ks: f"{', '.join(ks[:4])}{', ...' if len(ks) > 4 else ''}"
     if bad := [k for k in bad if k not in pooler]:
         n = sum(1 for _ in model.parameters())
         raise ValueError(f"{name}: {len(bad)} of the encoder's weights are not in the checkpoint or have another shape there ({some(bad)}); "
@@ -195,7 +201,7 @@ def _load_and_encode(cfg:TrainConfig, parts:dict, labels:list, pair:bool, model,
     if cfg.target_tokens:              # X-stance's "target embeddings": one reserved token per target (`cfg.target_key`) as segment A
         tmap = target_token_map(df, tok, cfg.target_key); add_target_tokens(tok, model, tmap.values())
         parts = {s: apply_target_tokens(p, tmap, cfg.target_key) if len(p) else p for s, p in parts.items()}; pair = True
-    inputs = input_settings(cfg, pair, tmap, cfg.target_key or ('question_id' if 'question_id' in df else 'target'))
+    inputs = input_settings(cfg, pair, tmap, target_key(df, cfg.target_key))
     train_df = balance_by_upsampling(parts['train'], seed=cfg.seed) if cfg.balance else parts['train']
     cache_dir = token_cache_dir() if cfg.disk_cache else None
     label2id = {l: i for i, l in enumerate(labels)}

@@ -10,7 +10,7 @@ import pandas as pd
 from ..core import StanceDataError
 
 # %% auto #0
-__all__ = ['reserved_tokens', 'target_token_map', 'apply_target_tokens', 'add_target_tokens']
+__all__ = ['reserved_tokens', 'target_key', 'target_token_map', 'apply_target_tokens', 'add_target_tokens']
 
 # %% ../../nbs/05e_train.target_tokens.ipynb #e62c278b
 _RESERVED = re.compile(r'\[unused(\d+)\]')
@@ -24,11 +24,15 @@ def reserved_tokens(tokenizer, n:int) -> list[str]:
     return [t for _, t in found[:n]]
 
 # %% ../../nbs/05e_train.target_tokens.ipynb #e783770a
+def target_key(df:pd.DataFrame, key:str|None=None) -> str:
+    "The column target tokens are keyed by: `key`, else `question_id` where `df` has it, else `target`."
+    return key or ('question_id' if 'question_id' in df else 'target')
+
 def target_token_map(df:pd.DataFrame, tokenizer, # its vocabulary's reserved `[unused…]` entries become the targets' tokens
                      key:str|None=None, # column naming the target; default `question_id` if present, else `target`
                     ) -> dict:
     "`{key value: reserved token}`, one existing `[unused…]` vocabulary entry per distinct target, in sorted order."
-    key = key or ('question_id' if 'question_id' in df else 'target')
+    key = target_key(df, key)
     if key not in df: raise StanceDataError(f"no column {key!r} to key the target tokens by; columns: {list(df.columns)}", field=key)
     vals = sorted(df[key].dropna().unique().tolist(), key=str)
     try: return dict(zip(vals, reserved_tokens(tokenizer, len(vals))))
@@ -39,12 +43,15 @@ def target_token_map(df:pd.DataFrame, tokenizer, # its vocabulary's reserved `[u
 
 # %% ../../nbs/05e_train.target_tokens.ipynb #772471d3
 def apply_target_tokens(df:pd.DataFrame, tmap:dict, key:str|None=None) -> pd.DataFrame:
-    "Replace `target` by each row's reserved token."
-    key = key or ('question_id' if 'question_id' in df else 'target')
-    out = df.copy(); tok = out[key].map(tmap)
-    if tok.isna().any(): raise StanceDataError(f"no target token for {key}={out.loc[tok.isna(), key].iloc[0]}", field=key)
-    out['target'] = tok
-    return out
+    "Replace `target` by each row's reserved token; a row whose value has none (a target never trained on) stops with that row."
+    key = target_key(df, key)
+    if key not in df: raise StanceDataError(f"no column {key!r} to key the target tokens by; columns: {list(df.columns)}", field=key)
+    tok = df[key].map(tmap)
+    if tok.isna().any():
+        n = int(tok.isna().to_numpy().argmax()); v = df[key].iloc[n]
+        raise StanceDataError(f"{key} {v!r} was not seen in training: no target token for {key}={v}", row=n + 1, field=key,
+                              expected=f"one of the {len(tmap)} {key} values it trained on, e.g. {sorted(map(str, tmap))[:3]}")
+    return df.assign(target=tok)
 
 # %% ../../nbs/05e_train.target_tokens.ipynb #a16f9a23
 def add_target_tokens(tokenizer, model, tokens:Iterable[str]) -> int:
