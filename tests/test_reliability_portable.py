@@ -47,7 +47,8 @@ def _clone(tmp:Path, store:str) -> Path:
 def test_committed_store_taken_in_from_another_folder(run, tmp_path):
     """`stance_nb reproduce benchmark --plan --from results/<store>/runs` with the committed run's parameters, from a copy of the
     repository in another folder (its own working directory and package) and with the model copied to another path: every job
-    is taken in, none is left to run (before job-store version 4, 15 of benchmark-minilm's 36 were planned again)."""
+    would be taken in, none is left to run (before job-store version 4, 15 of benchmark-minilm's 36 were planned again), and the
+    plan copies nothing into the store."""
     mirror, minilm = _mirror(), _minilm()
     if mirror is None: pytest.skip('the data mirror is not here ($STANCE_NB_DATA or ../shared/data beside the checkout)')
     params, encoders, n = COMMITTED[run]
@@ -67,7 +68,8 @@ def test_committed_store_taken_in_from_another_folder(run, tmp_path):
     plan = json.loads(p.stdout.strip().splitlines()[-1])['plan']   # --json: one line, last
     assert plan['jobs'] == 0, p.stderr[-3000:]
     assert 'not taken' not in p.stderr and 're-keyed' not in p.stderr, p.stderr[-3000:]   # the committed stores are of this version
-    assert f"{n} finished job(s) taken into" in p.stderr and len(list((tmp_path/'out'/'benchmark'/'runs').glob('*/record.json'))) == n
+    assert f"{n} finished job(s) to take (when the run starts) into" in p.stderr and plan['to_take'] == n
+    assert not list((tmp_path/'out'/'benchmark'/'runs').glob('*/record.json'))   # a plan writes nothing: the jobs are taken in when the run starts
 
 # ================================================================ a store the suite writes, read from another folder
 
@@ -104,7 +106,8 @@ def test_store_written_in_one_folder_taken_in_from_another(home, tmp_path, capfd
     for f in ('train.csv', 'test.csv', 'tiny'): (shutil.copytree if (a/f).is_dir() else shutil.copy2)(a/f, b/f)
     shutil.copytree(a/'out'/'benchmark'/'runs', b/'committed')
     plan = _reproduce(b, capfd, monkeypatch, extra=['--from', str(b/'committed')], plan=True)
-    assert plan['plan']['jobs'] == 0 and 'not taken' not in plan['err'], plan['err'][-2000:]
+    assert plan['plan']['jobs'] == 0 and plan['plan']['to_take'] == 3 and 'not taken' not in plan['err'], plan['err'][-2000:]
+    assert not list((b/'out').rglob('record.json'))   # the plan copied nothing in
     again = _reproduce(b, capfd, monkeypatch, extra=['--from', str(b/'committed')])
     assert again['conditions']['reused'] == again['conditions']['jobs'] == 3
     cells = lambda r: {(c['row'], c['column'], c['metric']): c['ours_mean'] for c in r['tables']['4']}

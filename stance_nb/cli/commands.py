@@ -539,7 +539,8 @@ def _plan(exp, P, ex, throughput:str|None, reuse_from:list=()) -> dict:
     from stance_nb.experiment import run_arguments, prepare
     tp = _throughput(throughput)   # checked before the data is read
     run_kw, folder, stem = run_arguments(exp, P)
-    summary, rows = _priced(prepare(**run_kw, reuse=[str(r) for r in reuse_from]), tp, ex)   # --from: jobs another store has are taken in
+    summary, rows = _priced(prepare(**run_kw, reuse=[str(r) for r in reuse_from], take=False), tp, ex)   # --from: what another store holds is
+                                                                                                        # counted, not copied in
     return dict(command='reproduce', experiment=exp.name, plan=summary, rows=rows, executor=ex.kind)
 
 # %% ../../nbs/12a_cli.commands.ipynb #73e9bc99

@@ -377,7 +377,8 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
     throughput, measured, toks, sizes, lines, not_run = dict(throughput or {}), _store_seconds(prep), {}, {}, [], {}
     lfo = prep.settings.get('local_files_only', False)
     todo = [(job, Context(job.row, job.seed, job.ratio, {k: prep.inp.frames[k, job.ratio] for k in job.keys}, ts, folder, prep.settings))
-            for job, ts, params, folder in prep.plan if job.row.name not in prep.inp.skipped and finished_job(prep.exp, folder, params, ts) is None]
+            for job, ts, params, folder in prep.plan if job.row.name not in prep.inp.skipped and folder not in prep.elsewhere
+            and finished_job(prep.exp, folder, params, ts) is None]   # a job another store holds is taken in when the run starts
     device = _timing_device(here)
     timed = cpu_cost(todo, prep.settings, device) if device and not prep.settings.get('smoke') else {}
     load = load_average() if timed and device == 'cpu' else None   # other processes on the cores slow the timing: said beside it
@@ -408,7 +409,7 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
     summary = dict(jobs=len(df), estimated=len(known), unknown=len(df) - len(known), device_hours=round(sum(known) / 3600, 2) if priced else None,
                    wall_hours={int(n): round(_lpt(known, int(n) * jobs_per_gpu) / 3600, 2) if priced else None for n in workers},
                    tflops=tflops, not_run=not_run,
-                   jobs_per_gpu=jobs_per_gpu, train_examples=int(df.train_examples.dropna().sum()), timed_on=device)
+                   jobs_per_gpu=jobs_per_gpu, train_examples=int(df.train_examples.dropna().sum()), timed_on=device, to_take=len(prep.elsewhere))
     return df, summary
 
 # %% ../../nbs/10n_experiment.executor.ipynb #6c338f38
@@ -418,7 +419,7 @@ def plan_text(df:pd.DataFrame, summary:dict) -> str:
     else: head = (f"{summary['jobs']} job(s) to run; {summary['device_hours']:.1f} device-hours estimated"
                   + (f" for {summary['estimated']} of them, {summary['unknown']} without an estimate (the hours below leave them out)"
                      if summary['unknown'] else ''))
-    lines = [head]
+    lines = [head] + ([f"  and {summary['to_take']} finished job(s) to take from other job stores (--from), not run"] if summary.get('to_take') else [])
     for row, g in df.groupby('row', sort=False):
         s, n = g.seconds.dropna(), g.train_examples.dropna()
         lines.append(f"  {row}: {len(g)} job(s), " + (f"{s.sum() / 3600:.2f} h" if len(s) else 'no estimate')

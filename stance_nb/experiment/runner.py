@@ -19,7 +19,8 @@ from ..records import RunRecord, read_predictions
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS, JobRequeued,
                                        out_of_memory)
 from .data import load_data, split_of, full_data_loads
-from .store import job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished, why_not_taken
+from .store import (job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished,
+                                        finished_elsewhere, why_not_taken)
 from .store import migrate_store
 from .cost import CPU_CHECKPOINT_EVERY, full_cpu_run, announce_cpu_cost
 
@@ -414,6 +415,7 @@ class Prepared:
     exp:Experiment; rows:list; keys:list; seeds:list; settings:dict; root:Path; inp:_Inputs; plan:list
     t_start:float; git:str|None; data_dir:object; attack_seed:int
     not_taken:dict=field(default_factory=dict) # job label -> why another job store's job for it was not taken (`prepare`'s `reuse`)
+    elsewhere:dict=field(default_factory=dict) # `prepare(take=False)`: job folder -> the job store it would be taken from (nothing copied)
 
 # %% ../../nbs/10j_experiment.runner.ipynb #0ffb24d6
 def prepare(exp:Experiment,
@@ -429,6 +431,7 @@ def prepare(exp:Experiment,
             specs:Mapping|None=None,        # data key -> `DataSpec` replacing or adding to the experiment's (e.g. other CV folds)
             reuse:Sequence[str|Path]=(),    # other job stores (a shared one, records committed with a run): their finished jobs with the same
                                             # parameters and intact files are copied in and reused, not run again
+            take:bool=True,                 # False (a plan): the jobs of `reuse` are found, not copied (`Prepared.elsewhere`); nothing is written
            ) -> Prepared:
     "Read what the run needs (data, test sets, fingerprints) and plan its jobs, each with its key and folder in the job store."
     t_start, git, settings = time.time(), git_sha(), dict(settings or {})   # the commit when the run starts: the code it runs, not a later one
@@ -450,16 +453,19 @@ def prepare(exp:Experiment,
               f"what a key holds changed): delete those folders ({old[0].name}, ...) to free the space")
     inp = _read_inputs(exp, rows, keys, ratios, data_dir, strict, attack_seed, settings)
     plan = _plan(exp, rows, seeds, ratios, inp, settings, root)
-    not_taken, stores = {}, [Path(r) for r in reuse]
+    not_taken, elsewhere, stores = {}, {}, [Path(r) for r in reuse]
     if stores:
-        took = collections.Counter(str(src) for job, ts, params, folder in plan if (src := import_finished(folder, params, stores)))
-        print(f"{sum(took.values())} finished job(s) taken into {portable_path(root)} from " + (', '.join(f'{portable_path(s)} ({n})' for s,
-                n in took.items()) or 'none of ' + ', '.join(map(str, reuse))))
+        found = {folder: src for job, ts, params, folder in plan
+                 if (src := (import_finished if take else finished_elsewhere)(folder, params, stores)) is not None}
+        took = collections.Counter(map(str, found.values()))
+        print(f"{sum(took.values())} finished job(s) {'taken' if take else 'to take (when the run starts)'} into {portable_path(root)} from "
+              + (', '.join(f'{portable_path(s)} ({n})' for s, n in took.items()) or 'none of ' + ', '.join(map(str, reuse))))
+        elsewhere = {} if take else found
         not_taken = {job.label: why for job, ts, params, folder in plan
-                     if not (folder/'record.json').exists() and (why := why_not_taken(folder, params, stores))}
+                     if not (folder/'record.json').exists() and folder not in found and (why := why_not_taken(folder, params, stores))}
         for label, why in list(not_taken.items())[:5]: print(f"not taken (runs here): {label}: {why}")
         if len(not_taken) > 5: print(f"... and {len(not_taken) - 5} more job(s) not taken")
-    return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed, not_taken)
+    return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed, not_taken, elsewhere)
 
 # %% ../../nbs/10j_experiment.runner.ipynb #2b317a65
 def _done_after(folder:Path, after:float|None) -> bool:

@@ -18,8 +18,8 @@ from .spec import Job, SYSTEMS
 
 # %% auto #0
 __all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'UPGRADES', 'job_key', 'content_key', 'row_model', 'job_params',
-           'job_dir', 'finished_record', 'import_finished', 'check_job_stores', 'param_diff', 'why_not_taken',
-           'older_jobs', 'save_job', 'save_failure', 'job_failure', 'migrate_store', 'export_jobs']
+           'job_dir', 'finished_record', 'finished_elsewhere', 'import_finished', 'check_job_stores', 'param_diff',
+           'why_not_taken', 'older_jobs', 'save_job', 'save_failure', 'job_failure', 'migrate_store', 'export_jobs']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
 KEY_VERSION = 4   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in;
@@ -140,18 +140,25 @@ def _lines(path:Path) -> int:
     with open(path, 'rb') as f: return sum(1 for _ in f)
 
 # %% ../../nbs/10h_experiment.store.ipynb #79865db9
+def finished_elsewhere(folder:Path,          # the job's folder in this job store
+                       params:dict,           # its parameters (`job_params`)
+                       sources:Sequence[Path], # other job stores (a shared one, the records committed with a run), searched in order
+                      ) -> Path|None:
+    """The first of `sources` that holds the job finished, with the same parameters and intact files (`finished_record`), when
+    `folder` does not exist yet or is empty (what an interrupted claim leaves): what `import_finished` would take; nothing is written."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())): return None
+    return next((Path(src) for src in sources
+                 if (Path(src)/folder.name).resolve() != folder.resolve() and finished_record(Path(src)/folder.name, params) is not None), None)
+
 def import_finished(folder:Path,          # the job's folder in this job store
                     params:dict,           # its parameters (`job_params`)
                     sources:Sequence[Path], # other job stores (a shared one, the records committed with a run), searched in order
                    ) -> Path|None:
-    """Copy the job's finished record and predictions from the first of `sources` that holds them with the same parameters and
-    intact files (`finished_record`) into `folder`, when `folder` does not exist yet or is empty (what an interrupted claim leaves);
-    returns that source (`None`: nothing taken). The copy lands whole or not at all (a temporary sibling renamed into place), so a
-    reader never sees half of it; a folder that holds anything (a worker's claim, a job's own files) is never replaced."""
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())): return None
-    for src in sources:
-        cand = Path(src)/folder.name
-        if cand.resolve() == folder.resolve() or finished_record(cand, params) is None: continue
+    """Copy the job's finished record and predictions from the first of `sources` that holds them (`finished_elsewhere`) into
+    `folder`; returns that source (`None`: nothing taken). The copy lands whole or not at all (a temporary sibling renamed into
+    place), so a reader never sees half of it; a folder that holds anything (a worker's claim, a job's own files) is never replaced."""
+    if (src := finished_elsewhere(folder, params, sources)) is not None:
+        cand = src/folder.name
         if folder.exists():
             try: folder.rmdir()   # only an empty folder goes, atomically: one a worker has claimed meanwhile holds its lock and stays
             except OSError: return None
@@ -164,7 +171,7 @@ def import_finished(folder:Path,          # the job's folder in this job store
             raise disk_full(folder, e, 'copy a finished job into') if out_of_space(e) else e
         try: os.rename(tmp, folder)
         except OSError: shutil.rmtree(tmp, ignore_errors=True); return None   # another worker took it in first
-        return Path(src)
+        return src
     return None
 
 # %% ../../nbs/10h_experiment.store.ipynb #3fcfaa63
