@@ -211,8 +211,9 @@ def cheese_scores(gold, pred, labels:Sequence|None=None) -> dict:
 
 # %% ../nbs/02_metrics.ipynb #15a2d423
 def summarize(values:Iterable[float]) -> dict:
-    "Mean, sample standard deviation (ddof=1; NaN when n < 2) and count of `values`."
-    v = np.asarray([np.nan if x is None else x for x in values], dtype=float)
+    """Mean, sample standard deviation (ddof=1; NaN when n < 2) and count of `values`; taken over the values sorted, so that the
+    order they come in (the order jobs finished) never moves a digit."""
+    v = np.sort(np.asarray([np.nan if x is None else x for x in values], dtype=float))
     if len(v) == 0: raise ValueError('summarize: no values')
     if np.isnan(v).any(): raise ValueError(f'summarize: {int(np.isnan(v).sum())} missing value(s) among {len(v)}')
     return dict(mean=float(v.mean()), std=float(v.std(ddof=1)) if len(v) > 1 else float('nan'), n=int(len(v)))

@@ -59,9 +59,10 @@ def _lacks(u:tuple, lacking:dict, units:Sequence[str]) -> str:
 
 # %% ../../nbs/10k_experiment.tables.ipynb #fa169cd3
 def common_mean(s:pd.DataFrame, by:list, units:Sequence[str], over:str='key', what:str='datasets') -> pd.DataFrame:
-    "Mean of `value` over the `over` values every unit has, per `by` and seed; `keys` names the set, `note` says it (and what was left out)."
+    """Mean of `value` over the `over` values every unit has, per `by` and seed; `keys` names the set, `note` says it (and what was left
+    out). The values are summed in sorted order: the order the jobs finished in never moves a digit."""
     common, lacking = common_keys(s, units, over)
-    a = s[s[over].isin(common)].groupby(by + ['seed'], dropna=False).value.mean().reset_index()
+    a = s[s[over].isin(common)].sort_values('value', kind='stable').groupby(by + ['seed'], dropna=False).value.mean().reset_index()
     note = set_note(common, lacking, units, seen=set(s[list(units)].itertuples(index=False, name=None)), what=what)
     return a.assign(keys='+'.join(map(str, common)),
                     note=[note + _lacks(tuple(r[c] for c in units), lacking, units) for _, r in a.iterrows()])
