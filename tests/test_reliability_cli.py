@@ -217,9 +217,11 @@ _INTERRUPTED = textwrap.dedent('''
     sys.exit(main(['presets']))
 ''')
 
-def test_ctrl_c_with_workers_is_one_line(tmp_path):
+@pytest.mark.parametrize('sig,code,said', [(signal.SIGINT, 130, 'interrupted'), (signal.SIGTERM, 143, 'terminated (SIGTERM)')])
+def test_ctrl_c_with_workers_is_one_line(tmp_path, sig, code, said):
     """Ctrl-C (SIGINT to the terminal's process group) once two local workers are submitted: exit 130 and one line that says it was
-    interrupted and how to resume; no traceback (submitit's controllers printed theirs), and no worker process is left."""
+    interrupted and how to resume; no traceback (submitit's controllers printed theirs), and no worker process is left. A SIGTERM to
+    the group (`kill`, Slurm's `scancel` or time limit) the same, with exit 143 and its own word."""
     from stance_nb.fixtures.benchmark import write_benchmark_fixtures
     data, log = write_benchmark_fixtures(tmp_path/'data', ['ibmcs']), tmp_path/'jobs.log'
     a = dict(data=str(data), out=str(tmp_path/'runs'), log=str(log))
@@ -232,13 +234,13 @@ def test_ctrl_c_with_workers_is_one_line(tmp_path):
         for line in p.stdout:
             if line.startswith('submitted 2 worker(s)'): break
         time.sleep(1.0)   # the controllers wait for their workers
-        os.killpg(p.pid, signal.SIGINT)
+        os.killpg(p.pid, sig)
         out, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None: os.killpg(p.pid, signal.SIGKILL)
-    assert p.returncode == 130 and 'Traceback' not in err and 'KeyboardInterrupt' not in err, err[-3000:]
-    said = [l for l in err.replace('\r', '\n').splitlines() if 'interrupted' in l]
-    assert len(said) == 1 and said[0].startswith('stance_nb presets: interrupted') and 'run the same command again to resume' in said[0], err
+    assert p.returncode == code and 'Traceback' not in err and 'KeyboardInterrupt' not in err, err[-3000:]
+    lines = [l for l in err.replace('\r', '\n').splitlines() if said in l]
+    assert len(lines) == 1 and lines[0].startswith(f'stance_nb presets: {said}') and 'run the same command again to resume' in lines[0], err
     for _ in range(100):
         if not _group_alive(p.pid): break
         time.sleep(0.1)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/12b_cli.main.ipynb #b55d4bcf
 from __future__ import annotations
-import argparse, contextlib, json, os, sys
+import argparse, contextlib, json, os, signal, sys, threading
 from pathlib import Path
 import numpy as np
 from .options import (UsageError, run_options, data_options, common_options, split_names, name_pairs, add_config_options,
@@ -15,7 +15,7 @@ from ..core import StanceDataError
 
 # %% auto #0
 __all__ = ['LEADERBOARD_ALIASES', 'reproduce_parameters', 'make_parser', 'help_texts', 'set_threads', 'run_command',
-           'interrupted_line', 'written_files', 'score_lines', 'readable', 'main']
+           'interrupted_line', 'Terminated', 'sigterm_interrupts', 'written_files', 'score_lines', 'readable', 'main']
 
 # %% ../../nbs/12b_cli.main.ipynb #cd708472
 class _Parser(argparse.ArgumentParser):
@@ -313,11 +313,25 @@ def _one_line(e:BaseException) -> str:
     return msg if isinstance(e, (StanceDataError, FileNotFoundError, UsageError)) else f"{type(e).__name__}: {msg}"
 
 # %% ../../nbs/12b_cli.main.ipynb #a09c50bb
-def interrupted_line(argv:list) -> str:
-    "The one line printed on Ctrl-C: what was interrupted and how to resume."
+def interrupted_line(argv:list, how:str='interrupted') -> str:
+    "The one line printed on Ctrl-C (or `how`, e.g. a SIGTERM): what was interrupted and how to resume."
     cmd = next((a for a in argv if not a.startswith('-')), '')
-    return (f"stance_nb{' ' + cmd if cmd else ''}: interrupted; what had finished is kept (jobs, checkpoints, records): "
+    return (f"stance_nb{' ' + cmd if cmd else ''}: {how}; what had finished is kept (jobs, checkpoints, records): "
             "run the same command again to resume")
+
+class Terminated(KeyboardInterrupt):
+    "A SIGTERM (`kill`, Slurm's time limit or `scancel`, a container stopping), raised where the command was, as Ctrl-C is."
+
+@contextlib.contextmanager
+def sigterm_interrupts():
+    """While active, a SIGTERM raises `Terminated` in the main thread, so that a run stops as on Ctrl-C (its files whole, one line
+    said) instead of dying without a word; a handler someone else installed, or a call off the main thread, is left as it is."""
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield; return
+    def raise_terminated(signum, frame): raise Terminated()
+    signal.signal(signal.SIGTERM, raise_terminated)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 # %% ../../nbs/12b_cli.main.ipynb #93747756
@@ -366,7 +380,9 @@ def main(argv:list|None=None) -> int:
     argv = [a for a in argv if a != '--debug']
     as_json = '--json' in argv
     try:
-        with _stdout_to_stderr() if as_json else contextlib.nullcontext(): res = run_command(argv)
+        with sigterm_interrupts(), _stdout_to_stderr() if as_json else contextlib.nullcontext(): res = run_command(argv)
+    except Terminated:
+        print(interrupted_line(argv, 'terminated (SIGTERM)'), file=sys.stderr); return 143
     except KeyboardInterrupt:
         print(interrupted_line(argv), file=sys.stderr); return 130
     except Exception as e:
