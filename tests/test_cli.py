@@ -126,6 +126,10 @@ def test_evaluate_asks_which_label_column(own, tmp_path, capfd):
     out = capfd.readouterr()
     assert json.loads(out.out)['matched_by'] == 'id' and json.loads(out.out)['scores']['accuracy'] == 0, out.out   # by id, though reversed
     assert "reading column 'ID' as 'id'" in out.err and "reading column 'Label' as 'label'" in out.err
+    pd.DataFrame(dict(ID=test.id, Label=['AGAINST'] * (len(test) - 1) + ['MAYBE'])).to_csv(tmp_path/'odd.csv', index=False)
+    assert main(['evaluate', *opts, '--predictions', str(tmp_path/'odd.csv')]) == 1
+    err = capfd.readouterr().err
+    assert f"row {len(test)}" in err and "field 'Label'" in err and "unknown label 'MAYBE'" in err, err   # the file's own column named
     both[['id', 'text', 'label']].to_csv(tmp_path/'itself.csv', index=False)
     res = _run(['evaluate', *opts, '--predictions', str(tmp_path/'itself.csv')], capfd)
     assert res['scores']['accuracy'] == 1 and 'may be the test data itself' in res['warning']

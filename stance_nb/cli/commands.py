@@ -249,9 +249,10 @@ def _named_column(t, name:str, path, option:str, required:bool=True) -> str|None
 def _read_pred(path:str, column:str|None,
                id_column:str|None=None, # the ids' column (JSONL: field); None: 'id' where the file has it, else none (matched by position)
                known:list|None=None,    # the labels: with `column` None, another column of them only makes the choice ambiguous
-              ) -> tuple[list, list|None, list]:
+              ) -> tuple[list, list|None, list, str]:
     """Predicted labels from the official JSONL (`{"label": ...}`, with `"id"` when known) or from a CSV's `column` (a `.tsv` file:
-    tab-separated) and its ids: labels (`clean_labels`), ids (`None` when the file has none) and each prediction's row (CSV) or line (JSONL).
+    tab-separated) and its ids: labels (`clean_labels`), ids (`None` when the file has none), each prediction's row (CSV) or line (JSONL)
+    and the column or field read.
     An `id_column` given and absent is an error naming the file's columns: matching by position instead would be silent. With no
     `column`, a CSV's is `label` (or its one other spelling, `Label`, said so); a second column holding only `known` labels (the gold
     labels a `predict` CSV keeps beside its predictions) is an error that asks which one."""
@@ -268,7 +269,7 @@ def _read_pred(path:str, column:str|None,
                                                f"beside its predictions)", path=path, field=col,
                                                expected="--label-column naming the column of predictions")
         return (clean_labels(t[col].tolist(), path, col),
-                t[key].tolist() if key in t.columns else None, list(range(1, len(t) + 1)))
+                t[key].tolist() if key in t.columns else None, list(range(1, len(t) + 1)), col)
     recs = read_jsonl(path, required=['label'], line_numbers=True)
     if id_column and not any(id_column in r for n, r in recs):
         raise StanceDataError(f"no field {id_column!r} (--id-column) on any line; its fields: {sorted({k for n, r in recs for k in r})}",
@@ -278,7 +279,7 @@ def _read_pred(path:str, column:str|None,
         n = next(n for n, r in recs if key not in r)
         raise StanceDataError("a prediction without an id among predictions with ids", path=path, row=n, field=key,
                               expected='an id on every line or on none')
-    return clean_labels([r['label'] for n, r in recs], path), [r[key] for n, r in recs] if with_id else None, [n for n, r in recs]
+    return clean_labels([r['label'] for n, r in recs], path), [r[key] for n, r in recs] if with_id else None, [n for n, r in recs], 'label'
 
 # %% ../../nbs/12a_cli.commands.ipynb #341248ff
 def match_predictions(test, labels:list, ids:list|None, rows:list, path:str) -> tuple[list, str]:
@@ -334,9 +335,9 @@ def _evaluate(args) -> dict:
     df = _load(spec, args, need_train=False)
     test = df[df.split == 'test'].reset_index(drop=True)
     labels = list(df.attrs.get('labels') or info.labels)
-    read = _read_pred(args.predictions, args.label_column, args.id_column, known=labels)
-    _check_predicted(read[0], read[2], args.predictions, labels, (args.label_column or 'label') if _is_table(args.predictions) else 'label')
-    pred, by = match_predictions(test, *read, args.predictions)
+    predicted, ids, rows, field = _read_pred(args.predictions, args.label_column, args.id_column, known=labels)
+    _check_predicted(predicted, rows, args.predictions, labels, field)
+    pred, by = match_predictions(test, predicted, ids, rows, args.predictions)
     if by == 'position':
         print(f"{args.predictions}: no ids, so the predictions are matched to the test rows by position (test-file order)", file=sys.stderr)
     gold = test.label.tolist()
