@@ -20,7 +20,7 @@ from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFai
                                        out_of_memory)
 from .data import load_data, split_of, full_data_loads
 from .store import (job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished,
-                                        finished_elsewhere, why_not_taken)
+                                        finished_elsewhere, why_not_taken, check_job_stores)
 from .store import migrate_store
 from .cost import CPU_CHECKPOINT_EVERY, full_cpu_run, announce_cpu_cost
 
@@ -435,8 +435,7 @@ def prepare(exp:Experiment,
            ) -> Prepared:
     "Read what the run needs (data, test sets, fingerprints) and plan its jobs, each with its key and folder in the job store."
     t_start, git, settings = time.time(), git_sha(), dict(settings or {})   # the commit when the run starts: the code it runs, not a later one
-    if gone := [str(r) for r in reuse if not Path(r).is_dir()]: raise FileNotFoundError(f"reuse: no job store at {gone[0]} (expected a folder of job "
-        "folders)")
+    check_job_stores(reuse, 'reuse')   # a store that is not there, or holds no job records, would take nothing in without a word
     if settings.get('checkpoint_every') is None and full_cpu_run(settings):
         settings['checkpoint_every'] = CPU_CHECKPOINT_EVERY   # an epoch of full data takes hours on a CPU: an interrupted job loses minutes, not its
                                                               # epoch
