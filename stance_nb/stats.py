@@ -268,6 +268,7 @@ def best_and_ties(gold,                 # gold labels
                   alpha:float=0.05,     # significance level
                   test:str='bootstrap', # 'bootstrap' (`paired_bootstrap`) or 'randomization' (`approximate_randomization`)
                   min_examples:int=MIN_TEST_EXAMPLES, # fewer test examples than this: no test
+                  best:str|None=None,   # the system the others are tested against; default: the highest macro-F1 on these predictions
                  ) -> pd.DataFrame:
     """One row per system: `system, score` (macro-F1), `p_vs_best` with its `p_floor` and `method`, `tied_with_best` (not significantly
     below the best; None where there is no test), `best`, `no_test` (why there is no test, else '')."""
@@ -276,8 +277,9 @@ def best_and_ties(gold,                 # gold labels
     if not preds: raise ValueError('best_and_ties: no systems to compare')
     alpha = _check_alpha(alpha)
     codes, _ = _encode(gold, list(preds.values()), ['gold', *(f'preds[{s!r}]' for s in preds)])   # a missing label, named, before any score
+    if best is not None and best not in preds: raise ValueError(f"best_and_ties: best={best!r} is not among the systems {list(preds)}")
     scores = {s: f1_macro(gold, p) for s, p in preds.items()}
-    best, m = max(scores, key=scores.get), codes.shape[1]
+    best, m = best if best is not None else max(scores, key=scores.get), codes.shape[1]
     why = f"{m} test example{'s' * (m != 1)}, fewer than {min_examples}: no test" if m < min_examples else ''
     rows = []
     for s, score in scores.items():

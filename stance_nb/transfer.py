@@ -23,6 +23,7 @@ from .systems.mdl import MDL_PRESETS
 from .leaderboard.spec import LEADERBOARD_BENCHMARK
 from .leaderboard.params import LeaderboardArgs
 from .leaderboard.run import leaderboard_run_kw, smoke_outputs, kept_defaults, run_jobs
+from .leaderboard.build import first_seed
 
 # %% auto #0
 __all__ = ['TRANSFER_MODELS', 'REST', 'SMOKE_TRANSFER', 'transfer_key', 'split_key', 'transfer_specs', 'TransferArgs',
@@ -280,6 +281,7 @@ def transfer(args:TransferArgs|None=None,   # the transfer's parameters, checked
     run = run if run is not None else prepare_transfer(args)
     a, prep = run.args, run.prep
     res, _, preds = run_jobs(run, executor)
+    preds = first_seed(preds)   # the intervals use the first seed's predictions
     s = res.scores
     s = s[(s.test == 'test') & (s.metric == 'f1_macro') & s.row.isin(list(run.rows))].assign(system=lambda d: d.row.map(run.rows))
     scores = s.groupby(['system', 'key']).value.agg(['mean', 'std', 'count']).reset_index()

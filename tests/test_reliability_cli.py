@@ -217,11 +217,13 @@ _INTERRUPTED = textwrap.dedent('''
     sys.exit(main(['presets']))
 ''')
 
-@pytest.mark.parametrize('sig,code,said', [(signal.SIGINT, 130, 'interrupted'), (signal.SIGTERM, 143, 'terminated (SIGTERM)')])
-def test_ctrl_c_with_workers_is_one_line(tmp_path, sig, code, said):
+@pytest.mark.parametrize('sig,code,said,group', [(signal.SIGINT, 130, 'interrupted', True), (signal.SIGTERM, 143, 'terminated (SIGTERM)', True),
+                                                  (signal.SIGINT, 130, 'interrupted', False)], ids=['ctrl_c', 'sigterm', 'sigint_main_only'])
+def test_ctrl_c_with_workers_is_one_line(tmp_path, sig, code, said, group):
     """Ctrl-C (SIGINT to the terminal's process group) once two local workers are submitted: exit 130 and one line that says it was
     interrupted and how to resume; no traceback (submitit's controllers printed theirs), and no worker process is left. A SIGTERM to
-    the group (`kill`, Slurm's `scancel` or time limit) the same, with exit 143 and its own word."""
+    the group (`kill`, Slurm's `scancel` or time limit) the same, with exit 143 and its own word. A signal to the main process alone
+    (`kill -INT PID`) stops the workers too: they are cancelled (they went on and finished their jobs)."""
     from stance_nb.fixtures.benchmark import write_benchmark_fixtures
     data, log = write_benchmark_fixtures(tmp_path/'data', ['ibmcs']), tmp_path/'jobs.log'
     a = dict(data=str(data), out=str(tmp_path/'runs'), log=str(log))
@@ -234,7 +236,7 @@ def test_ctrl_c_with_workers_is_one_line(tmp_path, sig, code, said):
         for line in p.stdout:
             if line.startswith('submitted 2 worker(s)'): break
         time.sleep(1.0)   # the controllers wait for their workers
-        os.killpg(p.pid, sig)
+        (os.killpg if group else os.kill)(p.pid, sig)
         out, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None: os.killpg(p.pid, signal.SIGKILL)

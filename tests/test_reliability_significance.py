@@ -34,7 +34,55 @@ def _three_rows():
     gold, a, b = ['AGAINST', 'FAVOR', 'NONE'], ['AGAINST', 'FAVOR', 'NONE'], ['FAVOR', 'NONE', 'AGAINST']
     assert paired_bootstrap(gold, a, b)['p'] == approximate_randomization(gold, a, b)['p'] == 0.25
 
-TINY = {'one_row_leaderboard': _one_row_leaderboard, 'one_row_bootstrap': _one_row_bootstrap, 'three_rows': _three_rows}
+def _seeds_leaderboard(keys:dict, preds:dict):
+    "A leaderboard of two seeded systems over `keys` (key -> gold labels) with `preds[key][system][seed]` and the page's Markdown."
+    from stance_nb.experiment import RunResult
+    from stance_nb.leaderboard.build import Leaderboard, build_leaderboard
+    from stance_nb.leaderboard.render import leaderboard_markdown
+    from stance_nb.metrics import f1_macro
+    rows = {'A': 'a', 'B': 'b', 'C': 'c'}
+    back = {v: k for k, v in rows.items()}
+    scores = [dict(row=back[sy], key=k, test='test', ratio=1.0, seed=x, table='4', column=k, metric='f1_macro', value=f1_macro(keys[k], p),
+                   job=f'{sy}{x}{k}') for k, by in preds.items() for sy, runs in by.items() for x, p in runs.items()]
+    res = RunResult(pd.DataFrame(scores), {}, {}, {})
+    used = {r: s for r, s in rows.items() if any(s in by for by in preds.values())}
+    table, tests, stats = build_leaderboard(res, keys, preds, used, n_resamples=300)
+    return table, tests, stats, leaderboard_markdown(Leaderboard(table, tests, stats, res))
+
+def _untested_first_seed_winner():
+    """On a one-row test set the system right on its first seed only is neither the dataset's best (the higher mean is) nor marked †
+    (it was: the tests took the first seed's winner as the best, so it was 'tied with the best' on an untested dataset); the ranks and
+    the Friedman test leave out datasets of fewer than 30 test examples, and say so."""
+    rng = np.random.default_rng(0)
+    big = list(rng.choice(['FAVOR', 'AGAINST'], 60))
+    flip = lambda g, k: [('AGAINST' if y == 'FAVOR' else 'FAVOR') if i < k else y for i, y in enumerate(g)]
+    keys = {'one': ['FAVOR'], 'big1': big, 'big2': big[::-1]}
+    preds = {'one': {'a': {1: ['AGAINST'], 2: ['FAVOR']}, 'b': {1: ['FAVOR'], 2: ['AGAINST']}, 'c': {1: ['FAVOR'], 2: ['FAVOR']}},
+             'big1': {'a': {1: flip(big, 5), 2: flip(big, 5)}, 'b': {1: flip(big, 20), 2: flip(big, 20)},
+                      'c': {1: flip(big, 30), 2: flip(big, 30)}},
+             'big2': {'a': {1: flip(big[::-1], 5), 2: flip(big[::-1], 5)}, 'b': {1: flip(big[::-1], 20), 2: flip(big[::-1], 20)},
+                      'c': {1: flip(big[::-1], 30), 2: flip(big[::-1], 30)}}}
+    table, tests, stats, md = _seeds_leaderboard(keys, preds)
+    one = tests[tests.key == 'one'].set_index('system')
+    assert one.best.c and one.tied_with_best.a is None and one.tied_with_best.b is None, one   # c: mean 1.0, the table's bold
+    assert '†' not in [l for l in md.splitlines() if l.startswith('| b |')][0], md
+    assert stats['ranked'] == ['big1', 'big2'] and stats['not_ranked'] == {'one': '1 test example, fewer than 30'}, stats
+    assert stats.get('friedman', {}).get('N', 2) == 2 and 'left out of the ranks: one (1 test example, fewer than 30)' in md, md
+
+def _seed_dependent_verdict():
+    """Significantly below the best on one seed and not on the other: not marked below (p, the largest over the seeds, ≥ α), and the
+    tests name each seed's p (the first seed's alone decided it)."""
+    rng = np.random.default_rng(1)
+    gold = list(rng.choice(['FAVOR', 'AGAINST'], 200))
+    flip = lambda k: [('AGAINST' if y == 'FAVOR' else 'FAVOR') if i < k else y for i, y in enumerate(gold)]
+    table, tests, stats, md = _seeds_leaderboard({'d': gold}, {'d': {'a': {1: flip(0), 2: flip(10)}, 'b': {1: flip(60), 2: flip(12)}}})
+    b = tests.set_index('system').loc['b']
+    seeds = dict(x.split(': ') for x in b.p_by_seed.split('; '))
+    assert float(seeds['seed 1']) < 0.05 <= float(seeds['seed 2']) and b.p_vs_best == max(map(float, seeds.values())), b
+    assert b.tied_with_best == True, b   # noqa: E712 (a numpy bool in the row)
+
+TINY = {'one_row_leaderboard': _one_row_leaderboard, 'one_row_bootstrap': _one_row_bootstrap, 'three_rows': _three_rows,
+        'untested_first_seed_winner': _untested_first_seed_winner, 'seed_dependent_verdict': _seed_dependent_verdict}
 
 @pytest.mark.parametrize('case', list(TINY))
 def test_tiny_test_set_claims_no_significance(case):

@@ -251,11 +251,9 @@ def _read_pred(path:str, column:str|None,
                known:list|None=None,    # the labels: with `column` None, another column of them only makes the choice ambiguous
               ) -> tuple[list, list|None, list, str]:
     """Predicted labels from the official JSONL (`{"label": ...}`, with `"id"` when known) or from a CSV's `column` (a `.tsv` file:
-    tab-separated) and its ids: labels (`clean_labels`), ids (`None` when the file has none), each prediction's row (CSV) or line (JSONL)
-    and the column or field read.
-    An `id_column` given and absent is an error naming the file's columns: matching by position instead would be silent. With no
-    `column`, a CSV's is `label` (or its one other spelling, `Label`, said so); a second column holding only `known` labels (the gold
-    labels a `predict` CSV keeps beside its predictions) is an error that asks which one."""
+    tab-separated): labels (`clean_labels`), ids (`None`: the file has none), each one's row (CSV) or line (JSONL), the column read.
+    An `id_column` given and absent is an error naming the file's columns: matching by position instead would be silent. With no `column`,
+    a CSV's is `label` (or `Label`, said so); a second column of `known` labels only (a `predict` CSV's gold labels) is an error."""
     from stance_nb.data.core import read_table
     from stance_nb.records import read_jsonl, clean_labels
     key, suffix = id_column or 'id', Path(path).suffix.lower()

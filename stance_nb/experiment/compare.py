@@ -12,7 +12,7 @@ from .spec import Experiment
 
 # %% auto #0
 __all__ = ['FACETS', 'Side', 'differences', 'not_comparable', 'guarded_delta', 'paper_over_systems', 'is_mdl', 'table_sides',
-           'guard_table']
+           'guard_table', 'data_differences', 'data_notes']
 
 # %% ../../nbs/10p_experiment.compare.ipynb #14b6dccf
 FACETS = ('datasets', 'systems', 'attacks', 'training sets', 'ratio', 'metric')   # what both sides of a Δ must share
@@ -121,4 +121,41 @@ def guard_table(cmp:pd.DataFrame, # a compared table (`report.CSV_COLUMNS`)
         cmp.loc[i, 'delta'] = float('nan')
         if r.status == 'ok': cmp.loc[i, 'status'] = 'not comparable'
         cmp.loc[i, 'note'] = '; '.join(x for x in (why, r.note) if isinstance(x, str) and x)
+    return cmp
+
+# %% ../../nbs/10p_experiment.compare.ipynb #1e8a835e
+def _sizes(n:Mapping, order:Sequence[str]) -> str:
+    "Split sizes as `6,842/1,568/2,725`, in `order`."
+    return '/'.join(f"{n.get(s, 0):,}" for s in order)
+
+def data_differences(exp:Experiment, data:Mapping) -> dict:
+    """Data key -> how the run's data (`data`: the conditions' `data`, with each key's split sizes `n` and `fingerprints`) differ from what
+    the paper's cells rest on (`Experiment.reference_data`): split sizes other than the paper's, or content other than that of the data
+    the committed reproductions ran on. Keys without a reference, or read as another dataset or with other options, are left out."""
+    out = {}
+    for k, d in data.items():
+        ref, spec = exp.reference_data.get(k), exp.data.get(k)
+        if not ref or spec is None or d.get('dataset') != spec.dataset or dict(d.get('options') or {}) != dict(spec.options): continue
+        said, n, fps, seen = [], d.get('n') or {}, d.get('fingerprints') or {}, ref.get('checked') or {}
+        if (pn := ref.get('paper_n')) and n and any(n.get(s) != v for s, v in pn.items()):
+            said.append(f"{_sizes(n, list(pn))} rows ({'/'.join(pn)}) here, {_sizes(pn, list(pn))} in the paper")
+        changed = [(s, fps[f], seen[s]) for s, f in (('test', f'{k}:test'), ('all', f'{k}@1')) if seen.get(s) and fps.get(f) and fps[f] != seen[s]]
+        if changed:
+            s, here, there = changed[0]
+            said.append(f"{'the test set differs' if s == 'test' else 'the training or dev data differ'} from the data the committed reproductions "
+                        f"ran on (fingerprint {here} here, {there} there)")
+        if said: out[k] = '; '.join(said)
+    return out
+
+# %% ../../nbs/10p_experiment.compare.ipynb #a6f927e0
+def data_notes(cmp:pd.DataFrame, # a compared table (`report.CSV_COLUMNS`)
+               sides:Mapping,    # (row, column, metric) -> (our side, the paper's side), from `table_sides`
+               diff:Mapping,     # data key -> how its data differ from the paper's (`data_differences`)
+              ) -> pd.DataFrame:
+    "`cmp` with a note first on each cell next to a paper number whose datasets (our side) include one of `diff`: the Δ is over other data."
+    cmp = cmp.copy()
+    for i, r in cmp.iterrows():
+        if (r.row, r.column, r.metric) not in sides or pd.isna(r.paper): continue
+        said = [f"{k}: {diff[k]}" for k in sides[r.row, r.column, r.metric][0].datasets if k in diff]
+        if said: cmp.loc[i, 'note'] = '; '.join(x for x in (f"data differ from the paper's ({'; '.join(said)})", r.note) if isinstance(x, str) and x)
     return cmp

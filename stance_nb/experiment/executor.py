@@ -4,12 +4,12 @@
 
 # %% ../../nbs/10n_experiment.executor.ipynb #7629a415
 from __future__ import annotations
-import importlib, json, os, shlex, socket, sys, time, warnings
+import importlib, json, os, shlex, signal, socket, sys, time, warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence
 import pandas as pd
-import submitit, yaml
+import psutil, submitit, yaml
 from ..core import progress, available_cpus, load_average, write_text, portable_path
 from ..claims import pid_alive, worker_id
 from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped, JobRequeued
@@ -224,6 +224,12 @@ def _worker_errors(jobs:list) -> list[str]:
     return out
 
 # %% ../../nbs/10n_experiment.executor.ipynb #34fe588c
+def _interrupt_workers():
+    "SIGINT to every process this one started (submitit-local's controllers and their workers): each stops as on Ctrl-C, its files whole."
+    for p in psutil.Process().children(recursive=True):
+        try: p.send_signal(signal.SIGINT)
+        except psutil.Error: pass   # ended meanwhile
+
 def run_on(ex:Executor, force:bool=False, finished_only:bool=False, **run_kw) -> RunResult|None:
     """Run an experiment's jobs (`prepare`'s arguments in `run_kw`) on executor `ex`: submit workers for the jobs still to run,
     wait for them (progress from the job store), then build the result from the job store. `None` when `ex.wait` is False."""
@@ -260,24 +266,28 @@ def run_on(ex:Executor, force:bool=False, finished_only:bool=False, **run_kw) ->
         return None
     n = sum(1 for job, *_ in prep.plan if job.row.name not in prep.inp.skipped)
     bar, retries = progress(None, total=n, desc=f'{prep.exp.name} ({ex.kind})'), ex.retries
-    while True:
-        st, pending = todo()
-        bar.n = len(st['finished']) + len(st['failed']); bar.set_postfix(running=len(st['running']), failed=len(st['failed']),
-                                                                         pending=len(pending)); bar.refresh()
-        if not pending and not st['running']: break
-        if all(j.done() for j in jobs) and not st['running']:   # jobs left and no worker for them: workers died or crashed
-            for line in _worker_errors(jobs): warnings.warn(line)
-            if (back := _requeued(jobs)) and ex.jobs_per_gpu > 1 and not ex.attach:   # out of memory beside other jobs: once more, alone
-                print(f"{len(back)} job(s) requeued after running out of GPU memory with {ex.jobs_per_gpu} jobs per GPU "
-                      f"({back[0]['job']}: {back[0]['reason']}): submitting new workers, 1 job per GPU")
-                ex = replace(ex, jobs_per_gpu=1)
-                jobs = submit(_workers(ex, len(pending)))
-                continue
-            if retries == 0 or ex.attach: break
-            retries -= 1
-            print(f"{len(pending)} job(s) left by workers that ended without them: submitting new workers")
-            jobs = submit(min(ex.workers or len(pending), len(pending)))
-        time.sleep(ex.poll_s)
+    try:
+        while True:
+            st, pending = todo()
+            bar.n = len(st['finished']) + len(st['failed']); bar.set_postfix(running=len(st['running']), failed=len(st['failed']),
+                                                                             pending=len(pending)); bar.refresh()
+            if not pending and not st['running']: break
+            if all(j.done() for j in jobs) and not st['running']:   # jobs left and no worker for them: workers died or crashed
+                for line in _worker_errors(jobs): warnings.warn(line)
+                if (back := _requeued(jobs)) and ex.jobs_per_gpu > 1 and not ex.attach:   # out of memory beside other jobs: once more, alone
+                    print(f"{len(back)} job(s) requeued after running out of GPU memory with {ex.jobs_per_gpu} jobs per GPU "
+                          f"({back[0]['job']}: {back[0]['reason']}): submitting new workers, 1 job per GPU")
+                    ex = replace(ex, jobs_per_gpu=1)
+                    jobs = submit(_workers(ex, len(pending)))
+                    continue
+                if retries == 0 or ex.attach: break
+                retries -= 1
+                print(f"{len(pending)} job(s) left by workers that ended without them: submitting new workers")
+                jobs = submit(min(ex.workers or len(pending), len(pending)))
+            time.sleep(ex.poll_s)
+    except KeyboardInterrupt:   # Ctrl-C or SIGTERM to this process alone: this machine's workers stop with it, as on a Ctrl-C to the
+        if ex.kind == 'submitit-local': _interrupt_workers()   # terminal's group (a cluster's keep running, and `attach` waits again)
+        raise
     bar.close()
     res = execute(prep, force=force, finished_only=True, allow_failed=True, since=since)
     res.conditions['executor'] = dict(kind=ex.kind, workers=ex.workers, slurm=ex.slurm, jobs_per_gpu=ex.jobs_per_gpu)
@@ -419,7 +429,8 @@ def plan_text(df:pd.DataFrame, summary:dict) -> str:
     else: head = (f"{summary['jobs']} job(s) to run; {summary['device_hours']:.1f} device-hours estimated"
                   + (f" for {summary['estimated']} of them, {summary['unknown']} without an estimate (the hours below leave them out)"
                      if summary['unknown'] else ''))
-    lines = [head] + ([f"  and {summary['to_take']} finished job(s) to take from other job stores (--from), not run"] if summary.get('to_take') else [])
+    taken = summary.get('to_take')
+    lines = [head] + ([f"  and {taken} finished job(s) to take from other job stores (--from), not run"] if taken else [])
     for row, g in df.groupby('row', sort=False):
         s, n = g.seconds.dropna(), g.train_examples.dropna()
         lines.append(f"  {row}: {len(g)} job(s), " + (f"{s.sum() / 3600:.2f} h" if len(s) else 'no estimate')

@@ -16,7 +16,7 @@ from ..reference import compare, comparison_markdown, reference
 from .spec import Experiment, RunResult
 from .runner import COLLAPSE_SHARE, ENV_FIELDS, environments
 from .tables import correctness_ratios
-from .compare import guard_table, table_sides
+from .compare import guard_table, table_sides, data_differences, data_notes
 
 # %% auto #0
 __all__ = ['CSV_COLUMNS', 'RECIPE_SETTINGS', 'paper_over', 'compare_table', 'significance_notes', 'add_notes', 'environment_text',
@@ -76,13 +76,14 @@ def _like_for_like(exp:Experiment, table:str, ours:pd.DataFrame, cmp:pd.DataFram
 # %% ../../nbs/10l_experiment.report.ipynb #dd5bfef7
 def compare_table(exp:Experiment, table:str, ours:pd.DataFrame,
                   keys:Sequence[str]|None=None, # the data keys the run tried: the paper's cells of other data keys are left out
+                  data:Mapping|None=None,       # the run's data (the conditions' `data`): cells over data that differ from the paper's say so
                  ) -> pd.DataFrame:
     "Our cells of `table` next to the paper's: one row per cell, paper rows of the run first; averages compared over the same datasets."
     more = {r: str(t) for t in exp.appendix.get(str(table), ()) for r in dict.fromkeys(reference(exp.paper, t).row)}
     if ours.row.isin(list(more)).any():   # rows the paper prints in another table with the same columns (an appendix)
         mine, where = ours[~ours.row.isin(list(more))], ours.row.map(more)
-        parts = ([compare_table(exp, table, mine, keys)] if len(mine) else []) + [
-            compare_table(exp, t, ours[where == t], keys)
+        parts = ([compare_table(exp, table, mine, keys, data)] if len(mine) else []) + [
+            compare_table(exp, t, ours[where == t], keys, data)
             .assign(note=lambda d, t=t: [f"paper: its Table {t}" + (f'; {n}' if n else '') for n in d.note])
             for t in dict.fromkeys(where.dropna())]
         res = pd.concat(parts, ignore_index=True)
@@ -101,7 +102,9 @@ def compare_table(exp:Experiment, table:str, ours:pd.DataFrame,
         for i, r in cmp.iterrows():
             extra = notes.get((r.row, r.column, r.metric))
             if extra: cmp.loc[i, 'note'] = '; '.join(x for x in (r.note, extra) if x)
-    cmp = guard_table(cmp, table_sides(exp, ours, cmp, keys))   # no Δ whose two sides differ (`experiment.compare`)
+    sides = table_sides(exp, ours, cmp, keys)
+    cmp = guard_table(cmp, sides)   # no Δ whose two sides differ (`experiment.compare`)
+    if diff := data_differences(exp, data or {}): cmp = data_notes(cmp, sides, diff)
     res = cmp[CSV_COLUMNS].copy()
     res.attrs.update(cmp.attrs, paper=exp.paper, table=table)
     return res
@@ -138,6 +141,7 @@ def environment_text(env:dict) -> str:
     "One environment of `environments` in a few words: `cuda (NVIDIA H100), bf16, torch 2.13.0, transformers 5.24.0, CUDA 12.8`."
     parts = [(env.get('device') or 'device not recorded') + (f" ({env['gpu']})" if env.get('gpu') else '')]
     if env.get('precision'): parts.append('fp32' if env['precision'] == 'no' else env['precision'])
+    if env.get('threads'): parts.append(f"{env['threads']} torch thread{'s' * (env['threads'] != 1)}")
     parts += [f"{k} {env[k]}" for k in ('torch', 'transformers') if env.get(k)] + ([f"CUDA {env['cuda']}"] if env.get('cuda') else [])
     return ', '.join(parts)
 
@@ -185,6 +189,9 @@ def conditions_text(cond:dict) -> str:
                      + (f" ({c['cpu'] / c['wall']:.2f} CPU seconds a second with {hw.get('torch_threads', '?')} torch threads)"
                         if c['wall'] >= 1 else '')
                      + (f"; the machine's load average reached {cond['job_load_max']:g}" if cond.get('job_load_max') is not None else ''))
+    if set(commits := cond.get('job_git') or {}) - {cond.get('git')}:   # jobs taken in from a store another commit (or edited code) wrote
+        lines.append("- the jobs' code: " + '; '.join(f"git {str(g)[:10]}{' (uncommitted changes)' if str(g).endswith('+dirty') else ''} "
+                                                      f"({n} job{'s' * (n != 1)})" for g, n in commits.items()))
     machines = cond.get('job_machines') or {}
     if set(machines) - {machine_label(hw)}:   # reused jobs that ran elsewhere: another CPU may train in another precision ('auto') or with other
                                               # kernels
@@ -206,6 +213,9 @@ def conditions_text(cond:dict) -> str:
     if cond.get('train_precision'):   # two precisions in one row: its jobs are not comparable to the last digit
         lines.append("- training precision ('no' is fp32): " + '; '.join(f"{k} {' and '.join(v)}" for k, v in cond['train_precision'].items()))
     if cond.get('left_out'): lines.append(f"- left out (data not readable): {', '.join(cond['left_out'])}")
+    if cond.get('data_differ'):
+        lines.append("- data that differ from the paper's (said beside each cell over them): "
+                     + '; '.join(f"{k}: {v}" for k, v in cond['data_differ'].items()))
     if cond.get('no_subset'): lines.append(f"- no low-resource training subset (left out at that ratio): {', '.join(cond['no_subset'])}")
     for k, why in (cond.get('skipped') or {}).items(): lines.append(f"- not run: {k}: {why}")
     if cond.get('unfinished'): lines.append(f"- not finished (tables from the finished jobs only): {'; '.join(cond['unfinished'])}")
@@ -267,6 +277,7 @@ def render(exp:Experiment, result:RunResult,
     out = Path(out) if out is not None else outputs_dir(None, exp.name)
     stem = run_name or exp.name
     cond = dict(result.conditions)
+    if diff := data_differences(exp, cond.get('data') or {}): cond['data_differ'] = diff   # said in the conditions and beside each cell
     attacks = sorted(set(result.scores.test) - {'test'})
     if attacks:   # the correctness ratios every potency and resilience of this run's tables uses, and where they come from
         c, prov = correctness_ratios((cond.get('settings') or {}).get('correctness'))
@@ -285,7 +296,7 @@ def render(exp:Experiment, result:RunResult,
         else:
             if exp.significance: ours = significance_notes(ours, exp.significance)
             ours = collapse_notes(ours, result.labels)
-            cmp = compare_table(exp, t, ours, keys=list(cond['data']) + list(cond.get('left_out') or {}))
+            cmp = compare_table(exp, t, ours, keys=list(cond['data']) + list(cond.get('left_out') or {}), data=cond['data'])
         cmp = failed_cells(cmp, result.failed, t_rows, list(cond['data']))
         envs = table_environments(result, t_rows)
         env_md = f"- this table's jobs ran with: {environments_text(envs)}"

@@ -158,6 +158,9 @@ class Experiment:
     choices:Callable|dict|None=None # more valid values for the notebook's `in NAME` parameter constraints
     significance:dict=field(default_factory=dict) # row -> baseline row: cells where the row beats it (paired t-test over seeds) are marked
     appendix:dict=field(default_factory=dict) # table -> paper tables (same columns) whose rows it also shows with their paper numbers
+    reference_data:dict=field(default_factory=dict) # data key -> what the paper's cells rest on, as far as known: `paper_n` (the split sizes
+                                # the paper states, {'train': n, 'dev': n, 'test': n}) and `checked` (the fingerprints `all` and `test` of the data
+                                # the committed reproductions ran on); a run on other data says so beside each cell it compares with the paper
 
     def parameter_choices(self) -> dict:
         "Valid values of a result notebook's `in NAME` constraints: datasets, rows, tables and the experiment's own."

@@ -4,9 +4,10 @@
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #510d659f
 from __future__ import annotations
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from ..core import portable
@@ -18,8 +19,8 @@ from ..stats import best_and_ties, mean_ranks, friedman, nemenyi_cd, seed_test, 
 from .spec import NLI_MODEL, NLI_PRESET, FAMILIES, other_papers
 
 # %% auto #0
-__all__ = ['PUBLISHED', 'PUBLISHED_ROWS', 'Leaderboard', 'published', 'dataset_tests', 'significance_stats',
-           'gold_and_predictions', 'build_leaderboard', 'robust_and_low_resource', 'run_notes']
+__all__ = ['PUBLISHED', 'PUBLISHED_ROWS', 'TEST_COLUMNS', 'Leaderboard', 'published', 'dataset_tests', 'significance_stats',
+           'first_seed', 'gold_and_predictions', 'build_leaderboard', 'robust_and_low_resource', 'run_notes']
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #3c00e96b
 PUBLISHED = ('schiller2021', '4', 'Schiller et al. (2021), Table 4: macro-F1 of BERT-large for sdl and mdl, mean over 5 seeds')  # beside each cell
@@ -59,21 +60,43 @@ def published(rows:dict,                # benchmark row -> system name
     return pub, sources
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #1af0534e
+TEST_COLUMNS = ['system', 'score', 'p_vs_best', 'p_floor', 'method', 'tied_with_best', 'best', 'no_test', 'key', 'p_by_seed', 'p_seeds']
+
+def _on_seeds(gold:list, by:dict, best:str, n_resamples:int, seed:int, alpha:float) -> pd.DataFrame:
+    """`best_and_ties` against `best` on each seed every system ran (a seedless system's one run stands for every seed), one row per
+    system: its mean score, the largest p and floor over the seeds (significantly below only where below on every seed), each seed's p."""
+    runs = {sy: p if isinstance(p, Mapping) else {None: p} for sy, p in by.items()}
+    seeds = sorted({x for r in runs.values() for x in r if x is not None}) or [None]
+    seeds = [x for x in seeds if all(x in r or None in r for r in runs.values())]
+    if not seeds:   # the rows without any test (an unreachable minimum), and why
+        t = best_and_ties(gold, {sy: next(iter(r.values())) for sy, r in runs.items()}, best=best, min_examples=math.inf)
+        return t.assign(no_test='no seed that every system ran: no test', p_by_seed='')
+    per = [best_and_ties(gold, {sy: r.get(x, r.get(None)) for sy, r in runs.items()}, n=n_resamples, seed=seed, alpha=alpha, best=best)
+           for x in seeds]
+    t = per[0].copy()
+    t['score'] = np.mean([p.score for p in per], axis=0)
+    for c in ('p_vs_best', 'p_floor'): t[c] = np.max([p[c] for p in per], axis=0)
+    t['method'] = [', '.join(dict.fromkeys(m for m in ms if m)) for ms in zip(*(p.method for p in per))]
+    t['tied_with_best'] = [True if b else None if t.no_test.iloc[0] else bool(p >= alpha) for b, p in zip(t.best, t.p_vs_best)]
+    by_seed = lambda sy: '; '.join(f"seed {x}: {p[p.system == sy].p_vs_best.iloc[0]:.3g}" for x, p in zip(seeds, per))
+    t['p_by_seed'] = ['' if b or len(seeds) < 2 or t.no_test.iloc[0] else by_seed(sy) for sy, b in zip(t.system, t.best)]
+    return t
+
 def dataset_tests(scores:pd.DataFrame, # a run's clean macro-F1 scores, with a `system` column
-                  gold:dict, preds:dict, # per data key: gold labels, and system -> predictions of its first seed
+                  gold:dict, preds:dict, # per data key: gold labels, and system -> its predictions ({seed: predictions}, or one run's)
                   n_resamples:int=1000, seed:int=0, alpha:float=0.05) -> pd.DataFrame:
-    """Per dataset with two systems or more, each system against the dataset's best: `best_and_ties` on the test examples (p,
-    its floor and method, tied, or why there is no test), and `p_seeds`, a paired t-test over seeds where both have 3 or more."""
+    """Per dataset with two systems or more, each system against the dataset's best (the highest mean over seeds, the table's bold):
+    `best_and_ties` on the test examples of each seed both ran (p: the largest over the seeds, `p_by_seed` each; its floor and method;
+    tied, or why there is no test), and `p_seeds`, a paired t-test over seeds where both have 3 or more."""
     s, tests = scores, []
     for k, by in sorted(preds.items()):
         if len(by) < 2: continue
-        t = best_and_ties(gold[k], by, n=n_resamples, seed=seed, alpha=alpha).assign(key=k)
         vals = {sy: list(s[(s.key == k) & (s.system == sy)].sort_values('seed').value) for sy in by}
-        best = t.system[t.best].iloc[0]
+        best = max(by, key=lambda sy: np.mean(vals[sy]) if vals[sy] else -np.inf)   # the first listed among equal means
+        t = _on_seeds(gold[k], by, best, n_resamples, seed, alpha).assign(key=k)
         t['p_seeds'] = [seed_test(vals[sy], vals[best]).get('p') if sy != best and len(vals[sy]) == len(vals[best]) else None for sy in t.system]
-        tests.append(t)
-    cols = ['system', 'score', 'p_vs_best', 'p_floor', 'method', 'tied_with_best', 'best', 'no_test', 'key', 'p_seeds']
-    return pd.concat(tests, ignore_index=True) if tests else pd.DataFrame(columns=cols)
+        tests.append(t[TEST_COLUMNS])
+    return pd.concat(tests, ignore_index=True) if tests else pd.DataFrame(columns=TEST_COLUMNS)
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #3057658e
 def significance_stats(tests:pd.DataFrame) -> dict:
@@ -85,8 +108,12 @@ def significance_stats(tests:pd.DataFrame) -> dict:
                 untested={k: str(g.no_test.iloc[0]) for k, g in tests[tests.no_test.astype(bool)].groupby('key')} if len(tests) else {})
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #ed985650
+def first_seed(preds:dict) -> dict:
+    "Per data key, each system's predictions of its first seed (a seedless system: its one run), from `gold_and_predictions`' by-seed ones."
+    return {k: {sy: runs[min(runs, key=lambda x: (x is not None, x or 0))] for sy, runs in by.items()} for k, by in preds.items()}
+
 def gold_and_predictions(prep, res:RunResult, rows:dict) -> tuple[dict, dict]:
-    "Per data key: the clean test set's gold labels, and each system's predictions of its first seed (seedless systems: their one job)."
+    "Per data key: the clean test set's gold labels, and each system's predictions by seed (`{seed: predictions}`; seedless: `{None: ...}`)."
     gold = {k: list(prep.inp.tests[k, 'test'].label) for k in prep.keys if (k, 'test') in prep.inp.tests}
     preds = {}
     for folder, rec in sorted(res.records.items(), key=lambda fr: (fr[1].params.get('seed') is not None, fr[1].params.get('seed') or 0)):
@@ -94,7 +121,7 @@ def gold_and_predictions(prep, res:RunResult, rows:dict) -> tuple[dict, dict]:
         if p.get('ratio', 1.0) != 1.0 or p.get('row') not in rows: continue
         for k in gold:
             f = rec.files.get(f'predictions/{k}/test')
-            if f is not None: preds.setdefault(k, {}).setdefault(rows[p['row']], read_predictions(Path(folder)/f))
+            if f is not None: preds.setdefault(k, {}).setdefault(rows[p['row']], {}).setdefault(p.get('seed'), read_predictions(Path(folder)/f))
     return gold, preds
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #e3385ff2
@@ -132,14 +159,19 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
         table['mean published'] = [np.mean([pub[sy, k] for k in common]) if common and all((sy, k) in pub for k in common) else np.nan
                                    for sy in systems]
     stats = dict(common=common, left_out={k: 'not every system has it' for k in keys if k not in common}, n_resamples=n_resamples,
-                 seed=seed, alpha=alpha, seeds=sorted({int(x) for x in s.seed.dropna()}), test='paired bootstrap of macro-F1 on the test examples',
+                 seed=seed, alpha=alpha, seeds=sorted({int(x) for x in s.seed.dropna()}),
+                 test='paired bootstrap of macro-F1 on the test examples of every seed both systems ran (p: the largest over them)',
                  failed=[list(f) for f in failed], published='; '.join(sources) if pub else None, official=official,
                  **significance_stats(tests))
-    if len(common) >= 2 and len(systems) >= 2:
-        table['mean rank'] = mean_ranks(mean[common])
-    if len(common) >= 2 and len(systems) >= 3:
-        fr = friedman(mean[common]); stats['friedman'] = {k: v for k, v in fr.items() if k != 'ranks'}
-        if len(systems) <= 10: stats['critical_difference'] = nemenyi_cd(len(systems), len(common), alpha)
+    small = {k: f"{len(gold[k])} test example{'s' * (len(gold[k]) != 1)}, fewer than {MIN_TEST_EXAMPLES}" for k in common
+             if k in gold and len(gold[k]) < MIN_TEST_EXAMPLES}   # as untested a dataset for the ranks as for the per-dataset tests
+    ranked = [k for k in common if k not in small]
+    stats.update(ranked=ranked, not_ranked=small)
+    if len(ranked) >= 2 and len(systems) >= 2:
+        table['mean rank'] = mean_ranks(mean[ranked])
+    if len(ranked) >= 2 and len(systems) >= 3:
+        fr = friedman(mean[ranked]); stats['friedman'] = {k: v for k, v in fr.items() if k != 'ranks'}
+        if len(systems) <= 10: stats['critical_difference'] = nemenyi_cd(len(systems), len(ranked), alpha)
     return table.reset_index(names='system'), tests, stats
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #2e6c6dfe

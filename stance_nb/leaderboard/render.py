@@ -46,7 +46,8 @@ def _cell(lb:Leaderboard, r, k:str, failed:set) -> str:
     if r[k] != r[k]: return _missing(r, k, failed)
     c = _fmt(r[k], r[f'{k} std'])
     tied = f'{k} tied' in t and r.get(f'{k} tied') == r.get(f'{k} tied') and bool(r.get(f'{k} tied'))
-    c = f"**{c}**" if r[k] == t[k].max() else c + (' †' if tied else ' (no test)' if k in (lb.stats.get('untested') or {}) else '')
+    untested = k in (lb.stats.get('untested') or {})
+    c = f"**{c}**" if r[k] == t[k].max() else c + (' (no test)' if untested else ' †' if tied else '')
     return c + _published(r, k)
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #5d365491
@@ -107,7 +108,7 @@ def cell_notes(lb:Leaderboard) -> list:
     notes = [f"macro-F1 on each test set (labels present in gold or predictions), mean ± std over seeds {st['seeds'] or 'none (seedless systems)'};"]
     if st.get('imported'): notes = _imported_notes(lb)[:1] + notes + _imported_notes(lb)[1:]
     else:
-        notes.append(f"**bold**: the dataset's best; †: not significantly below it ({st['test']} of each system's first seed, {st['n_resamples']} "
+        notes.append(f"**bold**: the dataset's best (the highest mean); †: not significantly below it ({st['test']}, {st['n_resamples']} "
                      f"resamples, seed {st['seed']}, α = {st['alpha']}"
                      + (f"; the exact permutation test where a system differs from the best on {st['exact_max']} examples or fewer"
                         if st.get('exact_max') else '') + "; with 3 seeds or more the tests file also holds a paired t-test over seeds).")
@@ -120,8 +121,11 @@ def cell_notes(lb:Leaderboard) -> list:
     if 'friedman' in st:
         f, cd = st['friedman'], st.get('critical_difference')
         notes.append(f"Friedman test over {f['N']} datasets and {f['k']} systems: χ² = {f['statistic']:.2f}, p = {f['p']:.3g}"
+                     + (f" (left out of the ranks: {', '.join(f'{k} ({v})' for k, v in st['not_ranked'].items())})" if st.get('not_ranked') else '')
                      + (f"; Nemenyi critical difference of mean ranks at α = {st['alpha']}: {cd:.2f}" if cd is not None else '') + '.')
-    else: notes.append('no Friedman test: it needs at least 3 systems over at least 2 common datasets.')
+    else: notes.append('no Friedman test: it needs at least 3 systems over at least 2 common datasets'
+                       + (f" (left out of the ranks: {', '.join(f'{k} ({v})' for k, v in st['not_ranked'].items())})" if st.get('not_ranked') else '')
+                       + '.')
     return notes
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #0448efac
@@ -269,14 +273,15 @@ def _best(t:pd.DataFrame, keys:list) -> dict:
 def _overall(st:dict, n:int) -> str:
     "Whether the datasets rank the systems: the Friedman test's finding, or why none can be made."
     f = st.get('friedman')
+    small = (f"; left out of the ranks: {', '.join(f'{k} ({v})' for k, v in st['not_ranked'].items())}" if st.get('not_ranked') else '')
     if f is None:
         return (f"With {n} dataset{'s' * (n != 1)} in common no overall ranking can be tested "
-                "(the Friedman test needs 3 systems or more over 2 datasets or more).")
+                f"(the Friedman test needs 3 systems or more over 2 datasets or more{small}).")
     if f.get('p_floor', 0) > st['alpha']:
         return (f"With {f['N']} datasets and {f['k']} systems no overall ranking can be tested: the Friedman test's smallest possible "
                 f"p here is {f['p_floor']:.3g}, above α = {st['alpha']} (p = {f['p']:.3g}).")
     return (f"Over the {f['N']} common datasets the systems' ranks {'differ' if f['p'] < st['alpha'] else 'do not differ'} significantly "
-            f"(Friedman χ² = {f['statistic']:.2f}, p = {f['p']:.3g}).")
+            f"(Friedman χ² = {f['statistic']:.2f}, p = {f['p']:.3g}{small}).")
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #e4b44aec
 def leaderboard_findings(lb:Leaderboard) -> list:
@@ -294,7 +299,7 @@ def leaderboard_findings(lb:Leaderboard) -> list:
         if ties: out.append(f"On {k}, {' and '.join(ties)} {'is' if len(ties) == 1 else 'are'} not significantly below {b}.")
     if untested := st.get('untested'): out.append(f"No test on {', '.join(untested)}: {'; '.join(dict.fromkeys(untested.values()))}.")
     if st.get('imported'): out.append('The cells are imported from committed tables: no per-dataset test can be made without predictions.')
-    return out + [_overall(st, len(st['common']))]   # a system's name starts its sentence as it is written
+    return out + [_overall(st, len(st.get('ranked', st['common'])))]   # a system's name starts its sentence as it is written
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #9c109b79
 def _test_mark(r, untested:bool) -> str:

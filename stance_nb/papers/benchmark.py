@@ -4,9 +4,10 @@
 
 # %% ../../nbs/11_papers.benchmark.ipynb #da154568
 from __future__ import annotations
-import os
+import json, os
 from ..data import DATASETS
-from ..data.benchmark import BENCHMARK, PAPER_METRICS
+from ..data.benchmark import BENCHMARK, PAPER_METRICS, TABLE3
+from ..reference import refdata_dir
 from ..systems.baselines import FASTTEXT_PRESETS
 from ..robustness import paper_table11
 from dataclasses import dataclass
@@ -49,6 +50,12 @@ def _benchmark_configure(p:dict, smoke:dict|None) -> dict:
     return dict(keys=keys, seeds=seeds, ratios=ratios, settings=settings, attack_seed=p.get('attack_seed', 0),
                 data_dir=smoke['data_dir'] if smoke is not None else p.get('data_dir'), strict=bool(p.get('datasets')))
 
+def _reference_data() -> dict:
+    "Each dataset's split sizes in the paper's Table 3, and the fingerprints of the data the committed reproductions ran on."
+    checked = json.loads((refdata_dir()/'schiller2021_data.json').read_text(encoding='utf-8'))['data']
+    return {k: dict(paper_n=dict(zip(('train', 'dev', 'test'), TABLE3[k][0])),
+                    checked={s: checked[k][s] for s in ('all', 'test')} if k in checked else {}) for k in BENCHMARK}
+
 BENCHMARK_EXPERIMENT = Experiment(
     'benchmark', 'schiller2021',
     data={k: DataSpec.of(k) for k in BENCHMARK},
@@ -63,7 +70,7 @@ BENCHMARK_EXPERIMENT = Experiment(
           Row('MT-DNN_MDL', 'mdl', {'encoder': 'MT-DNN'}, tables=_ROBUST, ratios=BENCHMARK_RATIOS, attacks=BENCHMARK_ATTACKS)],
     tables={'4': per_data(), '6': attack_averages(paper=paper_table11), '11': attacked({'BERT_SDL': 'SDL', 'MT-DNN_MDL': 'MDL'}), '8': by_ratio(),
             '5': robustness('table5', paper=paper_table11), '7': robustness('table7', paper=paper_table11), 'Fig2b': robustness('figure2')},
-    metrics=_benchmark_metrics, configure=_benchmark_configure, choices=_benchmark_choices)
+    metrics=_benchmark_metrics, configure=_benchmark_configure, choices=_benchmark_choices, reference_data=_reference_data())
 
 BENCHMARK_EXPERIMENT.register()
 
