@@ -9,19 +9,20 @@ from pathlib import Path
 from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
-from .core import StanceDataError, write_csv, write_text
+from .core import StanceDataError, write_csv, write_json, write_text
 from .metrics import f1_macro
-from .stats import paired_bootstrap, resampled_f1_macro, percentile_ci, bootstrap_p
+from .stats import paired_bootstrap, resampled_f1_macro, percentile_ci, bootstrap_p, bootstrap_floor, p_floor_rule
 from .robustness import potency, resilience_rel, relative_drop, PAPER_C
 from .records import RunRecord, read_predictions
-from .data.core import fingerprint
+from .data.core import fingerprint, DATASETS
 from .experiment.data import load_data, split_of
 from .experiment.spec import DataSpec
 
 # %% auto #0
 __all__ = ['BLOCK_CELLS', 'ANALYSES', 'paired_rows', 'bootstrap_f1', 'attack_drop', 'drop_difference', 'pooled_drop_difference',
            'potency_interval', 'holm', 'by_target', 'targets_of', 'run_kappa', 'confusions', 'run_diff', 'find_job',
-           'job_predictions', 'load_test_rows', 'same_rows', 'runs_of', 'analyze', 'markdown_table', 'write_analysis']
+           'job_predictions', 'job_conditions', 'load_test_rows', 'same_rows', 'runs_of', 'analyze', 'markdown_table',
+           'write_analysis']
 
 # %% ../nbs/14_analysis.ipynb #e2dad42e
 def paired_rows(gold:Sequence,        # gold labels of the test rows
@@ -54,15 +55,17 @@ def _resilience(clean:float, attacked:float, c:float) -> float:
 def attack_drop(gold:Sequence, clean:Sequence, attacked:Sequence, # gold labels; one system's clean and attacked predictions of those rows
                 c:float=1.0,              # the attack's correctness ratio c_a (for `resilience_rel`)
                 n:int=1000, seed:int=0) -> dict:
-    """`clean`, `attacked` (macro-F1), `drop` (clean − attacked) with `drop_ci`, `rel_drop` (drop / clean) with `rel_ci`, `p` (of no drop),
-    `resilience_rel` with `resilience_ci`, `n`, `seed`: every interval a 95% percentile bootstrap over the same resampled rows."""
+    """`clean`, `attacked` (macro-F1), `drop` (clean − attacked) with `drop_ci`, `rel_drop` (drop / clean) with `rel_ci`, `p` (of no drop)
+    and its floor `p_floor`, `resilience_rel` with `resilience_ci`, `n`, `seed`:
+    every interval a 95% percentile bootstrap over the same resampled rows."""
     paired_rows(gold, {'clean': clean, 'attacked': attacked})
     f_t, f_a = f1_macro(gold, clean), f1_macro(gold, attacked)
     d_t, d_a = bootstrap_f1(gold, clean, n, seed), bootstrap_f1(gold, attacked, n, seed)
     rel = np.divide(d_t - d_a, d_t, out=np.zeros_like(d_t), where=d_t > 0)
     res = np.array([_resilience(t, a, c) for t, a in zip(d_t, d_a)])
     return dict(clean=f_t, attacked=f_a, drop=f_t - f_a, drop_ci=percentile_ci(d_t - d_a), rel_drop=-relative_drop(f_t, f_a),
-                rel_ci=percentile_ci(rel), p=bootstrap_p(f_t - f_a, d_t - d_a), resilience_rel=_resilience(f_t, f_a, c),
+                rel_ci=percentile_ci(rel), p=bootstrap_p(f_t - f_a, d_t - d_a), p_floor=bootstrap_floor(n),
+                resilience_rel=_resilience(f_t, f_a, c),
                 resilience_ci=percentile_ci(res), n=n, seed=seed)
 
 # %% ../nbs/14_analysis.ipynb #86444105
@@ -74,16 +77,19 @@ def drop_difference(gold:Sequence,
                     a:tuple[Sequence, Sequence], # system A's (clean, attacked) predictions of the rows of `gold`
                     b:tuple[Sequence, Sequence], # system B's
                     n:int=1000, seed:int=0) -> dict:
-    "`rel_drop_a`, `rel_drop_b`, `diff` (A's relative drop minus B's) with its 95% bootstrap `ci` and two-sided `p`, `n`, `seed`."
+    """`rel_drop_a`, `rel_drop_b`, `diff` (A's relative drop minus B's) with its 95% bootstrap `ci`, two-sided `p` and its floor
+    `p_floor`, `n`, `seed`."""
     paired_rows(gold, {'a clean': a[0], 'a attacked': a[1], 'b clean': b[0], 'b attacked': b[1]})
     ra, rb = (-relative_drop(f1_macro(gold, t), f1_macro(gold, x)) for t, x in (a, b))
     d = _rel_draws(gold, *a, n, seed) - _rel_draws(gold, *b, n, seed)
-    return dict(rel_drop_a=ra, rel_drop_b=rb, diff=ra - rb, ci=percentile_ci(d), p=bootstrap_p(ra - rb, d), n=n, seed=seed)
+    return dict(rel_drop_a=ra, rel_drop_b=rb, diff=ra - rb, ci=percentile_ci(d), p=bootstrap_p(ra - rb, d), p_floor=bootstrap_floor(n),
+                n=n, seed=seed)
 
 # %% ../nbs/14_analysis.ipynb #57d3967f
 def pooled_drop_difference(sets:Mapping[str, tuple], # data key -> (gold, A's (clean, attacked), B's (clean, attacked))
                            n:int=1000, seed:int=0) -> dict:
-    "`rel_drop_a`, `rel_drop_b` of the scores averaged over the datasets, `diff` (A − B) with its 95% `ci` and `p`, `datasets`, `n`, `seed`."
+    """`rel_drop_a`, `rel_drop_b` of the scores averaged over the datasets, `diff` (A − B) with its 95% `ci` and `p` (floor `p_floor`),
+    `datasets`, `n`, `seed`."""
     if not sets: raise ValueError('no datasets to pool')
     point, draws = np.zeros((2, 2)), np.zeros((2, 2, n))   # system × (clean, attacked)
     for i, (k, (gold, a, b)) in enumerate(sorted(sets.items())):
@@ -94,7 +100,8 @@ def pooled_drop_difference(sets:Mapping[str, tuple], # data key -> (gold, A's (c
     rel = lambda t, x: np.divide(t - x, t, out=np.zeros_like(t), where=t > 0)
     ra, rb = (float(rel(point[s, :1], point[s, 1:])[0]) for s in (0, 1))
     d = rel(draws[0, 0], draws[0, 1]) - rel(draws[1, 0], draws[1, 1])
-    return dict(rel_drop_a=ra, rel_drop_b=rb, diff=ra - rb, ci=percentile_ci(d), p=bootstrap_p(ra - rb, d), datasets=sorted(sets), n=n, seed=seed)
+    return dict(rel_drop_a=ra, rel_drop_b=rb, diff=ra - rb, ci=percentile_ci(d), p=bootstrap_p(ra - rb, d), p_floor=bootstrap_floor(n),
+                datasets=sorted(sets), n=n, seed=seed)
 
 # %% ../nbs/14_analysis.ipynb #dbd1d3c0
 def potency_interval(gold:Sequence,
@@ -122,8 +129,8 @@ def holm(p:Sequence[float]) -> np.ndarray:
 def by_target(gold:Sequence, pred_a:Sequence, pred_b:Sequence, # gold labels and two systems' predictions, same order
               targets:Sequence,     # the target (or topic, or body) of each row
               n:int=1000, seed:int=0, alpha:float=0.05) -> pd.DataFrame:
-    """One row per target: `target`, `rows`, `f1_a`, `f1_b`, `delta` (A − B) with `ci_low`, `ci_high`, `p` and `method` of the paired bootstrap
-    (`stats.paired_bootstrap`), `p_holm` (Holm over the targets) and `significant` (`p_holm` < `alpha`)."""
+    """One row per target: `target`, `rows`, `f1_a`, `f1_b`, `delta` (A − B) with `ci_low`, `ci_high`, `p`, its floor `p_floor`
+    and `method` of the paired bootstrap (`stats.paired_bootstrap`), `p_holm` (Holm over the targets) and `significant` (`p_holm` < `alpha`)."""
     paired_rows(gold, {'pred_a': pred_a, 'pred_b': pred_b, 'targets': targets})
     frame = pd.DataFrame(dict(g=list(gold), a=list(pred_a), b=list(pred_b), t=list(targets)))
     if frame.t.isna().any(): raise ValueError(f'targets: a missing target at row {int(np.flatnonzero(frame.t.isna())[0])}; expected one per row')
@@ -131,7 +138,8 @@ def by_target(gold:Sequence, pred_a:Sequence, pred_b:Sequence, # gold labels and
     for t, grp in frame.groupby('t', sort=True):
         r = paired_bootstrap(list(grp.g), list(grp.a), list(grp.b), n=n, seed=seed)
         rows.append(dict(target=t, rows=len(grp), f1_a=f1_macro(list(grp.g), list(grp.a)), f1_b=f1_macro(list(grp.g), list(grp.b)),
-                         delta=r['delta'], ci_low=r['ci'][0], ci_high=r['ci'][1], p=r['p'], method=r['method']))
+                         delta=r['delta'], ci_low=r['ci'][0], ci_high=r['ci'][1], p=r['p'], p_floor=r['p_floor'],
+                         method=r['method']))
     out = pd.DataFrame(rows)
     out['p_holm'] = holm(out.p)
     out['significant'] = out.p_holm < alpha
@@ -197,17 +205,19 @@ def _jobs(runs:Path) -> list[tuple[Path, dict]]:
 def find_job(runs:str|Path, row:str, key:str, # the job store, the row (system) and the data key
              ratio:float=1.0, seed:int|None=None, # the training ratio; the seed (None: the row's only seed)
             ) -> Path:
-    "The folder of the one finished job of `row` that predicted `key`'s test set at `ratio` (and `seed`)."
+    """The folder of the one finished job of `row` that predicted `key`'s test set at `ratio` (and `seed`); several jobs and no `seed`
+    is an error listing their seeds, never a silent pick."""
     jobs = _jobs(Path(runs))
-    hit = [f for f, p in jobs if p.get('row') == row and f'{key}:test' in (p.get('data') or {}) and p.get('ratio', 1.0) == ratio
+    hit = [(f, p) for f, p in jobs if p.get('row') == row and f'{key}:test' in (p.get('data') or {}) and p.get('ratio', 1.0) == ratio
            and (seed is None or p.get('seed') == seed)]
-    if len(hit) == 1: return hit[0]
+    if len(hit) == 1: return hit[0][0]
     rows = sorted({str(p.get('row')) for _, p in jobs})
     if not hit:
         at = f"ratio {ratio:g}" + (f', seed {seed}' if seed is not None else '')
         raise StanceDataError(f"no finished job of row {row!r} on {key!r} at {at}", path=runs, expected=f'a row among {rows}')
-    raise StanceDataError(f'{len(hit)} jobs of row {row!r} on {key!r} at ratio {ratio:g}: {[f.name for f in hit]}', path=runs,
-                          expected='one job: name its seed')
+    seeds = sorted({p.get('seed') for _, p in hit}, key=str)
+    raise StanceDataError(f'{len(hit)} jobs of row {row!r} on {key!r} at ratio {ratio:g}, training seeds {seeds}: {[f.name for f, _ in hit]}',
+                          path=runs, expected='one job: name the seed to use (`seed`; stance_nb analyze --seeds)')
 
 # %% ../nbs/14_analysis.ipynb #44ecc3b1
 def job_predictions(folder:str|Path, key:str, test:str='test') -> tuple[list, str|None]:
@@ -218,6 +228,16 @@ def job_predictions(folder:str|Path, key:str, test:str='test') -> tuple[list, st
         have = sorted(r.split('/', 1)[1] for r in rec.files if r.startswith('predictions/'))
         raise StanceDataError(f'no predictions of {key!r} on test set {test!r}', path=folder, expected=f'one of {have}')
     return read_predictions(Path(folder)/Path(f).name), (rec.params.get('data') or {}).get(f'{key}:{test}')
+
+# %% ../nbs/14_analysis.ipynb #c413afb6
+def job_conditions(folder:str|Path, key:str) -> dict:
+    """What a job's predictions of `key` rest on, read from its record: `job` (its folder's name), `row`, `system` with its `options`,
+    `models` (each pretrained model and its hash), `seed` (the training seed; None for a seedless system), `ratio` (of the training
+    set), `data` (test set -> the fingerprint of the rows it predicted)."""
+    p = RunRecord.load(Path(folder)/'record.json').params
+    return dict(job=Path(folder).name, row=p.get('row'), system=p.get('system'), options=p.get('options') or {},
+                models=(p.get('settings') or {}).get('models') or {}, seed=p.get('seed'), ratio=p.get('ratio', 1.0),
+                data={k.split(':', 1)[1]: v for k, v in (p.get('data') or {}).items() if k.startswith(f'{key}:')})
 
 # %% ../nbs/14_analysis.ipynb #9dee0ece
 def load_test_rows(spec, data_dir=None, # the data key's `DataSpec` (an experiment's `data[key]`), where the data lives
@@ -251,12 +271,15 @@ def _two(values:Sequence, what:str) -> list:
 # %% ../nbs/14_analysis.ipynb #445e2cf1
 def runs_of(runs:str|Path, key:str, systems:Sequence[str], tests:Sequence[str], seeds:Sequence=(None,),
             data_dir=None, # where the data lives (default `$STANCE_NB_DATA`)
-           ) -> tuple[pd.DataFrame, dict]:
-    "The test rows of `key` (checked against the jobs' fingerprint) and each `(system, seed, test)`'s predictions, for every pair asked for."
+           ) -> tuple[pd.DataFrame, dict, list]:
+    """The test rows of `key` (checked against the jobs' fingerprint), each `(system, seed, test)`'s predictions with `seed` the job's own
+    training seed, and the two runs' `job_conditions` (A's, B's; the same job twice where one job serves both)."""
     systems, seeds = _two(systems, 'systems'), _two(seeds, 'seeds')
     folders = {(s, sd): find_job(runs, s, key, seed=sd) for s, sd in zip(systems, seeds)}
     rows = load_test_rows(DataSpec.of(key), data_dir, same_rows(list(folders.values()), key))
-    return rows, {(s, sd, t): job_predictions(f, key, t)[0] for (s, sd), f in folders.items() for t in tests}
+    jobs = [{**(c := job_conditions(folders[s, sd], key)), 'data': {t: c['data'].get(t) for t in tests}} for s, sd in zip(systems, seeds)]
+    preds = {(j['row'], j['seed'], t): job_predictions(folders[s, sd], key, t)[0] for (s, sd), j in zip(zip(systems, seeds), jobs) for t in tests}
+    return rows, preds, jobs
 
 # %% ../nbs/14_analysis.ipynb #bea34edf
 def _names(runs:list[tuple]) -> tuple[str, str]:
@@ -275,52 +298,109 @@ def _robustness(gold, preds:dict, runs:list, attacks:list, n:int, seed:int) -> d
                           for s, sd in dict.fromkeys(runs) for a in attacks])
     out = {'drops': drops}
     if runs[0] != runs[1]:
-        out['difference'] = pd.DataFrame([dict(a=runs[0][0], b=runs[1][0], attack=x, **strip(drop_difference(
+        out['difference'] = pd.DataFrame([dict(a=runs[0][0], seed_a=runs[0][1], b=runs[1][0], seed_b=runs[1][1], attack=x, **strip(drop_difference(
             gold, *[(preds[s, sd, 'test'], preds[s, sd, x]) for s, sd in runs], n=n, seed=seed))) for x in attacks])
     return out
 
 # %% ../nbs/14_analysis.ipynb #5ffbf124
+def _seeds_said(jobs:list[dict]) -> str:
+    "The training seeds the runs rest on, in words: each job's seed, and what one seed per run means for the intervals."
+    one = list({j['job']: j for j in jobs}.values())
+    if all(j['seed'] is None for j in one): return 'none: seedless systems, one job each'
+    said = ', '.join(f"{j['row']} {'none (seedless)' if j['seed'] is None else j['seed']}" for j in one)
+    return f'{said}: one training seed per run, so the intervals cover the sample of test rows, not the variance between training seeds'
+
+def _metric_said(key:str) -> str:
+    "The metric of every score here, and the dataset's official metric where that is another one."
+    info = DATASETS.get(DataSpec.of(key).dataset)   # registered by now: the test rows were loaded
+    other = f"; the official metric of {key} is {info.metric}, which these tables do not report" if info and info.metric != 'f1_macro' else ''
+    return f'macro-F1 (f1_macro: the mean F1 over the labels present in the gold labels or the predictions){other}'
+
+def _captions(kind:str, about:dict, target_column:str) -> dict:
+    "What each table holds, in a sentence: its metric, its intervals (resamples, seed) and the floor beside each p."
+    boot = f"95% percentile bootstrap over {about['n']} resamples of the {about['rows']} test rows (seed {about['seed']})"
+    floor = f"p_floor: the floor of p ({p_floor_rule()}); a p at its floor says only that p is at most that"
+    if kind == 'robustness':
+        return dict(drops=f"Macro-F1 of each job on the clean test rows and on each attacked set; drop = clean − attacked, "
+                          f"rel_drop = drop / clean, c_a the attack's correctness ratio; intervals (_ci): {boot}; p: of no drop; {floor}.",
+                    difference=f"The relative drop in macro-F1 of a minus that of b; ci: {boot}; p: two-sided; {floor}.")
+    if kind == 'targets':
+        return dict(targets=f"Macro-F1 of {about['runs'][0]} (f1_a) and {about['runs'][1]} (f1_b) per {target_column}; delta = f1_a − f1_b with "
+                            f"the paired test's {boot.replace('95% percentile bootstrap', '95% interval')}; p: two-sided, p_holm: Holm's "
+                            f"correction over the {target_column} values; {floor}.")
+    return dict(confusion='Counts of test rows: gold label (rows) against each run\'s predicted label (columns); the f1 above is macro-F1.',
+                flipped='The test rows the two runs label differently, with the gold label and which run is right.')
+
 def analyze(kind:str,            # one of `ANALYSES`
             runs:str|Path, key:str, # the job store and the data key
             systems:Sequence[str],  # one or two rows (systems) of the job store
             tests:Sequence[str]=('test',), # robustness: the attacks; targets, diff: one or two test sets ('test' or an attack)
-            seeds:Sequence=(None,), # one or two seeds (None: a row's only job)
+            seeds:Sequence=(None,), # one or two training seeds (None: a row's only job; a row with several is an error naming them)
             data_dir=None, target_column:str='target', n:int=1000, seed:int=0) -> dict:
-    "The tables (`name -> DataFrame`) answering `kind` for the runs asked for, and `about`: what was compared."
+    """The tables (`name -> DataFrame`) answering `kind` for the runs asked for, a caption of each (`captions`), and `about`: what was
+    compared, on which data (split, fingerprint), with which metric, training seeds, jobs and resamples."""
     if kind not in ANALYSES: raise ValueError(f'unknown analysis {kind!r}; valid: {", ".join(ANALYSES)}')
     attacks = [t for t in tests if t != 'test']
     if kind == 'robustness' and not attacks: raise ValueError('robustness: name the attacked test sets (e.g. spelling, negation)')
-    rows, preds = runs_of(runs, key, systems, ['test', *attacks] if kind == 'robustness' else list(dict.fromkeys(tests)), seeds, data_dir)
-    pair = list(zip(_two(systems, 'systems'), _two(seeds, 'seeds')))
-    about = dict(kind=kind, key=key, runs=[f'{s}' + (f' seed {sd}' if sd is not None else '') for s, sd in pair], rows=len(rows), n=n, seed=seed)
-    if kind == 'robustness': return dict(about=about, tables=_robustness(list(rows.label), preds, pair, attacks, n, seed))
+    used = ['test', *attacks] if kind == 'robustness' else list(dict.fromkeys(tests))
+    rows, preds, jobs = runs_of(runs, key, systems, used, seeds, data_dir)
+    pair = [(j['row'], j['seed']) for j in jobs]
+    about = dict(kind=kind, key=key, runs=[f'{s}' + (f' seed {sd}' if sd is not None else '') for s, sd in pair], rows=len(rows), n=n, seed=seed,
+                 metric=_metric_said(key), seeds=_seeds_said(jobs), data=dict(split='test', fingerprint=jobs[0]['data']['test'], tests=used),
+                 jobs=jobs)
+    if kind == 'robustness':
+        return dict(about=about, tables=_robustness(list(rows.label), preds, pair, attacks, n, seed), captions=_captions(kind, about, target_column))
     ((sa, da), (sb, db)), (ta, tb) = pair, _two(tests, 'tests')
     a, b, names = preds[sa, da, ta], preds[sb, db, tb], _names([(sa, ta, da), (sb, tb, db)])
     about['runs'] = list(names)
     if kind == 'targets':
-        return dict(about=about, tables={'targets': by_target(list(rows.label), a, b, targets_of(rows, target_column), n, seed)})
+        return dict(about=about, tables={'targets': by_target(list(rows.label), a, b, targets_of(rows, target_column), n, seed)},
+                    captions=_captions(kind, about, target_column))
     d = run_diff(list(rows.label), a, b, names, rows[[c for c in ('id', target_column, 'text') if c in rows.columns]])
     return dict(about={**about, **{k: d[k] for k in ('agreement', 'kappa', 'f1', 'counts')}},
-                tables={'confusion': d['confusion'], 'flipped': d['flipped']})
+                tables={'confusion': d['confusion'], 'flipped': d['flipped']}, captions=_captions(kind, about, target_column))
 
 # %% ../nbs/14_analysis.ipynb #702052cc
-def markdown_table(df:pd.DataFrame, max_rows:int=30, max_chars:int=80) -> str:
-    "A table as Markdown: numbers to three decimals, cells cut at `max_chars`, the first `max_rows` rows (and how many more there are)."
-    cell = lambda v: f'{v:.3f}' if isinstance(v, (float, np.floating)) else str(v)[:max_chars].replace('|', '/').replace('\n', ' ')
+def markdown_table(df:pd.DataFrame, max_rows:int=30, max_chars:int=80,
+                   sig:Sequence[str]=('p', 'p_floor', 'p_holm'), # columns of p-values: three significant digits, so a p shows beside its floor
+                  ) -> str:
+    "A table as Markdown: numbers to three decimals (`sig` to three digits), cells cut at `max_chars`, the first `max_rows` rows (and how many more)."
+    num = lambda v, c: f'{v:.3g}' if c in sig else f'{v:.3f}'
+    cell = lambda v, c=None: num(v, c) if isinstance(v, (float, np.floating)) else str(v)[:max_chars].replace('|', '/').replace('\n', ' ')
     head = ['| ' + ' | '.join(map(cell, df.columns)) + ' |', '|' + '---|' * len(df.columns)]
-    body = ['| ' + ' | '.join(map(cell, r)) + ' |' for r in df.head(max_rows).itertuples(index=False)]
+    body = ['| ' + ' | '.join(map(cell, r, df.columns)) + ' |' for r in df.head(max_rows).itertuples(index=False)]
     return '\n'.join(head + body + ([f'\n({len(df) - max_rows} more rows in the CSV file)'] if len(df) > max_rows else []))
 
 # %% ../nbs/14_analysis.ipynb #8460acf2
+_SAID = dict(runs='runs', rows='test rows', n='bootstrap resamples', seed='seed of the resampling', metric='metric', seeds='training seeds',
+             data='data')
+
+def _job_said(j:dict) -> str:
+    "One job's conditions in a line: row, system and model, training seed and ratio, its folder and the fingerprints of its test sets."
+    system = j['system'] + (f" ({', '.join(f'{k} {v}' for k, v in j['options'].items())})" if j['options'] else '')
+    models = f", models {', '.join(f'{k} {v}' for k, v in j['models'].items())}" if j['models'] else ''
+    seed = 'none (seedless)' if j['seed'] is None else j['seed']
+    return (f"{j['row']}: system {system}{models}, training seed {seed}, training ratio {j['ratio']:g}, job {j['job']}, "
+            f"test sets {', '.join(f'{k} {v}' for k, v in j['data'].items())}")
+
+def _about_lines(a:dict) -> list[str]:
+    "The Markdown list of what was compared and its conditions (a job named once where it serves both runs)."
+    said = lambda v: ', '.join(f'{k} {x}' for k, x in v.items()) if isinstance(v, dict) else v
+    out = [f'- {_SAID.get(k, k)}: {said(v)}' for k, v in a.items() if k not in ('kind', 'key', 'jobs')]
+    return out + (['- jobs:', *[f'  - {_job_said(j)}' for j in {j['job']: j for j in a['jobs']}.values()]] if a.get('jobs') else [])
+
 def write_analysis(res:dict, # `analyze`'s result
                    out:str|Path, # the folder to write to
                   ) -> list[str]:
-    "Write each table of `res` as `<kind>_<key>_<table>.csv` and all of it as `<kind>_<key>.md` (atomically); the files written."
+    """Write each table of `res` as `<kind>_<key>_<table>.csv`, its conditions (`about`) as `<kind>_<key>_conditions.json` and all of it as
+    `<kind>_<key>.md`, each table under its caption (atomically); the files written."""
     a, out = res['about'], Path(out)
     stem = f"{a['kind']}_{re.sub(r'[^A-Za-z0-9._-]+', '_', a['key'])}"
     flat = lambda t: t.set_axis([' '.join(map(str, c)) if isinstance(c, tuple) else c for c in t.columns], axis=1)   # side-by-side confusions
     tables = {name: flat(t.reset_index() if name == 'confusion' else t) for name, t in res['tables'].items()}
     files = [str(write_csv(out/f'{stem}_{name}.csv', t)) for name, t in tables.items()]
-    text = [f"# {a['kind']} on {a['key']}: {' against '.join(a['runs'])}", '', *[f'- {k}: {v}' for k, v in a.items() if k not in ('kind', 'key')], '']
-    for name, t in tables.items(): text += [f'## {name}', '', markdown_table(t), '']
+    files.append(str(write_json(out/f'{stem}_conditions.json', a)))
+    text = [f"# {a['kind']} on {a['key']}: {' against '.join(a['runs'])}", '', *_about_lines(a), '']
+    for name, t in tables.items():
+        text += [f'## {name}', '', *([res['captions'][name], ''] if name in res.get('captions', {}) else []), markdown_table(t), '']
     return files + [str(write_text(out/f'{stem}.md', '\n'.join(text)))]

@@ -15,8 +15,9 @@ from .data.explore import save_figure
 
 # %% auto #0
 __all__ = ['EXACT_MAX_DIFFERING', 'MIN_TEST_EXAMPLES', 'NEMENYI_Q', 'paired_ttest', 'significance_marks', 'resampled_f1_macro',
-           'exact_permutation', 'percentile_ci', 'bootstrap_p', 'paired_bootstrap', 'approximate_randomization',
-           'best_and_ties', 'seed_test', 'mean_ranks', 'friedman', 'nemenyi_cd', 'nemenyi_groups', 'cd_diagram']
+           'exact_permutation', 'percentile_ci', 'bootstrap_p', 'bootstrap_floor', 'p_floor_rule', 'paired_bootstrap',
+           'approximate_randomization', 'best_and_ties', 'seed_test', 'mean_ranks', 'friedman', 'nemenyi_cd',
+           'nemenyi_groups', 'cd_diagram']
 
 # %% ../nbs/02a_stats.ipynb #3217a4f5
 def _paired(a, b, names=('a', 'b')) -> tuple[np.ndarray, np.ndarray]:
@@ -217,6 +218,15 @@ def bootstrap_p(point:float,       # the statistic on all examples
     if abs(point) <= eps: return 1.0
     return min(1.0, 2 * (int(np.sum(np.sign(point) * np.asarray(draws) <= eps)) + 1) / (len(draws) + 1))
 
+def bootstrap_floor(n:int) -> float:
+    "The smallest p `bootstrap_p` gives on `n` draws (none of them at or beyond 0): 2/(n + 1)."
+    return 2 / (n + 1)
+
+def p_floor_rule(versus:str='the other') -> str:
+    "What the floor of a p-value is, in words: reports print it beside the floors (`p_floor`) of their p-values."
+    return ('the smallest p a test can give on the data: 2/(resamples + 1), and 2^(1−k) for a system that differs from '
+            f'{versus} on k examples')
+
 # %% ../nbs/02a_stats.ipynb #70435d87
 def paired_bootstrap(gold, pred_a, pred_b, # gold labels and two systems' predictions, same order
                      n:int=1000,           # resamples
@@ -231,7 +241,7 @@ def paired_bootstrap(gold, pred_a, pred_b, # gold labels and two systems' predic
     delta = f1_macro(gold, pred_a) - f1_macro(gold, pred_b)
     d = _bootstrap_deltas(codes, L, n, np.random.default_rng(seed))
     sampled = lambda: bootstrap_p(delta, d, _EPS)
-    return dict(delta=float(delta), **_p_or_exact(codes, L, delta, sampled, 2 / (n + 1), 'bootstrap'), ci=percentile_ci(d),
+    return dict(delta=float(delta), **_p_or_exact(codes, L, delta, sampled, bootstrap_floor(n), 'bootstrap'), ci=percentile_ci(d),
                 n=n, seed=seed)
 
 # %% ../nbs/02a_stats.ipynb #e2bf007c

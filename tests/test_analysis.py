@@ -75,3 +75,52 @@ def test_analyze_command_on_committed_records(tmp_path, capsys):
     a, b = job_predictions(job, 'ibmcs', 'test')[0], job_predictions(job, 'ibmcs', 'negation')[0]
     assert list(flips.row) == [i for i in range(len(a)) if a[i] != b[i]] and flips.row.is_unique
     assert '# diff on ibmcs: test against negation' in capsys.readouterr().out
+
+def test_several_training_seeds_are_named_never_picked(tmp_path):
+    "Two jobs of one row with seeds 1 and 2 and no seed asked: an error listing both seeds; each job's record gives its own seed."
+    from stance_nb.core import StanceDataError
+    from stance_nb.analysis import job_conditions
+    from stance_nb.records import RunRecord, write_predictions
+    for s in (1, 2):
+        f = tmp_path/f'A-s{s}'; f.mkdir()
+        rec = RunRecord('benchmark/x', dict(row='A', system='sdl', ratio=1.0, seed=s, data={'k:test': 'fp'}))
+        rec.files['predictions/k/test'] = write_predictions(f/'predictions_k_test.jsonl', ['pro']).name
+        rec.save(f/'record.json')
+    with pytest.raises(StanceDataError, match=r"2 jobs of row 'A' on 'k' at ratio 1, training seeds \[1, 2\]"): find_job(tmp_path, 'A', 'k')
+    assert job_conditions(find_job(tmp_path, 'A', 'k', seed=2), 'k')['seed'] == 2
+
+def test_drop_p_at_its_floor_is_marked():
+    "Every p of an analysis comes with its floor: no resample of a perfect clean run loses nothing, so p equals 2/(n + 1), its floor."
+    r = attack_drop(GOLD, GOLD, ATT, n=400)
+    assert r['p'] == r['p_floor'] == 2 / 401
+    assert drop_difference(GOLD, (GOLD, ATT), (GOLD, GOLD), n=400)['p_floor'] == 2 / 401
+    assert list(by_target(GOLD, GOLD, ATT, ['x'] * 200, n=300).p_floor) == [2 / 301]
+
+@pytest.mark.skipif(not (os.environ.get('STANCE_NB_DATA') and (Path(os.environ['STANCE_NB_DATA'])/'ibmcs').is_dir()),
+                    reason='needs the data mirror (STANCE_NB_DATA) for the gold labels')
+@pytest.mark.parametrize('kind', ['robustness', 'targets', 'diff'])
+def test_analyze_states_its_conditions(kind, tmp_path):
+    """`stance_nb analyze` on the committed seed-1 jobs without --seeds: the tables and the Markdown give seed 1, the metric under
+    every table's heading, the data's split and fingerprint, the jobs and the resamples; a p at its floor shows its floor beside it."""
+    import pandas as pd
+    from stance_nb.cli.main import main
+    systems = 'BERT_SDL' if kind == 'diff' else 'BERT_MDL,BERT_SDL'
+    tests = {'robustness': 'negation', 'targets': 'test', 'diff': 'test,negation'}[kind]
+    assert main(['analyze', kind, '--from', str(RUNS), '--dataset', 'ibmcs', '--systems', systems, '--tests', tests, '--n', '200',
+                 '--out', str(tmp_path)]) == 0
+    md = (tmp_path/f'{kind}_ibmcs.md').read_text()
+    seeds = '- training seeds: BERT_SDL 1:' if kind == 'diff' else '- training seeds: BERT_MDL 1, BERT_SDL 1:'
+    for said in [seeds, 'one training seed per run', '- metric: macro-F1', '- data: split test, fingerprint 96419d51c3c0fa7c',
+                 '- bootstrap resamples: 200', 'training seed 1, training ratio 1, job BERT_SDL-ibmcs-r1-s1-9338078525f7']:
+        assert said in md, said
+    tables = [l for l in md.splitlines() if l.startswith('## ')]
+    assert tables and all(md.split(h + '\n\n', 1)[1].split('\n')[0][:1].isupper() for h in tables)   # a caption under each heading
+    assert 'macro-f1' in md.split('## ', 1)[1].split('\n\n')[1].lower() or kind == 'diff'   # the first table's caption names the metric
+    cond = json.loads((tmp_path/f'{kind}_ibmcs_conditions.json').read_text())
+    assert {j['seed'] for j in cond['jobs']} == {1} and cond['data']['fingerprint'] == '96419d51c3c0fa7c'
+    if kind == 'robustness':
+        drops = pd.read_csv(tmp_path/'robustness_ibmcs_drops.csv')
+        assert list(drops.seed) == [1, 1] and (drops.p_floor == 2 / 201).all()
+        assert drops.set_index('system').p['BERT_MDL'] == 2 / 201 and '| 0.00995 | 0.00995 |' in md   # MDL's negation drop: p at its floor
+        assert list(pd.read_csv(tmp_path/'robustness_ibmcs_difference.csv')[['seed_a', 'seed_b']].iloc[0]) == [1, 1]
+    if kind == 'targets': assert 'p_floor' in pd.read_csv(tmp_path/'targets_ibmcs_targets.csv').columns

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10n_experiment.executor.ipynb #7629a415
 from __future__ import annotations
-import importlib, json, os, shlex, signal, socket, sys, time, warnings
+import contextlib, importlib, json, os, shlex, signal, socket, sys, time, warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -224,11 +224,17 @@ def _worker_errors(jobs:list) -> list[str]:
     return out
 
 # %% ../../nbs/10n_experiment.executor.ipynb #34fe588c
-def _interrupt_workers():
-    "SIGINT to every process this one started (submitit-local's controllers and their workers): each stops as on Ctrl-C, its files whole."
-    for p in psutil.Process().children(recursive=True):
-        try: p.send_signal(signal.SIGINT)
-        except psutil.Error: pass   # ended meanwhile
+@contextlib.contextmanager
+def _local_workers_stop(kind:str):
+    """On Ctrl-C or SIGTERM to this process alone, a SIGINT to every process it started (submitit-local's controllers and their
+    workers): each stops as on a Ctrl-C to the terminal's group, its files whole. A cluster's workers keep running (`attach` waits again)."""
+    try: yield
+    except KeyboardInterrupt:
+        if kind == 'submitit-local':
+            for p in psutil.Process().children(recursive=True):
+                try: p.send_signal(signal.SIGINT)
+                except psutil.Error: pass   # ended meanwhile
+        raise
 
 def run_on(ex:Executor, force:bool=False, finished_only:bool=False, **run_kw) -> RunResult|None:
     """Run an experiment's jobs (`prepare`'s arguments in `run_kw`) on executor `ex`: submit workers for the jobs still to run,
@@ -266,7 +272,7 @@ def run_on(ex:Executor, force:bool=False, finished_only:bool=False, **run_kw) ->
         return None
     n = sum(1 for job, *_ in prep.plan if job.row.name not in prep.inp.skipped)
     bar, retries = progress(None, total=n, desc=f'{prep.exp.name} ({ex.kind})'), ex.retries
-    try:
+    with _local_workers_stop(ex.kind):   # an interrupt of this process alone stops this machine's workers too
         while True:
             st, pending = todo()
             bar.n = len(st['finished']) + len(st['failed']); bar.set_postfix(running=len(st['running']), failed=len(st['failed']),
@@ -285,9 +291,6 @@ def run_on(ex:Executor, force:bool=False, finished_only:bool=False, **run_kw) ->
                 print(f"{len(pending)} job(s) left by workers that ended without them: submitting new workers")
                 jobs = submit(min(ex.workers or len(pending), len(pending)))
             time.sleep(ex.poll_s)
-    except KeyboardInterrupt:   # Ctrl-C or SIGTERM to this process alone: this machine's workers stop with it, as on a Ctrl-C to the
-        if ex.kind == 'submitit-local': _interrupt_workers()   # terminal's group (a cluster's keep running, and `attach` waits again)
-        raise
     bar.close()
     res = execute(prep, force=force, finished_only=True, allow_failed=True, since=since)
     res.conditions['executor'] = dict(kind=ex.kind, workers=ex.workers, slurm=ex.slurm, jobs_per_gpu=ex.jobs_per_gpu)

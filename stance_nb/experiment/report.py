@@ -164,6 +164,13 @@ def table_environments(result:RunResult, rows:Sequence[str]) -> list[dict]:
 # %% ../../nbs/10l_experiment.report.ipynb #15c98bd5
 RECIPE_SETTINGS = ('mdl_preset', 'mdl_changes', 'train_changes', 'overrides')   # the run settings that change a paper's recipe
 
+def _job_commits(cond:dict) -> list[str]:
+    "A line naming the commits the jobs ran with, where any is not the run's (jobs taken in from a store another commit or edited code wrote)."
+    commits = cond.get('job_git') or {}
+    if not set(commits) - {cond.get('git')}: return []
+    return ["- the jobs' code: " + '; '.join(f"git {str(g)[:10]}{' (uncommitted changes)' if str(g).endswith('+dirty') else ''} "
+                                            f"({n} job{'s' * (n != 1)})" for g, n in commits.items())]
+
 def conditions_text(cond:dict) -> str:
     "The conditions of a run as a few Markdown lines: what ran, on which data, seeds, hardware, wall time."
     hw = cond.get('hardware', {})
@@ -189,9 +196,7 @@ def conditions_text(cond:dict) -> str:
                      + (f" ({c['cpu'] / c['wall']:.2f} CPU seconds a second with {hw.get('torch_threads', '?')} torch threads)"
                         if c['wall'] >= 1 else '')
                      + (f"; the machine's load average reached {cond['job_load_max']:g}" if cond.get('job_load_max') is not None else ''))
-    if set(commits := cond.get('job_git') or {}) - {cond.get('git')}:   # jobs taken in from a store another commit (or edited code) wrote
-        lines.append("- the jobs' code: " + '; '.join(f"git {str(g)[:10]}{' (uncommitted changes)' if str(g).endswith('+dirty') else ''} "
-                                                      f"({n} job{'s' * (n != 1)})" for g, n in commits.items()))
+    lines += _job_commits(cond)
     machines = cond.get('job_machines') or {}
     if set(machines) - {machine_label(hw)}:   # reused jobs that ran elsewhere: another CPU may train in another precision ('auto') or with other
                                               # kernels

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 import pandas as pd
 from ..core import write_csv, write_json, write_text, write_bytes, atomic_files, portable, portable_path
 from ..data.explore import figure_bytes
-from ..stats import cd_diagram
+from ..stats import cd_diagram, p_floor_rule
 from ..page import html_table, inline_html, markdown_html, section, html_page
 from .build import Leaderboard
 
@@ -92,8 +92,8 @@ def _significance_rules(st:dict) -> list:
     "The notes on how far the per-dataset tests reach: each dataset's floor of the p-values, and the minimum-n rule with what it left out."
     out = []
     if st.get('p_floor'):
-        out.append("floor of the p-values (the smallest p a test can give on the data: 2/(resamples + 1), and 2^(1−k) for a system that "
-                   "differs from the best on k examples; a floor above α means that system cannot be found below the best): "
+        out.append(f"floor of the p-values ({p_floor_rule('the best')}; a floor above α means that system cannot be found below the "
+                   "best): "
                    + '; '.join(f"{k} {lo:.3g}" + (f" to {hi:.3g}" if hi != lo else '') for k, (lo, hi) in st['p_floor'].items()) + '.')
     if st.get('min_test_examples'):
         out.append(f"no test on a test set of fewer than {st['min_test_examples']} examples: its cells are marked (no test), never † and "
