@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from ..core import outputs_dir, write_csv, write_text, write_json, atomic_files, machine_label, portable
 from ..metrics import MACRO_F1_RULE
-from ..stats import paired_ttest
+from ..stats import paired_ttest, few_test_rows
 from ..reference import compare, comparison_markdown, reference
 from .spec import Experiment, RunResult
 from .runner import COLLAPSE_SHARE, ENV_FIELDS, environments
@@ -207,6 +207,8 @@ def conditions_text(cond:dict) -> str:
         lines.append("- training precision ('no' is fp32): " + '; '.join(f"{k} {' and '.join(v)}" for k, v in cond['train_precision'].items()))
     if cond.get('left_out'): lines.append(f"- left out (data not readable): {', '.join(cond['left_out'])}")
     if cond.get('no_subset'): lines.append(f"- no low-resource training subset (left out at that ratio): {', '.join(cond['no_subset'])}")
+    if few := few_test_rows({k: v['n']['test'] for k, v in cond['data'].items() if v.get('n')}):   # the leaderboard's minimum, said once
+        lines.append(f"- few test rows: {'; '.join(few.values())}")
     for k, why in (cond.get('skipped') or {}).items(): lines.append(f"- not run: {k}: {why}")
     if cond.get('unfinished'): lines.append(f"- not finished (tables from the finished jobs only): {'; '.join(cond['unfinished'])}")
     for line in cond.get('collapsed') or (): lines.append(f"- collapsed predictions (one label for at least {COLLAPSE_SHARE:.0%}): {line}")
