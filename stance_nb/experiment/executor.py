@@ -419,7 +419,8 @@ def plan_text(df:pd.DataFrame, summary:dict) -> str:
     else: head = (f"{summary['jobs']} job(s) to run; {summary['device_hours']:.1f} device-hours estimated"
                   + (f" for {summary['estimated']} of them, {summary['unknown']} without an estimate (the hours below leave them out)"
                      if summary['unknown'] else ''))
-    lines = [head] + ([f"  and {summary['to_take']} finished job(s) to take from other job stores (--from), not run"] if summary.get('to_take') else [])
+    lines = [head] + ([f"  and {summary['to_take']} finished job(s) to take from other job stores (--from), not run"]
+                      if summary.get('to_take') else [])
     for row, g in df.groupby('row', sort=False):
         s, n = g.seconds.dropna(), g.train_examples.dropna()
         lines.append(f"  {row}: {len(g)} job(s), " + (f"{s.sum() / 3600:.2f} h" if len(s) else 'no estimate')
