@@ -16,8 +16,8 @@ from .data.explore import save_figure
 # %% auto #0
 __all__ = ['EXACT_MAX_DIFFERING', 'MIN_TEST_EXAMPLES', 'NEMENYI_Q', 'paired_ttest', 'significance_marks', 'resampled_f1_macro',
            'exact_permutation', 'percentile_ci', 'bootstrap_p', 'bootstrap_floor', 'p_floor_rule', 'paired_bootstrap',
-           'approximate_randomization', 'best_and_ties', 'seed_test', 'mean_ranks', 'friedman', 'nemenyi_cd',
-           'nemenyi_groups', 'cd_diagram']
+           'approximate_randomization', 'best_and_ties', 'few_test_rows', 'seed_test', 'mean_ranks', 'friedman',
+           'nemenyi_cd', 'nemenyi_groups', 'cd_diagram']
 
 # %% ../nbs/02a_stats.ipynb #3217a4f5
 def _paired(a, b, names=('a', 'b')) -> tuple[np.ndarray, np.ndarray]:
@@ -298,6 +298,13 @@ def best_and_ties(gold,                 # gold labels
         rows.append(dict(system=s, score=score, p_vs_best=r['p'], p_floor=r['p_floor'], method=r['method'], tied_with_best=tied,
                          best=s == best, no_test=why))
     return pd.DataFrame(rows, columns=['system', 'score', 'p_vs_best', 'p_floor', 'method', 'tied_with_best', 'best', 'no_test'])
+
+# %% ../nbs/02a_stats.ipynb #57bbc50d
+def few_test_rows(counts:Mapping[str, int], # test rows per dataset (key)
+                 ) -> dict[str, str]:
+    "The warning for each dataset of `counts` whose score rests on fewer than `MIN_TEST_EXAMPLES` test rows, by dataset."
+    return {k: f"{k}: the test score rests on {n} test row{'s' * (n != 1)}, fewer than {MIN_TEST_EXAMPLES}: each row moves it by a "
+               "large step (one row scores 0 or 1)" for k, n in counts.items() if n < MIN_TEST_EXAMPLES}
 
 # %% ../nbs/02a_stats.ipynb #20d35e03
 def _seed_pairs(a, b, names=('a_scores', 'b_scores')) -> tuple[np.ndarray, np.ndarray]:

@@ -280,3 +280,55 @@ def test_leaderboard_prints_its_table_without_json(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0 and '| system | ibmcs |' in out and '|---|' in out and 'files written:' in out, out[-2000:]
     assert not out.lstrip().startswith('{') and '"command"' not in out
+
+
+def _repeating(d:Path) -> list:
+    "A train file that holds each of its 40 rows twice (the second time with a doubled space and a trailing line break), a test file."
+    rows = [dict(Topic='t', Sentence=f'row {i} of {LABELS[str(i % 3)].lower()}', Stance=str(i % 3)) for i in range(40)]
+    twice = rows + [dict(r, Sentence=r['Sentence'].replace(' ', '  ', 1) + '\n') for r in rows]
+    pd.DataFrame(twice).to_csv(d/'train.csv', index=False)
+    pd.DataFrame([dict(Topic='t', Sentence=f'new {i}', Stance=str(i % 3)) for i in range(30)]).to_csv(d/'test.csv', index=False)
+    return ['--dataset', 'csv', '--path', f"train={d/'train.csv'},test={d/'test.csv'}", '--columns', 'text=Sentence,target=Topic,label=Stance',
+            '--label-map', ','.join(f'{k}={v}' for k, v in LABELS.items())]
+
+
+def test_dev_fraction_keeps_repeated_rows_on_one_side(tmp_path, capfd):
+    """`--dev-fraction` on a train file that repeats its rows: no dev row is a train row (up to whitespace), as between given files
+    (most dev rows were train rows before); the fraction counts distinct pairs: 3 of each label's 13 or 14, both copies of each."""
+    from stance_nb.experiment import prepare_data
+    opts = _repeating(tmp_path)
+    df = prepare_data(load('csv', path={'train': tmp_path/'train.csv', 'test': tmp_path/'test.csv'},
+                           columns=dict(text='Sentence', target='Topic', label='Stance')), dev_fraction=0.2)
+    dev, train = df[df.split == 'dev'], df[df.split == 'train']
+    texts = lambda part: {' '.join(t.split()) for t in part.text}
+    assert texts(dev).isdisjoint(texts(train)) and len(dev) == 18 and len(train) == 62
+    res = _run(['baselines', *opts, '--dev-fraction', '0.2', '--systems', 'majority', '--output-dir', str(tmp_path/'out')], capfd)
+    assert res['data']['n'] == {'train': 62, 'dev': 18, 'test': 30}
+
+
+def test_a_test_row_seen_in_train_up_to_whitespace_is_refused(tmp_path, capfd):
+    "A test text that differs from a train text only by a doubled space, a trailing space or another line break is a train row."
+    opts = _repeating(tmp_path)
+    pd.concat([pd.read_csv(tmp_path/'test.csv'), pd.DataFrame([dict(Topic='t ', Sentence='row  5 of\tnone \r\n', Stance='2')])]
+              ).to_csv(tmp_path/'test.csv', index=False)
+    assert main(['baselines', *opts, '--systems', 'majority', '--output-dir', str(tmp_path/'out')]) == 1
+    err = capfd.readouterr().err
+    assert "row 31, field 'Sentence': the same target and text (up to whitespace) as train row 6" in err and 'a test row seen in train' in err
+
+
+def test_every_command_says_when_a_score_rests_on_few_test_rows(own, tmp_path, capfd):
+    """A one-row test set: baselines, train, mdl and evaluate score it (0 or 1) and each says once, on stderr and in its result, that
+    the score rests on fewer than 30 test rows (the leaderboard's minimum); none refuses it."""
+    d, opts = own
+    pd.read_csv(d/'test.csv').head(1).to_csv(tmp_path/'one.csv', index=False)
+    one = ['--dataset', 'csv', '--path', f"train={d/'train.csv'},test={tmp_path/'one.csv'}", *opts[4:]]
+    tiny_bert(tmp_path/'tiny', num_labels=3)
+    write_predictions(tmp_path/'one.jsonl', ['FAVOR'])
+    train = ['--dev-fraction', '0.2', '--preset', 'smoke', '--model', str(tmp_path/'tiny'), '--epochs', '1', '--seeds', '1']
+    for argv in (['baselines', *one, '--systems', 'majority,random'], ['train', *one, *train], ['mdl', *one, *train],
+                 ['evaluate', *one, '--predictions', str(tmp_path/'one.jsonl')]):
+        assert main(argv + (['--output-dir', str(tmp_path/argv[0])] if argv[0] != 'evaluate' else []) + ['--json']) == 0
+        out, err = capfd.readouterr()
+        [(key, says)] = json.loads(out)['few_test_rows'].items()
+        assert says == f'{key}: the test score rests on 1 test row, fewer than 30: each row moves it by a large step (one row scores 0 or 1)'
+        assert err.count(f'warning: {key}: the test score rests on 1 test row') == 1, (argv[0], err[-2000:])

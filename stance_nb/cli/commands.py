@@ -39,10 +39,8 @@ def _summary(rows:list) -> tuple[dict, dict]:
     return {k: v['mean'] for k, v in s.items()}, {k: None if math.isnan(v['std']) else v['std'] for k, v in s.items()}
 
 # %% ../../nbs/12a_cli.commands.ipynb #333702f3
-def _record(out_dir) -> str|None:
-    return str(Path(out_dir)/'record.json') if out_dir is not None else None
+def _record(out_dir) -> str|None: return str(Path(out_dir)/'record.json') if out_dir is not None else None
 
-# %% ../../nbs/12a_cli.commands.ipynb #730b9193
 def _flat(prefix:str, d:dict) -> dict: return {f'{prefix}_{k}': v for k, v in d.items()}
 
 # %% ../../nbs/12a_cli.commands.ipynb #f0a7ed8e

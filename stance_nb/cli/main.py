@@ -284,6 +284,25 @@ def _jsonable(o):
     if o is None or isinstance(o, (str, int, bool)): return o
     return str(o)
 
+# %% ../../nbs/12b_cli.main.ipynb #f2076745
+def _test_rows(res) -> dict[str, int]:
+    "The test rows of each dataset a command's result scores: its data (baselines, train), its test set (evaluate), MDL's tasks, a run's."
+    if not isinstance(res, dict): return {}
+    out, d = {}, res.get('data')
+    if isinstance(d, dict) and isinstance(d.get('n'), dict) and 'key' in d: out[d['key']] = d['n']['test']
+    if res.get('command') == 'evaluate': out[res['dataset']] = res['n']
+    out.update({s['dataset']: s['n_test'] for r in res.get('runs') or () if isinstance(r, dict)
+                for s in r.get('scores') or () if isinstance(s, dict) and 'n_test' in s})
+    out.update({k: v['n']['test'] for k, v in ((res.get('conditions') or {}).get('data') or {}).items() if v.get('n')})
+    return out
+
+# %% ../../nbs/12b_cli.main.ipynb #2c261eb5
+def _with_few_test_rows(res):
+    "`res` with `few_test_rows` (`stance_nb.stats.few_test_rows`) where a dataset it scores has fewer than 30 test rows."
+    from stance_nb.stats import few_test_rows   # imported on use, as the commands' own code
+    if few := few_test_rows(_test_rows(res)): res['few_test_rows'] = few
+    return res
+
 # %% ../../nbs/12b_cli.main.ipynb #b935af8a
 def run_command(argv:list|None=None, # arguments without the program name (default: `sys.argv[1:]`)
                ) -> dict:
@@ -296,7 +315,7 @@ def run_command(argv:list|None=None, # arguments without the program name (defau
         try: set_threads(args.threads)
         except ValueError as e: usage(e)
     if args.command in ('train', 'mdl'): _init_state()
-    try: return COMMANDS[args.command](args)
+    try: return _with_few_test_rows(COMMANDS[args.command](args))
     except UsageError as e: usage(e)
 
 # %% ../../nbs/12b_cli.main.ipynb #0cfb53a3
@@ -393,4 +412,5 @@ def main(argv:list|None=None) -> int:
         print(text if text is not None else json.dumps(_jsonable(res), indent=None if as_json else 1), flush=True)
         for p in res.get('records') or [] if isinstance(res, dict) else []:
             if p: print(f"run record: {p}", file=sys.stderr)
+        for w in (res.get('few_test_rows') or {}).values() if isinstance(res, dict) else []: print(f"warning: {w}", file=sys.stderr)
     return 0

@@ -75,7 +75,8 @@ def data_options(p:argparse.ArgumentParser, required:bool=True):
     p.add_argument('--path', type=str, help='your files: train=FILE,dev=FILE,test=FILE (or FILE with a split column)')
     p.add_argument('--columns', type=name_pairs, help='tidy name=your column, e.g. text=Sentence,target=Topic,label=Stance')
     p.add_argument('--label-map', type=name_pairs, help='label in the file=label name, e.g. 0=AGAINST,1=FAVOR,2=NONE')
-    p.add_argument('--dev-fraction', type=_FRACTION, help='no dev file: cut a seeded stratified dev split of this fraction from train')
+    p.add_argument('--dev-fraction', type=_FRACTION, help='no dev file: cut a seeded stratified dev split of this fraction from train '
+                   '(of its distinct texts: a repeated one stays on one side)')
     p.add_argument('--max-train', type=POSITIVE, help='train on a seeded sample of this many training rows')
     p.add_argument('--split-seed', type=SEED, help='seed of the --dev-fraction split and the --max-train sample (default 0)')
     p.add_argument('--data-dir', help='data directory of registered datasets (default: $STANCE_NB_DATA or the cache)')

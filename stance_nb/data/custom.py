@@ -13,7 +13,7 @@ from .core import register_dataset, read_table, SPLITS, TIDY_COLUMNS
 from ..records import read_jsonl, clean_label, clean_labels
 
 # %% auto #0
-__all__ = ['near_column', 'load_csv', 'load_jsonl']
+__all__ = ['near_column', 'overlap_keys', 'load_csv', 'load_jsonl']
 
 # %% ../../nbs/01c_data.custom.ipynb #d308d528
 _SPLIT_ALIASES = {'train': 'train', 'training': 'train', 'dev': 'dev', 'valid': 'dev', 'validation': 'dev', 'val': 'dev', 'test': 'test'}
@@ -155,17 +155,24 @@ def _labels(df:pd.DataFrame, labels, label_map:dict|None, field:str) -> tuple[li
     train = df.split == 'train'
     return sorted(df.label[train].unique() if train.any() else seen), 'the labels of the train rows' if train.any() else 'the labels found'
 
+# %% ../../nbs/01c_data.custom.ipynb #cb52aa62
+def overlap_keys(df:pd.DataFrame) -> pd.Series:
+    """Each row's (target, text) pair as one key, every run of whitespace (spaces, tabs, line breaks) one space and the ends stripped:
+    rows with one key are one text to the overlap check of the loaders and to a dev split cut from train (`prepare_data`)."""
+    one = lambda s: s.astype(str).str.split().str.join(' ')
+    return one(df.target) + '\x1f' + one(df.text)   # the unit separator: whitespace to `str.split`, so in no part
+
 # %% ../../nbs/01c_data.custom.ipynb #fe7e76e9
 def _overlap(df:pd.DataFrame, colmap:dict):
-    "Refuse a (target, text) pair that occurs in two splits: test rows seen in training."
-    key = df.target + '\x00' + df.text
+    "Refuse a (target, text) pair (`overlap_keys`: up to whitespace) that occurs in two splits: test rows seen in training."
     first = {}
-    for k, s, p, r in zip(key, df.split, df._path, df._row):
+    for k, s, p, r, tt in zip(overlap_keys(df), df.split, df._path, df._row, zip(df.target, df.text)):
         if k in first and first[k][0] != s:
-            s0, p0, r0 = first[k]
-            raise StanceDataError(f'the same target and text as {s0} row {r0} of {p0} (a {s} row seen in {s0})', path=p, row=int(r),
-                                  field=colmap['text'], expected='disjoint splits (or allow_overlap=True)')
-        first.setdefault(k, (s, p, r))
+            s0, p0, r0, tt0 = first[k]
+            raise StanceDataError(f"the same target and text{'' if tt == tt0 else ' (up to whitespace)'} as {s0} row {r0} of {p0} "
+                                  f"(a {s} row seen in {s0})", path=p, row=int(r), field=colmap['text'],
+                                  expected='disjoint splits (or allow_overlap=True)')
+        first.setdefault(k, (s, p, r, tt))
 
 # %% ../../nbs/01c_data.custom.ipynb #a9fe756a
 def _tidy(parts:list, labels, split:str, split_map, allow_empty_text:bool, label_map:dict|None=None, allow_overlap:bool=False) -> pd.DataFrame:

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from ..core import data_dir as _data_dir, StanceDataError
-from ..data import load, DATASETS
+from ..data import load, DATASETS, overlap_keys
 from ..data.core import to_stance_labels
 from ..records import LabelsNormalised
 from .spec import DataSpec, SAFE_NAME
@@ -23,18 +23,22 @@ __all__ = ['PREPARE_OPTIONS', 'prepare_data', 'in_stance_labels', 'load_data', '
 # %% ../../nbs/10b_experiment.data.ipynb #36745f82
 PREPARE_OPTIONS = ('label_map', 'dev_fraction', 'max_train', 'split_seed')   # `DataSpec` options `load_data` applies itself
 
-def _stratified(df:pd.DataFrame, idx:pd.Index, frac:float, seed:int) -> pd.Index:
+def _stratified(df:pd.DataFrame, idx:pd.Index, frac:float, seed:int,
+                together:bool=False, # draw distinct (target, text) pairs (`overlap_keys`): the rows of a pair all in or all out
+               ) -> pd.Index:
     "A seeded sample of `frac` of the rows `idx` within each label (at least one row of a label with two or more)."
-    rng, keep = np.random.RandomState(seed), []
-    for _, g in df.loc[idx].groupby('label', sort=True):
+    rng, keep, rows = np.random.RandomState(seed), [], df.loc[idx]
+    key = overlap_keys(rows) if together else pd.Series(rows.index, index=rows.index)
+    for _, g in rows[~key.duplicated()].groupby('label', sort=True):   # a pair counts once, under the label of its first row
         n = min(max(int(round(frac*len(g))), 1), len(g)-1) if len(g) > 1 else 0
         keep += list(rng.choice(g.index.to_numpy(), size=n, replace=False))
-    return pd.Index(sorted(keep))
+    return pd.Index(sorted(rows.index[key.isin(key[keep]).to_numpy()]))
 
 # %% ../../nbs/10b_experiment.data.ipynb #a006f6b9
 def prepare_data(df:pd.DataFrame,              # a tidy table (`load`'s result)
                  label_map:Mapping|None=None,   # {label in the file: label name}, e.g. {'0': 'AGAINST', '1': 'FAVOR'}; every label needs an entry
                  dev_fraction:float|None=None,  # cut a stratified dev split of this fraction from train (only when there is no dev split)
+                                                # of its distinct (target, text) pairs: a repeated pair is never on both sides
                  max_train:int|None=None,       # keep a sample of this many train rows (after the dev split is cut)
                  split_seed:int=0,              # seed of the dev split and of the sample
                 ) -> pd.DataFrame:
@@ -51,7 +55,7 @@ def prepare_data(df:pd.DataFrame,              # a tidy table (`load`'s result)
     if dev_fraction is not None:
         if not 0 < dev_fraction < 1: raise ValueError(f"dev_fraction={dev_fraction!r}: expected a fraction between 0 and 1")
         if (df.split == 'dev').any(): raise ValueError(f"{where}: has a dev split already ({int((df.split == 'dev').sum())} rows); drop dev_fraction")
-        dev = _stratified(df, df.index[df.split == 'train'], dev_fraction, split_seed)
+        dev = _stratified(df, df.index[df.split == 'train'], dev_fraction, split_seed, together=True)
         df.loc[dev, 'split'] = 'dev'
     if max_train is not None:
         if max_train < 1: raise ValueError(f"max_train={max_train!r}: expected a positive number of rows")

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from ..core import outputs_dir, write_csv, write_text, write_json, atomic_files, machine_label, portable
 from ..metrics import MACRO_F1_RULE
-from ..stats import paired_ttest
+from ..stats import paired_ttest, few_test_rows
 from ..reference import compare, comparison_markdown, reference
 from .spec import Experiment, RunResult
 from .runner import COLLAPSE_SHARE, ENV_FIELDS, environments
@@ -164,6 +164,14 @@ def table_environments(result:RunResult, rows:Sequence[str]) -> list[dict]:
 # %% ../../nbs/10l_experiment.report.ipynb #15c98bd5
 RECIPE_SETTINGS = ('mdl_preset', 'mdl_changes', 'train_changes', 'overrides')   # the run settings that change a paper's recipe
 
+def _data_lines(cond:dict) -> list[str]:
+    "Lines on the run's data: where it differs from the paper's, and test sets too small to test on (the leaderboard's minimum)."
+    out = ["- data that differ from the paper's (said beside each cell over them): " + '; '.join(f"{k}: {v}" for k, v in cond['data_differ'].items())
+           ] if cond.get('data_differ') else []
+    if few := few_test_rows({k: v['n']['test'] for k, v in cond['data'].items() if v.get('n')}):
+        out.append(f"- few test rows: {'; '.join(few.values())}")
+    return out
+
 def _job_commits(cond:dict) -> list[str]:
     "A line naming the commits the jobs ran with, where any is not the run's (jobs taken in from a store another commit or edited code wrote)."
     commits = cond.get('job_git') or {}
@@ -218,9 +226,7 @@ def conditions_text(cond:dict) -> str:
     if cond.get('train_precision'):   # two precisions in one row: its jobs are not comparable to the last digit
         lines.append("- training precision ('no' is fp32): " + '; '.join(f"{k} {' and '.join(v)}" for k, v in cond['train_precision'].items()))
     if cond.get('left_out'): lines.append(f"- left out (data not readable): {', '.join(cond['left_out'])}")
-    if cond.get('data_differ'):
-        lines.append("- data that differ from the paper's (said beside each cell over them): "
-                     + '; '.join(f"{k}: {v}" for k, v in cond['data_differ'].items()))
+    lines += _data_lines(cond)
     if cond.get('no_subset'): lines.append(f"- no low-resource training subset (left out at that ratio): {', '.join(cond['no_subset'])}")
     for k, why in (cond.get('skipped') or {}).items(): lines.append(f"- not run: {k}: {why}")
     if cond.get('unfinished'): lines.append(f"- not finished (tables from the finished jobs only): {'; '.join(cond['unfinished'])}")
