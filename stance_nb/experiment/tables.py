@@ -52,10 +52,12 @@ def set_note(common:list, lacking:dict, units:Sequence[str]=('row',), seen:set|N
     return s
 
 # %% ../../nbs/10k_experiment.tables.ipynb #b98ee601
-def _lacks(u:tuple, lacking:dict, units:Sequence[str]) -> str:
-    "For a unit that lacks data the others have: what it lacks (the row left partial)."
+def _lacks(u:tuple, lacking:dict, units:Sequence[str], some:set=frozenset()) -> str:
+    "For a unit that lacks data the others have: what it lacks (the row left partial); `some`: the (unit, key) it has on some seeds only."
     miss = [k for k, us in lacking.items() if u in us]
-    return f"; {_unit(u, units)} has no {', '.join(map(str, miss))}, so every row is averaged without it" if miss else ''
+    if not miss: return ''
+    said = [f"{k} on some of its seeds only" if (u, k) in some else f"no {k}" for k in miss]
+    return f"; {_unit(u, units)} has {', '.join(map(str, said))}, so every row is averaged without it"
 
 # %% ../../nbs/10k_experiment.tables.ipynb #fa169cd3
 def common_mean(s:pd.DataFrame, by:list, units:Sequence[str], over:str='key', what:str='datasets') -> pd.DataFrame:
@@ -64,8 +66,9 @@ def common_mean(s:pd.DataFrame, by:list, units:Sequence[str], over:str='key', wh
     common, lacking = common_keys(s, units, over)
     a = s[s[over].isin(common)].sort_values('value', kind='stable').groupby(by + ['seed'], dropna=False).value.mean().reset_index()
     note = set_note(common, lacking, units, seen=set(s[list(units)].itertuples(index=False, name=None)), what=what)
+    some = {(tuple(u), k) for *u, k in s[list(units) + [over]].drop_duplicates().itertuples(index=False, name=None)}   # a key on any seed
     return a.assign(keys='+'.join(map(str, common)),
-                    note=[note + _lacks(tuple(r[c] for c in units), lacking, units) for _, r in a.iterrows()])
+                    note=[note + _lacks(tuple(r[c] for c in units), lacking, units, some) for _, r in a.iterrows()])
 
 # %% ../../nbs/10k_experiment.tables.ipynb #370f74d5
 OURS = ['row', 'column', 'metric', 'value', 'seed']
