@@ -152,8 +152,8 @@ def environments_text(envs:Sequence[dict]) -> str:
 
 # %% ../../nbs/10l_experiment.report.ipynb #24d9f276
 def environment_differences(envs:Sequence[dict]) -> list[str]:
-    "The fields (`ENV_FIELDS`) in which the jobs of `envs` differ; the precision among the jobs that train in one."
-    return [k for k in ENV_FIELDS if len({e.get(k) for e in envs if k != 'precision' or e.get(k) is not None}) > 1]
+    "The fields (`ENV_FIELDS`) in which the jobs of `envs` differ; the precision and the threads among the jobs that train on them."
+    return [k for k in ENV_FIELDS if len({e.get(k) for e in envs if k not in ('precision', 'threads') or e.get(k) is not None}) > 1]
 
 # %% ../../nbs/10l_experiment.report.ipynb #c650ed38
 def table_environments(result:RunResult, rows:Sequence[str]) -> list[dict]:
