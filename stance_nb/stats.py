@@ -16,8 +16,8 @@ from .data.explore import save_figure
 # %% auto #0
 __all__ = ['EXACT_MAX_DIFFERING', 'MIN_TEST_EXAMPLES', 'NEMENYI_Q', 'paired_ttest', 'significance_marks', 'resampled_f1_macro',
            'exact_permutation', 'percentile_ci', 'bootstrap_p', 'bootstrap_floor', 'p_floor_rule', 'paired_bootstrap',
-           'approximate_randomization', 'best_and_ties', 'few_test_rows', 'seed_test', 'mean_ranks', 'friedman',
-           'nemenyi_cd', 'nemenyi_groups', 'cd_diagram']
+           'approximate_randomization', 'too_few_examples', 'best_and_ties', 'few_test_rows', 'seed_test', 'mean_ranks',
+           'friedman', 'nemenyi_cd', 'nemenyi_groups', 'cd_diagram']
 
 # %% ../nbs/02a_stats.ipynb #3217a4f5
 def _paired(a, b, names=('a', 'b')) -> tuple[np.ndarray, np.ndarray]:
@@ -272,6 +272,10 @@ def approximate_randomization(gold, pred_a, pred_b, # gold labels and two system
 # %% ../nbs/02a_stats.ipynb #16b72b6f
 MIN_TEST_EXAMPLES = 30   # a test set of fewer examples gets no test in `best_and_ties`: no p, and no system is called below the best
 
+def too_few_examples(n:int, min_examples:int=MIN_TEST_EXAMPLES) -> str:
+    "Why a test set of `n` examples gets no test ('' where it has enough): the one wording of the rule, for the tests and the ranks."
+    return f"{n} test example{'s' * (n != 1)}, fewer than {min_examples}" if n < min_examples else ''
+
 def best_and_ties(gold,                 # gold labels
                   preds:dict,           # system name -> its predictions, same order as `gold`
                   n:int=1000, seed:int=0, # resamples (or shuffles) and their seed
@@ -290,7 +294,7 @@ def best_and_ties(gold,                 # gold labels
     if best is not None and best not in preds: raise ValueError(f"best_and_ties: best={best!r} is not among the systems {list(preds)}")
     scores = {s: f1_macro(gold, p) for s, p in preds.items()}
     best, m = best if best is not None else max(scores, key=scores.get), codes.shape[1]
-    why = f"{m} test example{'s' * (m != 1)}, fewer than {min_examples}: no test" if m < min_examples else ''
+    why = f"{few}: no test" if (few := too_few_examples(m, min_examples)) else ''
     rows = []
     for s, score in scores.items():
         r = dict(p=math.nan, p_floor=math.nan, method='') if s == best or why else tests[test](gold, preds[best], preds[s], n=n, seed=seed)

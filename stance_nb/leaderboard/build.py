@@ -4,7 +4,6 @@
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #510d659f
 from __future__ import annotations
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -12,10 +11,12 @@ import numpy as np
 import pandas as pd
 from ..core import portable
 from ..records import read_predictions
+from ..metrics import f1_macro
 from ..reference import reference
 from ..robustness import relative_drop, resilience_rel
 from ..experiment import Row, correctness_ratios, common_keys, RunResult
-from ..stats import best_and_ties, mean_ranks, friedman, nemenyi_cd, seed_test, EXACT_MAX_DIFFERING, MIN_TEST_EXAMPLES
+from ..stats import (best_and_ties, mean_ranks, friedman, nemenyi_cd, seed_test, too_few_examples, EXACT_MAX_DIFFERING,
+                             MIN_TEST_EXAMPLES)
 from .spec import NLI_MODEL, NLI_PRESET, FAMILIES, other_papers
 
 # %% auto #0
@@ -68,9 +69,10 @@ def _on_seeds(gold:list, by:dict, best:str, n_resamples:int, seed:int, alpha:flo
     runs = {sy: p if isinstance(p, Mapping) else {None: p} for sy, p in by.items()}
     seeds = sorted({x for r in runs.values() for x in r if x is not None}) or [None]
     seeds = [x for x in seeds if all(x in r or None in r for r in runs.values())]
-    if not seeds:   # the rows without any test (an unreachable minimum), and why
-        t = best_and_ties(gold, {sy: next(iter(r.values())) for sy, r in runs.items()}, best=best, min_examples=math.inf)
-        return t.assign(no_test='no seed that every system ran: no test', p_by_seed='')
+    if not seeds:   # no pair of runs to test
+        return pd.DataFrame([dict(system=sy, score=f1_macro(gold, next(iter(r.values()))), p_vs_best=np.nan, p_floor=np.nan, method='',
+                                  tied_with_best=True if sy == best else None, best=sy == best, no_test='no seed that every system ran: no test',
+                                  p_by_seed='') for sy, r in runs.items()])
     per = [best_and_ties(gold, {sy: r.get(x, r.get(None)) for sy, r in runs.items()}, n=n_resamples, seed=seed, alpha=alpha, best=best)
            for x in seeds]
     t = per[0].copy()
@@ -163,8 +165,7 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
                  test='paired bootstrap of macro-F1 on the test examples of every seed both systems ran (p: the largest over them)',
                  failed=[list(f) for f in failed], published='; '.join(sources) if pub else None, official=official,
                  **significance_stats(tests))
-    small = {k: f"{len(gold[k])} test example{'s' * (len(gold[k]) != 1)}, fewer than {MIN_TEST_EXAMPLES}" for k in common
-             if k in gold and len(gold[k]) < MIN_TEST_EXAMPLES}   # as untested a dataset for the ranks as for the per-dataset tests
+    small = {k: few for k in common if k in gold and (few := too_few_examples(len(gold[k])))}   # untested for the ranks as for the tests
     ranked = [k for k in common if k not in small]
     stats.update(ranked=ranked, not_ranked=small)
     if len(ranked) >= 2 and len(systems) >= 2:

@@ -102,6 +102,11 @@ def _significance_rules(st:dict) -> list:
     return out
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #be0e7a6c
+def _not_ranked(st:dict, before:str, after:str='') -> str:
+    "The datasets the ranks and the Friedman test leave out (too few test examples), as a clause between `before` and `after`; '' for none."
+    if not st.get('not_ranked'): return ''
+    return f"{before}left out of the ranks: {', '.join(f'{k} ({v})' for k, v in st['not_ranked'].items())}{after}"
+
 def cell_notes(lb:Leaderboard) -> list:
     "The notes on the cells and their tests: the metric and seeds, bold and †, the published numbers, the common datasets, Friedman."
     st = lb.stats
@@ -121,11 +126,10 @@ def cell_notes(lb:Leaderboard) -> list:
     if 'friedman' in st:
         f, cd = st['friedman'], st.get('critical_difference')
         notes.append(f"Friedman test over {f['N']} datasets and {f['k']} systems: χ² = {f['statistic']:.2f}, p = {f['p']:.3g}"
-                     + (f" (left out of the ranks: {', '.join(f'{k} ({v})' for k, v in st['not_ranked'].items())})" if st.get('not_ranked') else '')
+                     + _not_ranked(st, ' (', ')')
                      + (f"; Nemenyi critical difference of mean ranks at α = {st['alpha']}: {cd:.2f}" if cd is not None else '') + '.')
     else: notes.append('no Friedman test: it needs at least 3 systems over at least 2 common datasets'
-                       + (f" (left out of the ranks: {', '.join(f'{k} ({v})' for k, v in st['not_ranked'].items())})" if st.get('not_ranked') else '')
-                       + '.')
+                       + _not_ranked(st, ' (', ')') + '.')
     return notes
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #0448efac
@@ -273,7 +277,7 @@ def _best(t:pd.DataFrame, keys:list) -> dict:
 def _overall(st:dict, n:int) -> str:
     "Whether the datasets rank the systems: the Friedman test's finding, or why none can be made."
     f = st.get('friedman')
-    small = (f"; left out of the ranks: {', '.join(f'{k} ({v})' for k, v in st['not_ranked'].items())}" if st.get('not_ranked') else '')
+    small = _not_ranked(st, '; ')
     if f is None:
         return (f"With {n} dataset{'s' * (n != 1)} in common no overall ranking can be tested "
                 f"(the Friedman test needs 3 systems or more over 2 datasets or more{small}).")
