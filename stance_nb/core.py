@@ -96,13 +96,14 @@ def data_dir(path:str|Path|None=None, # explicit data directory; wins over every
 # %% ../nbs/00_core.ipynb #0c6e044f
 def outputs_dir(path:str|Path|None=None, # explicit output directory
                 *parts:str,              # sub-folders, created on demand (one folder name each: see `check_name`)
+                create:bool=True,        # False: the path only, nothing created (a plan writes nothing)
                ) -> Path:
     "Resolve the output directory: `path` > `$STANCE_NB_OUTPUTS` > `<repo>/outputs` > `cache_dir()/'outputs'`."
     if path is not None: root = Path(path)
     elif os.environ.get('STANCE_NB_OUTPUTS'): root = Path(os.environ['STANCE_NB_OUTPUTS'])
     else: root = repo_root()/'outputs' if repo_root() else cache_dir()/'outputs'
     d = root.expanduser().resolve().joinpath(*(check_name('outputs_dir part', p) for p in parts))
-    d.mkdir(parents=True, exist_ok=True)
+    if create: d.mkdir(parents=True, exist_ok=True)
     return d
 
 # %% ../nbs/00_core.ipynb #dbf85533

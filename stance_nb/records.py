@@ -30,7 +30,8 @@ def read_jsonl(path:str|Path, required:Iterable[str]=(), encoding:str='utf-8',
               ) -> list[dict]:
     "Read a JSON-lines file; a broken line, a missing field or a wrong encoding is reported with its line number."
     path, out = Path(path), []
-    try: lines = path.read_text(encoding=encoding).splitlines()
+    utf8 = encoding.lower().replace('_', '-') in ('utf-8', 'utf8')   # a byte-order mark at the start (as Windows tools write) is no text
+    try: lines = path.read_text(encoding='utf-8-sig' if utf8 else encoding).splitlines()
     except UnicodeDecodeError as e: raise StanceDataError(f"cannot decode as {encoding}: {e.reason} at byte {e.start}", path=path,
                                                           expected=f'{encoding} text') from None
     for i, line in enumerate(lines, 1):

@@ -242,15 +242,17 @@ def _macro_f1_only(key:str, spec:DataSpec) -> list:
     "Every transfer key is scored by macro-F1 in the common labels (a dataset's own metric reads its own labels)."
     return ['f1_macro']
 
-def prepare_transfer(args:TransferArgs) -> TransferRun:
-    "Every transfer job planned in the transfer's job store (finished ones found, other stores' taken in); nothing is trained or written."
+def prepare_transfer(args:TransferArgs,
+                     plan:bool=False, # for a plan (`--plan`): other stores' finished jobs are counted, not taken in; no folder made
+                    ) -> TransferRun:
+    "Every transfer job planned in the transfer's job store (finished ones found, other stores' taken in); nothing is trained."
     L = args.leaderboard_args()
-    exp, rows, _, run_kw = leaderboard_run_kw(L, L.benchmark_args())
+    exp, rows, _, run_kw = leaderboard_run_kw(L, L.benchmark_args(), plan)
     specs = transfer_specs(args.datasets, args.leave_one_out, args.max_train)
     own = [replace(r, attacks=(), ratios=(1.0,), data=None, tables=()) for r in run_kw['rows']]
     texp = replace(exp, name='transfer', data=specs, rows=own, tables={}, cells=None, metrics=_macro_f1_only, significance={}, appendix={})
     run_kw = {**{k: v for k, v in run_kw.items() if k not in ('specs', 'ratios')}, 'exp': texp, 'rows': own, 'keys': list(specs),
-              'out': outputs_dir(None, 'transfer', 'runs'), 'strict': True}
+              'out': outputs_dir(None, 'transfer', 'runs', create=not plan), 'strict': True}
     return TransferRun(args, rows, run_kw, prepare(**run_kw))
 
 # %% ../nbs/15_transfer.ipynb #0797132c

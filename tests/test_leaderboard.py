@@ -51,7 +51,10 @@ def test_leaderboard_from_the_committed_records(tmp_path, capfd, monkeypatch):
     """On a fresh machine the README's quoted run is not re-run: `--from results/benchmark/runs` takes its finished jobs in (the
     records and predicted labels committed with it), so the leaderboard has its per-dataset tests and equals the committed Table 4."""
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
-    lb = _json(['leaderboard', '--models', 'majority,random,fasttext', '--datasets', ','.join(MIRROR), '--seeds', '1,2', '--from', str(COMMITTED)], capfd)
+    argv = ['leaderboard', '--models', 'majority,random,fasttext', '--datasets', ','.join(MIRROR), '--seeds', '1,2', '--from', str(COMMITTED)]
+    plan = _json(argv + ['--plan'], capfd)   # counts what it would take in, copies nothing and makes no folder
+    assert plan['plan']['jobs'] == 0 and plan['plan']['to_take'] == 25 and not (tmp_path/'out').exists()
+    lb = _json(argv, capfd)
     assert lb['conditions']['reused'] == lb['conditions']['jobs'] == 25 and len(lb['tests']) == 15
     t4 = pd.read_csv(COMMITTED.parent/'benchmark_table4.csv')
     table = pd.DataFrame(lb['table']).set_index('system')

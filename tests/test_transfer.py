@@ -27,8 +27,10 @@ def _macro(gold, pred):
 
 def test_majority_transfer_by_hand(data, tmp_path):
     "Each cell of the majority baseline equals macro-F1 of its training set's majority label on the test set, computed by hand; Δ is the difference."
-    code, out, err = run_cli(['transfer', '--models', 'majority', '--datasets', ','.join(DATASETS), '--data-dir', str(data),
-                              '--output-dir', str(tmp_path/'out'), '--json'])
+    argv = ['transfer', '--models', 'majority', '--datasets', ','.join(DATASETS), '--data-dir', str(data), '--output-dir', str(tmp_path/'out'), '--json']
+    code, out, err = run_cli(argv + ['--plan'])   # first a plan: 9 pairs and 3 leave-one-out jobs, no folder made
+    assert code == 0 and json.loads(out)['plan']['jobs'] == 12 and not (tmp_path/'out').exists(), err[-3000:]
+    code, out, err = run_cli(argv)
     assert code == 0, err[-3000:]
     res = json.loads(out)
     cells = pd.DataFrame(res['cells']).set_index(['train', 'test'])

@@ -486,7 +486,7 @@ def _leaderboard(args) -> dict:
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
     tp = _throughput(args.throughput) if args.plan else None   # checked before the data is read, as the executor
     ex = _executor(argparse.Namespace(**{**vars(args), 'workers': P.workers}), P.as_dict())
-    run = prepare_leaderboard(P)
+    run = prepare_leaderboard(P, plan=args.plan)
     if args.plan:
         summary, rows = _priced(run.prep, tp, ex, names=run.rows)   # the leaderboard's names: `sdl (all-MiniLM-L6-v2)`
         return dict(command='leaderboard', plan=summary, rows=rows, executor=ex.kind)
@@ -535,9 +535,8 @@ def _plan(exp, P, ex, throughput:str|None, reuse_from:list=()) -> dict:
     "`--plan`: the jobs still to run, their estimated device time, device-hours and wall time on 1, 4 and 16 workers; nothing runs."
     from stance_nb.experiment import run_arguments, prepare
     tp = _throughput(throughput)   # checked before the data is read
-    run_kw, folder, stem = run_arguments(exp, P)
-    summary, rows = _priced(prepare(**run_kw, reuse=[str(r) for r in reuse_from], take=False), tp, ex)   # --from: what another store holds is
-                                                                                                        # counted, not copied in
+    run_kw, folder, stem = run_arguments(exp, P, plan=True)   # no folder made; --from: what another store holds is counted, not copied in
+    summary, rows = _priced(prepare(**run_kw, reuse=[str(r) for r in reuse_from]), tp, ex)
     return dict(command='reproduce', experiment=exp.name, plan=summary, rows=rows, executor=ex.kind)
 
 # %% ../../nbs/12a_cli.commands.ipynb #73e9bc99
@@ -586,7 +585,7 @@ def _transfer(args) -> dict:
     except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\"")) from None
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
     ex = _executor(argparse.Namespace(**{**vars(args), 'workers': P.workers}), P.as_dict())
-    run = prepare_transfer(P)
+    run = prepare_transfer(P, plan=args.plan)
     if args.plan:
         summary, rows = _priced(run.prep, None, ex, names=run.rows)
         return dict(command='transfer', plan=summary, rows=rows, executor=ex.kind)

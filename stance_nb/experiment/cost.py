@@ -13,8 +13,8 @@ import pandas as pd
 from .spec import SYSTEMS, RowSkipped
 
 # %% auto #0
-__all__ = ['TIMED_BATCH_CPU', 'CPU_CHECKPOINT_EVERY', 'estimate_encoder_seconds', 'mean_pair_length', 'cpu_cost', 'duration_text',
-           'full_cpu_run', 'announce_cpu_cost']
+__all__ = ['TIMED_BATCH_CPU', 'CPU_CHECKPOINT_EVERY', 'estimate_encoder_seconds', 'mean_pair_length', 'examples_trained',
+           'cpu_cost', 'duration_text', 'full_cpu_run', 'announce_cpu_cost']
 
 # %% ../../nbs/10i_experiment.cost.ipynb #18fee452
 TIMED_BATCH_CPU = 64   # the largest batch timed on a CPU: its time per example no longer falls beyond it, and a batch of thousands would
@@ -72,12 +72,22 @@ def mean_pair_length(tokenizer, frames:Sequence[pd.DataFrame], max_length:int, n
         lens.append(float(np.mean([len(x) for x in enc['input_ids']]))); sizes.append(len(f))
     return float(np.average(lens, weights=sizes)) if lens else float(max_length)
 
+# %% ../../nbs/10i_experiment.cost.ipynb #e23bc7f1
+def examples_trained(folder:str|Path, # a job's folder
+                    ) -> int:
+    "Training examples the checkpoints in `folder` already hold (an interrupted job resumes after them, `FitState.examples`); 0 without one."
+    seen = 0
+    for p in sorted(Path(folder).rglob('checkpoints/latest.json')):
+        try: seen += int(json.loads(p.read_text(encoding='utf-8')).get('examples') or 0)
+        except (OSError, ValueError, TypeError, AttributeError): continue   # a damaged pointer: the resume starts over, and so does the count
+    return seen
+
 # %% ../../nbs/10i_experiment.cost.ipynb #b541ad35
 def cpu_cost(todo:Sequence[tuple], settings:dict,
              device:str='cpu', # where the models are timed: this machine's CPU, or 'cuda' (its GPU)
             ) -> dict:
     """What the transformer jobs of `todo` (`(job, Context)` of the jobs about to run) cost on this machine: job label ->
-    model, examples trained (train rows × epochs), examples predicted (dev after each epoch, then every test set),
+    model, examples to train (train rows × epochs, less those a checkpoint holds), examples predicted (dev after each epoch, then every test set),
     mean tokens per example, and the seconds of each, timed per model at the jobs' mean length (linear in length)."""
     from transformers import AutoTokenizer
     plans, toks = {}, {}
@@ -95,7 +105,7 @@ def cpu_cost(todo:Sequence[tuple], settings:dict,
         n_pr = n_dev * epochs + sum(len(f) for f in ctx.tests.values())
         frames = [*ctx.data.values(), *(f for (k, t), f in ctx.tests.items() if t != 'test')]
         length = mean_pair_length(toks[m], frames, cfg.max_length) if toks[m] is not None else float(cfg.max_length)
-        plans[job.label] = dict(model=m, train_examples=n_tr * epochs, predict_examples=n_pr, tokens=round(length, 1),
+        plans[job.label] = dict(model=m, train_examples=max(0, n_tr * epochs - examples_trained(ctx.out)), predict_examples=n_pr, tokens=round(length, 1),
                                 batch_size=cfg.batch_size, eval_batch_size=cfg.eval_batch_size or 2 * cfg.batch_size)
     for m in {p['model'] for p in plans.values()}:
         mine = [p for p in plans.values() if p['model'] == m]

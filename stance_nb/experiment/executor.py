@@ -13,7 +13,7 @@ import psutil, submitit, yaml
 from ..core import progress, available_cpus, load_average, write_text, portable_path
 from ..claims import pid_alive, worker_id
 from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped, JobRequeued
-from .cost import mean_pair_length, cpu_cost
+from .cost import mean_pair_length, cpu_cost, examples_trained
 from .runner import Prepared, prepare, execute, job_states, finished_job
 
 # %% auto #0
@@ -384,7 +384,8 @@ def _encoder_seconds(m:str, n_tr:int, n_pr:int, how_len:str, length:float, timed
 # %% ../../nbs/10n_experiment.executor.ipynb #68362f8f
 def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mapping|None=None, tflops:float=DEVICE_TFLOPS,
               here:bool=False,    # the jobs run on this machine: its GPU, or without one its CPU, times the transformer jobs (`cpu_cost`)
-              jobs_per_gpu:int=1, # jobs sharing each GPU at once: the wall time on n GPUs is that of n × jobs_per_gpu workers
+              jobs_per_gpu:int=1, # jobs sharing each GPU at once: the wall time on n GPUs is that of n × jobs_per_gpu workers (on a
+                                  # CPU timed without a GPU, of n: they share its cores)
              ) -> tuple:
     "The jobs of `prep` still to run, their estimated seconds, examples trained and basis; a summary: jobs, device-hours, wall hours per GPU count."
     throughput, measured, toks, sizes, lines, not_run = dict(throughput or {}), _store_seconds(prep), {}, {}, [], {}
@@ -401,7 +402,7 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
         except RowSkipped as e: not_run[job.row.name] = str(e); continue
         if budget is not None:
             cfg, epochs = budget; m = str(cfg.model)
-            n_tr = sum(int((f.split == 'train').sum()) for f in ctx.data.values()) * epochs
+            n_tr = max(0, sum(int((f.split == 'train').sum()) for f in ctx.data.values()) * epochs - examples_trained(ctx.out))   # a resume: the rest
             n_pr = sum(int((f.split == 'dev').sum()) for f in ctx.data.values()) * epochs + sum(len(f) for f in ctx.tests.values())
             if m not in toks:
                 try:
@@ -417,10 +418,11 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
         lines.append(dict(job=job.label, row=job.row.name, system=job.row.system, seconds=None if secs is None else round(secs, 1),
                           train_examples=n_tr, basis=basis))
     df = pd.DataFrame(lines, columns=['job', 'row', 'system', 'seconds', 'train_examples', 'basis'])
+    at_once = 1 if device == 'cpu' else jobs_per_gpu   # without a GPU, jobs at once share the CPU's cores: no faster in all than one by one
     known = [s for s in df.seconds if s is not None and s == s]
     priced = bool(known) or not len(df)   # the hours of the estimated jobs; None where no job has an estimate
     summary = dict(jobs=len(df), estimated=len(known), unknown=len(df) - len(known), device_hours=round(sum(known) / 3600, 2) if priced else None,
-                   wall_hours={int(n): round(_lpt(known, int(n) * jobs_per_gpu) / 3600, 2) if priced else None for n in workers},
+                   wall_hours={int(n): round(_lpt(known, int(n) * at_once) / 3600, 2) if priced else None for n in workers},
                    tflops=tflops, not_run=not_run,
                    jobs_per_gpu=jobs_per_gpu, train_examples=int(df.train_examples.dropna().sum()), timed_on=device, to_take=len(prep.elsewhere))
     return df, summary
@@ -440,9 +442,10 @@ def plan_text(df:pd.DataFrame, summary:dict) -> str:
                      + (f", {int(n.sum()):,} examples trained" if len(n) else '')
                      + (f"; {g.basis.iloc[0]}" if len(g) else ''))
     lines += [f"  {row}: not run ({why})" for row, why in (summary.get('not_run') or {}).items()]
-    k = summary.get('jobs_per_gpu', 1)
-    at_once = f" ({k} jobs at once on each GPU, each assumed to run as fast as alone)" if k > 1 else ''
+    k, cpu = summary.get('jobs_per_gpu', 1), summary.get('timed_on') == 'cpu'
+    at_once = ('' if k == 1 else f" (no GPU here: the {k} jobs at once share this CPU's cores, so they are counted one after another)"
+               if cpu else f" ({k} jobs at once on each GPU, each assumed to run as fast as alone)")
     if summary['device_hours'] is None: lines.append("wall time: unknown" + at_once); return '\n'.join(lines)
-    least, unit = 'at least ' if summary['unknown'] else '', 'GPU' if k > 1 else 'worker'
+    least, unit = 'at least ' if summary['unknown'] else '', 'GPU' if k > 1 and not cpu else 'worker'
     lines.append("wall time: " + ', '.join(f"{least}{h:.1f} h on {n} {unit}{'s' * (n != 1)}" for n, h in summary['wall_hours'].items()) + at_once)
     return '\n'.join(lines)

@@ -27,10 +27,10 @@ def with_smoke(settings:dict, smoke:dict) -> dict:
     return {**settings, **keep, 'models': dict(smoke['models']), 'overrides': over, 'dim': 16, 'local_files_only': True}
 
 # %% ../../nbs/10m_experiment.reproduce.ipynb #58348bc3
-def _out_root(exp:Experiment, smoke) -> Path:
-    if smoke and not os.environ.get('STANCE_NB_OUTPUTS'):
-        return Path(tempfile.mkdtemp(prefix=f'{exp.name}-smoke-'))
-    return outputs_dir(None, exp.name)
+def _out_root(exp:Experiment, smoke, create:bool=True) -> Path:
+    if smoke and not os.environ.get('STANCE_NB_OUTPUTS'):   # a smoke run's own temporary folder (a plan's: named, not made)
+        return Path(tempfile.mkdtemp(prefix=f'{exp.name}-smoke-')) if create else Path(tempfile.gettempdir())/f'{exp.name}-smoke-plan'
+    return outputs_dir(None, exp.name, create=create)
 
 # %% ../../nbs/10m_experiment.reproduce.ipynb #4fb5a20b
 def run_params(params:RunArgs|dict) -> dict:
@@ -38,7 +38,9 @@ def run_params(params:RunArgs|dict) -> dict:
     return params.run_params() if isinstance(params, RunArgs) else dict(params)
 
 # %% ../../nbs/10m_experiment.reproduce.ipynb #4fc39e37
-def run_arguments(exp:Experiment, params:RunArgs|dict, smoke:dict|None=None) -> tuple[dict, Path, str]:
+def run_arguments(exp:Experiment, params:RunArgs|dict, smoke:dict|None=None,
+                  plan:bool=False, # for a plan: no folder is made, and other stores' finished jobs are counted, not taken (`take=False`)
+                 ) -> tuple[dict, Path, str]:
     "The runner's arguments for the checked parameters (`prepare`'s keywords), the tables' folder and their file stem."
     params = run_params(params)
     if params.get('smoke') and smoke is None:
@@ -49,10 +51,10 @@ def run_arguments(exp:Experiment, params:RunArgs|dict, smoke:dict|None=None) -> 
         specs = data_specs(params['data'])
         kw = dict(kw, specs={**(kw.get('specs') or {}), **specs}, strict=True,
                   keys=list(dict.fromkeys([*(params.get('datasets') or []), *specs])))
-    folder = _out_root(exp, params.get('smoke'))
+    folder = _out_root(exp, params.get('smoke'), create=not plan)
     stem = params.get('run_name', exp.name) + ('-smoke' if params.get('smoke') else '')
     rows = exp.select(params.get('rows') or (), params.get('tables') or ())
-    return dict(kw, exp=exp, rows=rows, out=folder/'runs'), folder, stem
+    return dict(kw, exp=exp, rows=rows, out=folder/'runs', **({'take': False} if plan else {})), folder, stem
 
 # %% ../../nbs/10m_experiment.reproduce.ipynb #691faa48
 def reproduce(exp:Experiment,  # from `EXPERIMENTS`

@@ -52,13 +52,14 @@ def leaderboard_rows(args:LeaderboardArgs, exp) -> tuple[dict, list]:
 # %% ../../nbs/11h_leaderboard.run.ipynb #b52c4a76
 def leaderboard_run_kw(args:LeaderboardArgs, # the leaderboard's parameters, checked
                        P:BenchmarkArgs,      # the benchmark's parameters of its jobs (`args.benchmark_args()`)
+                       plan:bool=False,      # for a plan: no folder made, other stores' jobs counted, not taken (`run_arguments`)
                       ) -> tuple:
     """The benchmark's experiment with the leaderboard's further rows, row name -> system name, those further rows, and `prepare`'s
     arguments: the systems' rows and the run settings each system adds (its models, recipe), other job stores to take jobs from."""
     exp = get_experiment('benchmark')
     rows, more = leaderboard_rows(args, exp)
     if more: exp = replace(exp, rows=[*exp.rows, *more])
-    run_kw, folder, stem = run_arguments(exp, P)
+    run_kw, folder, stem = run_arguments(exp, P, plan=plan)
     run_kw['rows'] = [r for r in exp.rows if r.name in rows]
     for settings in dict.fromkeys(m.settings for m in args.systems() if m.settings is not None):
         for k, v in settings(args).items():
@@ -69,12 +70,14 @@ def leaderboard_run_kw(args:LeaderboardArgs, # the leaderboard's parameters, che
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #83b71b09
 def prepare_leaderboard(args:LeaderboardArgs, # the leaderboard's parameters, checked (`LeaderboardArgs.checked`)
+                        plan:bool=False,      # for a plan (`--plan`): other stores' finished jobs are counted, not taken in; no folder made
                        ) -> LeaderboardRun:
     """Everything of a leaderboard before any job: the benchmark's parameters, its rows, the jobs planned in the benchmark's job
-    store (other stores' finished jobs taken in), your data's labels and the NLI label maps checked. Nothing is trained or written."""
+    store (other stores' finished jobs taken in, or for a plan counted), your data's labels and the NLI label maps checked. Nothing is
+    trained; a plan writes nothing."""
     P = args.benchmark_args()
     _, absent = leaderboard_datasets(args.datasets, args.data, args.data_dir)
-    exp, rows, more, run_kw = leaderboard_run_kw(args, P)
+    exp, rows, more, run_kw = leaderboard_run_kw(args, P, plan)
     prep = prepare(**run_kw)
     own = check_own_data(prep, args.data)
     check_nli_labels(prep, args.systems())
