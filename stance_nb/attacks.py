@@ -187,7 +187,7 @@ class TranslationCache:
         self.path = Path(root)/f"{re.sub(r'[^A-Za-z0-9._-]+', '_', model)[-60:]}-{_sha(model + tag)[:12]}"
         self.entries = {}
         for f in sorted(self.path.glob('*.jsonl')) if self.path.is_dir() else []:
-            for line in f.read_text(encoding='utf-8').splitlines():
+            for line in f.read_text(encoding='utf-8').split('\n'):   # not `splitlines`: a text's U+2028 is no line break
                 if line.strip(): r = json.loads(line); self.entries[r['key']] = r['out']
 
     def key(self, text:str) -> str: return _sha(f"{self.model}\x00{text}")

@@ -14,12 +14,12 @@ import numpy as np
 from safetensors import SafetensorError
 
 # %% auto #0
-__all__ = ['HUB_MODE', 'PAPERS_GROUP', 'repo_root', 'cache_dir', 'portable_path', 'paper_modules', 'portable', 'sha256_file',
-           'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device', 'DiskFullError',
-           'out_of_space', 'free_space', 'disk_full', 'atomic_write', 'write_text', 'write_json', 'write_csv',
-           'write_bytes', 'json_default', 'atomic_files', 'atomic_dir', 'is_quiet', 'progress', 'library_versions',
-           'git_sha', 'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'load_average',
-           'PhaseTimer', 'run_id', 'check_parameters', 'as_list']
+__all__ = ['HUB_MODE', 'PAPERS_GROUP', 'ENCODING_HINT', 'repo_root', 'cache_dir', 'portable_path', 'paper_modules', 'portable',
+           'sha256_file', 'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device',
+           'DiskFullError', 'out_of_space', 'free_space', 'disk_full', 'atomic_write', 'write_text', 'write_json',
+           'write_csv', 'write_bytes', 'json_default', 'atomic_files', 'atomic_dir', 'is_quiet', 'progress',
+           'library_versions', 'git_sha', 'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus',
+           'load_average', 'PhaseTimer', 'run_id', 'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #3517f874
 from .hub import hub_mode
@@ -117,6 +117,9 @@ class StanceDataError(ValueError):
                                       f'field {field!r}' if field is not None else None] if o)
         super().__init__(f"{where}: {msg}" + (f" (expected {expected})" if expected else '') if where else
                          msg + (f" (expected {expected})" if expected else ''))
+
+# %% ../nbs/00_core.ipynb #42fa8ae2
+ENCODING_HINT = 'encoding=... in `load`, --encoding on the command line'   # how a file in another text encoding is read
 
 # %% ../nbs/00_core.ipynb #c1a322dc
 def set_seed(seed:int, # the seed for `random`, `numpy`, `torch` and every CUDA device

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00a_records.ipynb #c2cfd231
 from __future__ import annotations
-import dataclasses, json, os, resource, time, unicodedata, warnings
+import dataclasses, json, os, re, resource, time, unicodedata, warnings
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Iterable
@@ -31,7 +31,7 @@ def read_jsonl(path:str|Path, required:Iterable[str]=(), encoding:str='utf-8',
     "Read a JSON-lines file; a broken line, a missing field or a wrong encoding is reported with its line number."
     path, out = Path(path), []
     utf8 = encoding.lower().replace('_', '-') in ('utf-8', 'utf8')   # a byte-order mark at the start (as Windows tools write) is no text
-    try: lines = path.read_text(encoding='utf-8-sig' if utf8 else encoding).splitlines()
+    try: lines = re.split(r'\r\n|\r|\n', path.read_text(encoding='utf-8-sig' if utf8 else encoding))   # not `splitlines`: U+2028 is text
     except UnicodeDecodeError as e: raise StanceDataError(f"cannot decode as {encoding}: {e.reason} at byte {e.start}", path=path,
                                                           expected=f'{encoding} text') from None
     for i, line in enumerate(lines, 1):

@@ -332,3 +332,69 @@ def test_every_command_says_when_a_score_rests_on_few_test_rows(own, tmp_path, c
         [(key, says)] = json.loads(out)['few_test_rows'].items()
         assert says == f'{key}: the test score rests on 1 test row, fewer than 30: each row moves it by a large step (one row scores 0 or 1)'
         assert err.count(f'warning: {key}: the test score rests on 1 test row') == 1, (argv[0], err[-2000:])
+
+
+def test_own_files_in_another_encoding(own, tmp_path, capfd):
+    """Your files in latin-1 (texts with é, ü, ß): without `--encoding` the command stops naming the file, the byte and the option (never
+    the registered datasets' data folder); with `--encoding latin-1` they score as their UTF-8 copies do; a JSONL test file with a
+    byte-order mark reads as UTF-8; an unknown encoding, or one given for a registered dataset, is refused by the parser."""
+    d, opts = own
+    for s in ('train', 'test'):
+        t = pd.read_csv(d/f'{s}.csv', dtype=str)
+        t = t.assign(Sentence=t.Sentence + ' – Müller sagt: schön, groß')
+        t.to_csv(tmp_path/f'{s}-utf8.csv', index=False); t.to_csv(tmp_path/f'{s}-latin1.csv', index=False, encoding='cp1252')
+        t.rename(columns=dict(Sentence='text', Topic='target', Stance='label')).to_json(tmp_path/f'{s}.jsonl', orient='records', lines=True, force_ascii=False)
+    (tmp_path/'test-bom.jsonl').write_text((tmp_path/'test.jsonl').read_text(encoding='utf-8'), encoding='utf-8-sig')
+    files = lambda kind: ['--path', f"train={tmp_path/f'train-{kind}.csv'},test={tmp_path/f'test-{kind}.csv'}"]
+    base = ['baselines', '--dataset', 'csv', *opts[4:], '--systems', 'majority,random', '--seeds', '1']
+    assert main(base + files('latin1') + ['--output-dir', str(tmp_path/'o1')]) == 1
+    err = capfd.readouterr().err
+    assert f"{tmp_path/'train-latin1.csv'}: cannot decode as utf-8" in err and 'or its encoding named: encoding=... in `load`, --encoding on the command line' in err, err[-1500:]
+    assert 'Point data_dir' not in err
+    utf8 = _run(base + files('utf8') + ['--output-dir', str(tmp_path/'o2')], capfd)
+    latin = _run(base + files('latin1') + ['--encoding', 'cp1252', '--output-dir', str(tmp_path/'o3')], capfd)
+    fps = lambda r: [d['fingerprints'] for d in r['conditions']['data'].values()]   # the same texts, decoded: the same data fingerprints
+    assert latin['test'] == utf8['test'] and latin['data']['n'] == utf8['data']['n'] and fps(latin) == fps(utf8)
+    bom = _run(['baselines', '--dataset', 'jsonl', '--path', f"train={tmp_path/'train.jsonl'},test={tmp_path/'test-bom.jsonl'}",
+                '--label-map', opts[-1], '--systems', 'majority,random', '--seeds', '1', '--output-dir', str(tmp_path/'o4')], capfd)
+    assert bom['test'] == utf8['test'] and [f[k] for f in fps(bom) for k in f if k.endswith(':test')] == \
+        [f[k] for f in fps(utf8) for k in f if k.endswith(':test')]
+    for argv, says in ((base + files('utf8') + ['--encoding', 'utf-99'], "argument --encoding: unknown text encoding 'utf-99'"),
+                       (['baselines', '--dataset', 'ibmcs', '--encoding', 'latin-1'], '--path/--columns/--encoding/--sep are for your own files')):
+        with pytest.raises(SystemExit) as e: main(argv)
+        assert e.value.code == 2 and says in capfd.readouterr().err
+
+
+def test_evaluate_reads_what_it_is_told_and_scores_like_sklearn(tmp_path, capfd):
+    """`evaluate` scores the JSONL field `--label-column` names (it scored the gold `label` field before: 1.0); integer labels in the
+    predictions are the strings the data's are; with a test file only, a predicted label the gold rows lack is a wrong answer, said on
+    stderr (it was refused as unknown); data without test rows is refused up front. Every score equals scikit-learn's."""
+    from sklearn.metrics import accuracy_score, f1_score
+    pd.DataFrame(dict(id=[1, 2, 3, 4, 5, 6], text=[f'train text {i}' for i in range(6)], label=['FAVOR', 'AGAINST', 'NONE'] * 2)).to_csv(tmp_path/'train.csv', index=False)
+    gold = ['FAVOR', 'AGAINST', 'NONE', 'AGAINST']
+    pd.DataFrame(dict(id=[11, 12, 13, 14], text=['so good', 'so bad', 'a chair', 'very bad'], label=gold)).to_csv(tmp_path/'test.csv', index=False)
+    pred = ['AGAINST', 'AGAINST', 'FAVOR', 'NONE']
+    (tmp_path/'pred.jsonl').write_text(''.join(json.dumps(dict(id=str(i), label=g, pred=p)) + '\n' for i, g, p in zip([11, 12, 13, 14], gold, pred)))
+    data = ['--dataset', 'csv', '--path', f"train={tmp_path/'train.csv'},test={tmp_path/'test.csv'}"]
+    res = _run(['evaluate', *data, '--predictions', str(tmp_path/'pred.jsonl'), '--label-column', 'pred'], capfd)
+    macro = lambda g, p: f1_score(g, p, average='macro', labels=sorted(set(g) | set(p)), zero_division=0)
+    assert res['scores'] == {'f1_macro': pytest.approx(macro(gold, pred)), 'accuracy': pytest.approx(accuracy_score(gold, pred))}
+    assert res['scores']['f1_macro'] < 0.2   # the gold field scored 1.0
+    # integer labels: 1 in the predictions is '1' of the data
+    pd.DataFrame(dict(id=[1, 2, 3, 4], text=[f't{i}' for i in range(4)], label=[0, 1, 0, 1])).to_json(tmp_path/'tr.jsonl', orient='records', lines=True)
+    pd.DataFrame(dict(id=[11, 12], text=['u1', 'u2'], label=[1, 0])).to_json(tmp_path/'te.jsonl', orient='records', lines=True)
+    (tmp_path/'p.jsonl').write_text('{"id": 11, "label": 1}\n{"id": 12, "label": 1}\n')
+    res = _run(['evaluate', '--dataset', 'jsonl', '--path', f"train={tmp_path/'tr.jsonl'},test={tmp_path/'te.jsonl'}", '--predictions', str(tmp_path/'p.jsonl')], capfd)
+    assert res['scores']['accuracy'] == 0.5 and res['scores']['f1_macro'] == pytest.approx(macro(['1', '0'], ['1', '1']))
+    # a test file alone: a prediction of a label its rows lack scores as a wrong answer, and is said
+    (tmp_path/'pn.jsonl').write_text(''.join(json.dumps(dict(id=str(i), label=p)) + '\n' for i, p in zip([11, 12, 13, 14], ['FAVOR', 'AGAINST', 'NONE', 'FAVOR'])))
+    g3 = ['FAVOR', 'AGAINST', 'AGAINST']
+    pd.DataFrame(dict(id=[11, 12, 13], text=['a', 'b', 'c'], label=g3)).to_csv(tmp_path/'only.csv', index=False)
+    (tmp_path/'p3.jsonl').write_text('{"id": "11", "label": "FAVOR"}\n{"id": "12", "label": "NONE"}\n{"id": "13", "label": "AGAINST"}\n')
+    assert main(['evaluate', '--dataset', 'csv', '--path', f"test={tmp_path/'only.csv'}", '--predictions', str(tmp_path/'p3.jsonl'), '--json']) == 0
+    out, err = capfd.readouterr()
+    assert json.loads(out)['scores']['f1_macro'] == pytest.approx(macro(g3, ['FAVOR', 'NONE', 'AGAINST']))
+    assert "predicted label(s) ['NONE'] are in no test row" in err
+    # no test rows: one error first, not an id mismatch or a raw scikit-learn error
+    assert main(['evaluate', '--dataset', 'csv', '--path', str(tmp_path/'only.csv'), '--predictions', str(tmp_path/'p3.jsonl')]) == 1
+    assert "no test rows to score" in capfd.readouterr().err

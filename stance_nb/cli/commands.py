@@ -199,7 +199,8 @@ def _predict(args) -> dict:
     if bad: raise UsageError(f"unknown --format or --columns name(s) {bad}; "
                              "--format takes jsonl, csv or both and --columns text=...,target=...,id=...")
     cols = {'text': 'text', 'target': 'target', **args.columns}
-    raw = read_table(args.input, required=[cols['text']] + ([cols['id']] if 'id' in cols else []), sep=args.sep)
+    raw = read_table(args.input, required=[cols['text']] + ([cols['id']] if 'id' in cols else []), sep=args.sep,
+                     encoding=getattr(args, 'encoding', None) or 'utf-8')
     if not len(raw): raise StanceDataError("no rows to label", path=args.input, expected='a header and at least one row')
     if 'csv' in args.format and args.label_column in raw.columns:
         raise UsageError(f"{args.input} has a column {args.label_column!r} already; name the predictions' column with --label-column")
@@ -266,7 +267,8 @@ def _read_pred(path:str, column:str|None,
                                                expected="--label-column naming the column of predictions")
         return (clean_labels(t[col].tolist(), path, col),
                 t[key].tolist() if key in t.columns else None, list(range(1, len(t) + 1)), col)
-    recs = read_jsonl(path, required=['label'], line_numbers=True)
+    field = column or 'label'   # --label-column names a JSONL file's field as it names a CSV's column
+    recs = read_jsonl(path, required=[field], line_numbers=True)
     if id_column and not any(id_column in r for n, r in recs):
         raise StanceDataError(f"no field {id_column!r} (--id-column) on any line; its fields: {sorted({k for n, r in recs for k in r})}",
                               path=path, field=id_column, expected=f"an {id_column!r} on every line, or no --id-column (match by position)")
@@ -275,7 +277,8 @@ def _read_pred(path:str, column:str|None,
         n = next(n for n, r in recs if key not in r)
         raise StanceDataError("a prediction without an id among predictions with ids", path=path, row=n, field=key,
                               expected='an id on every line or on none')
-    return clean_labels([r['label'] for n, r in recs], path), [r[key] for n, r in recs] if with_id else None, [n for n, r in recs], 'label'
+    labs = [str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in (r[field] for n, r in recs)]   # 1 is '1', as in the data
+    return clean_labels(labs, path, field), [r[key] for n, r in recs] if with_id else None, [n for n, r in recs], field
 
 # %% ../../nbs/12a_cli.commands.ipynb #341248ff
 def match_predictions(test, labels:list, ids:list|None, rows:list, path:str) -> tuple[list, str]:
@@ -309,6 +312,14 @@ def _holds_test_texts(path, test) -> bool:
     t, texts = read_table(path, sep='\t' if Path(path).suffix.lower() == '.tsv' else ','), sorted(test.text.astype(str))
     return any(len(t) == len(texts) and sorted(t[c].astype(str)) == texts for c in t.columns)
 
+def _with_predicted(labels:list, predicted:list, path) -> list:
+    """`labels`, found in a test split read without train rows, and those only the predictions name (said on stderr): the gold rows
+    need not hold every label, and a prediction of another is a wrong answer, not an unknown label."""
+    extra = sorted({p for p in predicted if isinstance(p, str) and p not in labels})
+    if extra: print(f"{path}: predicted label(s) {extra} are in no test row; without train rows the labels are those found ({labels}) and "
+                    "these, which score as wrong answers (a train file or --label-map declares the labels)", file=sys.stderr)
+    return sorted(set(labels) | set(extra))
+
 def _check_predicted(labels:list, rows:list, path, known, field:str='label'):
     "Every prediction one known label; else a `StanceDataError` at its row or line in the file (`rows`, as `_read_pred` gives them)."
     allowed = set(known) if known is not None else None
@@ -330,8 +341,14 @@ def _evaluate(args) -> dict:
     info = DATASETS[spec.dataset]
     df = _load(spec, args, need_train=False)
     test = df[df.split == 'test'].reset_index(drop=True)
+    if not len(test):
+        raise StanceDataError(f"{spec.key}: no test rows to score (rows per split {({s: int(n) for s, n in df.split.value_counts().items()})}; a file without a split column is read as "
+                              "train)", expected='a test split: --path test=FILE, or a split column')
     labels = list(df.attrs.get('labels') or info.labels)
     predicted, ids, rows, field = _read_pred(args.predictions, args.label_column, args.id_column, known=labels)
+    if info.labels is None and not (df.split == 'train').any():   # the labels found in the test rows only: a prediction may name another
+        lm = dict(spec.options).get('label_map')
+        labels = sorted(set(labels) | set(map(str, lm.values()))) if lm else _with_predicted(labels, predicted, args.predictions)
     _check_predicted(predicted, rows, args.predictions, labels, field)
     pred, by = match_predictions(test, predicted, ids, rows, args.predictions)
     if by == 'position':
@@ -369,6 +386,7 @@ def _attack(args) -> dict:
     cols = (('target', 'text') if pair else ('text',)) if pair is not None else input_columns(spec.dataset)
     opts = dict(models=tuple(args.translation_models)) if args.translation_models else {}
     out = apply_attack(part, args.attack, seed=args.seed, columns=cols, **opts)
+    if pair is False: out = out.drop(columns=['target'], errors='ignore')   # texts without targets: written as read, so they load beside them
     path = write_jsonl(args.output, out.to_dict('records')) if args.output.lower().endswith('.jsonl') else write_csv(args.output, out)
     changed = int((out[list(cols)].astype(str) != part[list(cols)].astype(str)).any(axis=1).sum())
     return dict(command='attack', dataset=spec.key, attack=args.attack, seed=args.seed, split=args.split, columns=list(cols),

@@ -8,7 +8,7 @@ import argparse, contextlib, json, os, signal, sys, threading
 from pathlib import Path
 import numpy as np
 from .options import (UsageError, run_options, data_options, common_options, split_names, name_pairs, add_config_options,
-                                   add_args_options, PLAN_SKIP, BASELINE_SYSTEMS, POSITIVE, NONNEG, SEED)
+                                   add_args_options, PLAN_SKIP, BASELINE_SYSTEMS, POSITIVE, NONNEG, SEED, text_encoding)
 from .commands import COMMANDS
 from ..core import paper_modules
 from ..core import StanceDataError
@@ -67,6 +67,8 @@ def _predict_options(pr):
                     help='tidy name=your column for text, target and id, e.g. text=Sentence,target=Topic,id=ID '
                     '(with an id, the JSONL carries it and `evaluate` matches by it)')
     pr.add_argument('--sep', default=',', help="the input's delimiter (default ',')")
+    pr.add_argument('--encoding', type=text_encoding, default='utf-8', help="the input's text encoding (default utf-8, with or without a "
+                    'byte-order mark), e.g. latin-1, cp1252, utf-16')
     pr.add_argument('--head', help='MDL runs: the dataset whose head predicts (default: the only one)')
     pr.add_argument('--output', required=True, help='output path without suffix: writes OUTPUT.jsonl and/or OUTPUT.csv')
     pr.add_argument('--format', type=lambda s: ['jsonl', 'csv'] if s == 'both' else split_names(s), default=['jsonl', 'csv'],
@@ -82,7 +84,7 @@ def _evaluate_options(e):
     data_options(e)
     e.add_argument('--predictions', required=True, help='official JSONL ({"label": ...} per line, with "id" or in test-file order), '
                    'or a CSV with --label-column (and --id-column)')
-    e.add_argument('--label-column', default=None, help="the predicted-label column of a CSV predictions file (default: 'label', and an "
+    e.add_argument('--label-column', default=None, help="the predicted-label column of a CSV predictions file, or field of a JSONL one (default: 'label', and an "
                    "error when another column holds labels only, as a predict CSV with the input's gold labels does)")
     e.add_argument('--id-column', help="the id column of a CSV predictions file (JSONL: the id field): predictions are matched to test rows "
                    "by id; not given: by 'id' where the file has it, else by position (and the result says so); given and absent: an error")

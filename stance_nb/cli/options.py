@@ -4,15 +4,15 @@
 
 # %% ../../nbs/12_cli.options.ipynb #7d3a94be
 from __future__ import annotations
-import argparse, ast, dataclasses, json
+import argparse, ast, codecs, dataclasses, json
 from dataclasses import fields
 from pathlib import Path
 from fastcore.docments import docments
 
 # %% auto #0
-__all__ = ['POSITIVE', 'NONNEG', 'SEED', 'PLAN_SKIP', 'BASELINE_SYSTEMS', 'UsageError', 'split_names', 'name_pairs',
-           'run_options', 'data_options', 'common_options', 'data_spec', 'add_config_options', 'config_changes',
-           'add_args_options', 'given_args']
+__all__ = ['POSITIVE', 'NONNEG', 'SEED', 'PLAN_SKIP', 'BASELINE_SYSTEMS', 'UsageError', 'split_names', 'text_encoding',
+           'name_pairs', 'run_options', 'data_options', 'common_options', 'data_spec', 'add_config_options',
+           'config_changes', 'add_args_options', 'given_args']
 
 # %% ../../nbs/12_cli.options.ipynb #e17bece9
 class UsageError(ValueError):
@@ -49,6 +49,12 @@ NONNEG = _number(int, -1, what='a whole number >= 0')
 SEED = _number(int, -1, 2**32 - 1, what='a seed: a whole number from 0 to 4294967295')
 _FRACTION = _number(float, 0, 1, what='a fraction between 0 and 1 (exclusive)', hi_open=True)
 
+def text_encoding(s:str) -> str:
+    "A text encoding Python knows (`codecs.lookup`), as given; an unknown one is refused by name."
+    try: codecs.lookup(s)
+    except LookupError: raise argparse.ArgumentTypeError(f"unknown text encoding {s!r}; e.g. utf-8, latin-1, cp1252, utf-16") from None
+    return s
+
 def name_pairs(s:str) -> dict:
     "Parse 'train=a.csv,dev=b.csv' into {'train': 'a.csv', 'dev': 'b.csv'}."
     out = {}
@@ -75,6 +81,9 @@ def data_options(p:argparse.ArgumentParser, required:bool=True):
     p.add_argument('--path', type=str, help='your files: train=FILE,dev=FILE,test=FILE (or FILE with a split column)')
     p.add_argument('--columns', type=name_pairs, help='tidy name=your column, e.g. text=Sentence,target=Topic,label=Stance')
     p.add_argument('--label-map', type=name_pairs, help='label in the file=label name, e.g. 0=AGAINST,1=FAVOR,2=NONE')
+    p.add_argument('--sep', help="your files' delimiter (default: a tab for .tsv files, else ',')")
+    p.add_argument('--encoding', type=text_encoding, help="your files' text encoding (default utf-8, with or without a byte-order mark), "
+                   'e.g. latin-1, cp1252, utf-16')
     p.add_argument('--dev-fraction', type=_FRACTION, help='no dev file: cut a seeded stratified dev split of this fraction from train '
                    '(of its distinct texts: a repeated one stays on one side)')
     p.add_argument('--max-train', type=POSITIVE, help='train on a seeded sample of this many training rows')
@@ -110,8 +119,11 @@ def data_spec(args:argparse.Namespace, # parsed data options (`--dataset`, `--pa
         try: opts['path'] = name_pairs(args.path) if '=' in args.path else args.path
         except argparse.ArgumentTypeError as e: raise UsageError(f"--path: {e}") from None
         if args.columns: opts['columns'] = args.columns
-    elif args.path or args.columns:
-        raise UsageError(f"--path/--columns are for your own files (--dataset csv|jsonl); {name!r} is read from --data-dir")
+        for k in ('encoding', 'sep'):
+            if getattr(args, k, None): opts[k] = getattr(args, k)
+        if opts.get('sep') and name != 'csv': raise UsageError(f"--sep is for delimited files (--dataset csv); {name} files have none")
+    elif args.path or args.columns or getattr(args, 'encoding', None) or getattr(args, 'sep', None):
+        raise UsageError(f"--path/--columns/--encoding/--sep are for your own files (--dataset csv|jsonl); {name!r} is read from --data-dir")
     for k in ('label_map', 'dev_fraction', 'max_train', 'split_seed'):
         if getattr(args, k, None) is not None: opts[k] = getattr(args, k)
     key = name

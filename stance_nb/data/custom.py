@@ -4,11 +4,11 @@
 
 # %% ../../nbs/01c_data.custom.ipynb #789d6ab0
 from __future__ import annotations
-import os, warnings
+import functools, os, warnings
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from ..core import StanceDataError
+from ..core import StanceDataError, ENCODING_HINT
 from .core import register_dataset, read_table, SPLITS, TIDY_COLUMNS
 from ..records import read_jsonl, clean_label, clean_labels
 
@@ -99,8 +99,11 @@ def _part(fsplit, path:Path, raw:pd.DataFrame, rows, colmap:dict, split:str, spl
     out = dict(id=[], split=[], target=[], text=[], label=[])
     for i, r in enumerate(rows):
         at = lambda k: dict(path=path, row=r, field=colmap[k])
-        out['split'].append(fsplit if fsplit is not None else _split_name(cols['split'][i], split_map, dict(path=path, row=r))
-                            if cols['split'] is not None else _split_name(split, split_map, dict(path=path)))
+        own = _split_name(cols['split'][i], split_map, dict(path=path, row=r)) if cols['split'] is not None else None
+        if fsplit is not None and own not in (None, fsplit):   # a train= file whose split column says dev or test: never trained on silently
+            raise StanceDataError(f"a {own!r} row (split {cols['split'][i]!r}) in the file given as {fsplit}=", path=path, row=r, field=colmap['split'],
+                                  expected=f"only {fsplit} rows in it (a file with a split column: give it alone, path=FILE)")
+        out['split'].append(fsplit if fsplit is not None else own if own is not None else _split_name(split, split_map, dict(path=path)))
         out['id'].append(_valid_unicode(_value(cols['id'][i], 'id', at('id')), at('id')) if cols['id'] is not None else f"{out['split'][-1]}-{r}")
         out['target'].append(_valid_unicode(_value(cols['target'][i], 'target', at('target')), at('target')) if cols['target'] is not None else '')
         t = cols['text'][i]
@@ -126,17 +129,25 @@ def _part(fsplit, path:Path, raw:pd.DataFrame, rows, colmap:dict, split:str, spl
     return df
 
 # %% ../../nbs/01c_data.custom.ipynb #d91692df
+def _spelling(l:str) -> str:
+    "What two spellings of one label share: case, surrounding quotes and runs of spaces aside, a number as its value ('1' and '1.0')."
+    s = ' '.join(l.strip().strip('"\'').split()).casefold()
+    try: v = float(s)
+    except ValueError: return s
+    return repr(v) if np.isfinite(v) else s
+
 def _one_spelling(df:pd.DataFrame, declared:set, where):
-    "Refuse labels equal up to case (after `clean_label`) unless every spelling is declared; the error counts each spelling."
+    "Refuse labels equal up to case, quotes, spaces or number format (after `clean_label`) unless every spelling is declared; the error counts each spelling."
     counts, groups = df.label.value_counts(), {}
-    for l in sorted(set(df.label) | declared): groups.setdefault(l.casefold(), []).append(l)
+    for l in sorted(set(df.label) | declared): groups.setdefault(_spelling(l), []).append(l)
     if not (variants := [g for g in groups.values() if len(g) > 1 and not set(g) <= declared]): return
     g = variants[0]
     first = lambda l: int(df.index[df.label == l][0])
     odd = min((l for l in g if l not in declared), key=lambda l: (counts[l], -first(l)))   # the rarer undeclared spelling (ties: the later)
     keep = next((l for l in g if l in declared), max((l for l in g if l != odd), key=lambda l: counts.get(l, 0)))
     n = ', '.join(f"{l!r} in {counts.get(l, 0)} row(s){' (declared)' if l in declared else ''}" for l in g)
-    raise StanceDataError(f'labels that differ only in case: {variants} ({n})', **where(df.label == odd),
+    how = 'case' if len({l.casefold() for l in g}) == 1 else "case, quotes, spaces or number format ('1' and '1.0')"
+    raise StanceDataError(f'labels that differ only in {how}: {variants} ({n})', **where(df.label == odd),
                           expected=f"one spelling per label (map them with label_map={{{odd!r}: {keep!r}, ...}})")
 
 # %% ../../nbs/01c_data.custom.ipynb #effd7375
@@ -202,8 +213,19 @@ def _tidy(parts:list, labels, split:str, split_map, allow_empty_text:bool, label
 _OPTIONS = dict(path=None, columns=None, labels=None, label_map=None, split='train', split_map=None, encoding='utf-8',
                 allow_empty_text=False, allow_overlap=False)
 
+def _encoding_named(loader):
+    "A loader of the user's files whose file does not decode says how to name the file's encoding."
+    @functools.wraps(loader)
+    def load(*args, **kwargs):
+        try: return loader(*args, **kwargs)
+        except StanceDataError as e:
+            if not e.msg.startswith('cannot decode'): raise
+            raise StanceDataError(e.msg, e.path, e.row, e.field, f"{e.expected}, or its encoding named: {ENCODING_HINT}") from None
+    return load
+
 @register_dataset('csv', labels=None, pair=None, metric='f1_macro', folder=None,
-    source='your own delimited file(s): load("csv", path=..., columns={...})', domain='user data', options=dict(_OPTIONS, sep=','))
+    source='your own delimited file(s): load("csv", path=..., columns={...})', domain='user data', options=dict(_OPTIONS, sep=None))
+@_encoding_named
 def load_csv(folder,                      # unused (these datasets are read from `path`)
              path=None,                   # a file, or `{split: file}`
              columns:dict|None=None,      # `{tidy name: file column}`
@@ -211,7 +233,7 @@ def load_csv(folder,                      # unused (these datasets are read from
              label_map:dict|None=None,    # `{label in the file: label}`, e.g. `{'0': 'AGAINST', '1': 'FAVOR'}`; every label must be a key
              split:str='train',           # the split of every row of a single file without a split column
              split_map:dict|None=None,    # extra `{value in the split column: 'train'/'dev'/'test'}`
-             sep:str=',',                 # '\t' for TSV
+             sep:str|None=None,           # the delimiter; default: a tab for a .tsv file, else ','
              encoding:str='utf-8',
              allow_empty_text:bool=False,
              allow_overlap:bool=False,    # accept a (target, text) pair in two splits
@@ -219,12 +241,16 @@ def load_csv(folder,                      # unused (these datasets are read from
     "Your own CSV/TSV file(s) as a tidy table; the label list is in `df.attrs['labels']`."
     parts = []
     for fsplit, p in _paths(path):
-        head = read_table(p, sep=sep, encoding=encoding, nrows=0)
+        s = sep if sep is not None else '\t' if p.suffix.lower() == '.tsv' else ','
+        head = read_table(p, sep=s, encoding=encoding, nrows=0)
+        if len(head.columns) == 1 and (other := next((c for c in '\t;|' if c != s and c in str(head.columns[0])), None)):
+            raise StanceDataError(f"one column {head.columns[0]!r}: the file looks separated by {other!r}, not {s!r}", path=p,
+                                  expected=f"sep={other!r} (on the command line --sep)")
         colmap = _column_map(dict(columns or {}), list(head.columns), p)
         core = [c for c in colmap.values() if c is not None]
-        raw = read_table(p, sep=sep, encoding=encoding, dtype={c: str for c in core}, check_fields=True, usecols=core)
+        raw = read_table(p, sep=s, encoding=encoding, dtype={c: str for c in core}, check_fields=True, usecols=core)
         if extra := [c for c in head.columns if c not in core]:   # other columns: the types pandas reads
-            other = pd.read_csv(p, sep=sep, encoding=encoding, usecols=extra, index_col=False)
+            other = pd.read_csv(p, sep=s, encoding=encoding, usecols=extra, index_col=False)
             raw = pd.concat([raw, other], axis=1)[list(head.columns)]
         parts.append((fsplit, p, raw, range(1, len(raw)+1), colmap))
     return _tidy(parts, labels, split, split_map, allow_empty_text, label_map, allow_overlap)
@@ -232,6 +258,7 @@ def load_csv(folder,                      # unused (these datasets are read from
 # %% ../../nbs/01c_data.custom.ipynb #148039c0
 @register_dataset('jsonl', labels=None, pair=None, metric='f1_macro', folder=None,
     source='your own JSON-lines file(s): load("jsonl", path=..., columns={...})', domain='user data', options=_OPTIONS)
+@_encoding_named
 def load_jsonl(folder, path=None, columns:dict|None=None, labels=None, label_map:dict|None=None, split:str='train',
                split_map:dict|None=None, encoding:str='utf-8', allow_empty_text:bool=False, allow_overlap:bool=False) -> pd.DataFrame:
     "Your own JSON-lines file(s) (one flat object per line) as a tidy table; the label list is in `df.attrs['labels']`."
