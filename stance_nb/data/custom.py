@@ -62,6 +62,9 @@ def _column_map(columns:dict, found:list, path:Path) -> dict:
     if bad: raise ValueError(f'columns= maps tidy names {list(TIDY_COLUMNS)} to file columns; unknown key(s) {bad}')
     out = {}
     for k in TIDY_COLUMNS:
+        if k in columns and columns[k] is None:   # `{'id': None}`: the file has no such column, whatever a column's name
+            if k in ('text', 'label'): raise ValueError(f"columns={{{k!r}: None}}: every file needs a {k} column")
+            out[k] = None; continue
         want = columns.get(k, k)
         near = near_column(want, found, path, f' for {k!r}', f"one of them named in columns={{'{k}': ...}}")
         if near == want: out[k] = want; continue
@@ -122,7 +125,8 @@ def _part(fsplit, path:Path, raw:pd.DataFrame, rows, colmap:dict, split:str, spl
     if colmap['id'] is not None and (dup := df.id[df.id.duplicated()]).size:
         first = df.index[df.id == dup.iloc[0]]
         raise StanceDataError(f'duplicate id {dup.iloc[0]!r} (rows {rows[first[0]]} and {rows[first[1]]})', path=path, row=rows[first[1]],
-                              field=colmap['id'], expected='a unique id per row')
+                              field=colmap['id'], expected="a unique id per row (a column that holds no row ids: columns={'id': None}, "
+                              "on the command line --columns id=none)")
     for c in raw.columns:
         if c not in set(colmap.values()) and c not in df.columns: df[c] = raw[c].values
     df['_path'], df['_row'] = str(path), list(rows)
