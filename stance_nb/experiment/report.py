@@ -143,6 +143,7 @@ def environment_text(env:dict) -> str:
     if env.get('precision'): parts.append('fp32' if env['precision'] == 'no' else env['precision'])
     if env.get('threads'): parts.append(f"{env['threads']} torch thread{'s' * (env['threads'] != 1)}")
     parts += [f"{k} {env[k]}" for k in ('torch', 'transformers') if env.get(k)] + ([f"CUDA {env['cuda']}"] if env.get('cuda') else [])
+    parts += [f"fastText {env['fasttext']}"] if env.get('fasttext') else []
     return ', '.join(parts)
 
 # %% ../../nbs/10l_experiment.report.ipynb #36614018
@@ -152,8 +153,9 @@ def environments_text(envs:Sequence[dict]) -> str:
 
 # %% ../../nbs/10l_experiment.report.ipynb #24d9f276
 def environment_differences(envs:Sequence[dict]) -> list[str]:
-    "The fields (`ENV_FIELDS`) in which the jobs of `envs` differ; the precision and the threads among the jobs that train on them."
-    return [k for k in ENV_FIELDS if len({e.get(k) for e in envs if k not in ('precision', 'threads') or e.get(k) is not None}) > 1]
+    "The fields (`ENV_FIELDS`) in which the jobs of `envs` differ; the precision, threads and fastText version among the jobs that have them."
+    own = ('precision', 'threads', 'fasttext')
+    return [k for k in ENV_FIELDS if len({e.get(k) for e in envs if k not in own or e.get(k) is not None}) > 1]
 
 # %% ../../nbs/10l_experiment.report.ipynb #c650ed38
 def table_environments(result:RunResult, rows:Sequence[str]) -> list[dict]:

@@ -344,18 +344,19 @@ def _where(hw:dict) -> str:
     return (hw.get('host') or '?') + (f" ({hw['worker']})" if hw.get('worker') else '') + (f" GPU {hw['devices']}" if hw.get('devices') else '')
 
 # %% ../../nbs/10j_experiment.runner.ipynb #7040f284
-ENV_FIELDS = ('device', 'gpu', 'precision', 'threads', 'torch', 'transformers', 'cuda')   # what a job ran with, as the conditions name it
+ENV_FIELDS = ('device', 'gpu', 'precision', 'threads', 'torch', 'transformers', 'cuda', 'fasttext')   # what a job ran with, as the conditions name it
 
 def job_environment(rec:RunRecord) -> dict:
     """What a finished job ran with: its device type (and GPU), the precision it trained in (encoders; `None` for the others), the
     torch threads of a job that trained on a CPU (their number moves an encoder's last digits), the torch, transformers and CUDA
-    versions. A record without its device (written before they kept it) ran on the CPU of a machine
+    versions, and a fastText job's fastText version. A record without its device (written before they kept it) ran on the CPU of a machine
     without a GPU; on a GPU machine, an encoder's job on the GPU and the others' device is not known (`None`)."""
     hw, v, p = rec.hardware or {}, rec.versions or {}, rec.params or {}
     dev = p.get('device') or hw.get('device') or ('cpu' if not hw.get('gpus') else 'cuda' if p.get('precision') else None)
     return dict(device=dev, gpu=', '.join(sorted(set(hw.get('gpus') or []))) or None if dev == 'cuda' else None, precision=p.get('precision'),
                 threads=hw.get('torch_threads') if dev == 'cpu' and p.get('precision') else None,
-                torch=v.get('torch'), transformers=v.get('transformers'), cuda=hw.get('cuda') if dev == 'cuda' else None)
+                torch=v.get('torch'), transformers=v.get('transformers'), cuda=hw.get('cuda') if dev == 'cuda' else None,
+                fasttext=v.get('fasttext') if p.get('system') == 'fasttext' else None)
 
 # %% ../../nbs/10j_experiment.runner.ipynb #fcf53b40
 def environments(recs:Mapping) -> list[dict]:
