@@ -7,7 +7,8 @@ import pytest
 NBS = Path(__file__).resolve().parents[1]/'nbs'
 RUN_NBS = sorted(NBS.glob('run_*.ipynb'))
 GOLDEN = Path(__file__).resolve().parent/'golden'/'smoke'   # the smoke tables every result notebook wrote, committed
-NUMERIC = ['ours_mean', 'ours_std', 'delta', 'note']          # what another precision moves (the notes carry collapse shares)
+NUMERIC = ['ours_mean', 'ours_std', 'delta', 'note',          # what another precision moves (the notes carry collapse shares),
+           'n_labels', 'top_label', 'top_share', 'gold_share', 'collapsed']  # the predicted labels' distribution too (gold_share: of the top label)
 
 def _precision() -> str:
     from stance_nb.train import resolve_precision
