@@ -251,12 +251,12 @@ def load_test_rows(spec, data_dir=None, # the data key's `DataSpec` (an experime
     return rows
 
 # %% ../nbs/14_analysis.ipynb #cf58beac
-def same_rows(folders:Sequence[str|Path], key:str) -> str:
-    "The fingerprint of `key`'s clean test set shared by every job in `folders`; jobs that predicted other rows are an error naming both."
-    fps = {Path(f).name: job_predictions(f, key, 'test')[1] for f in folders}
+def same_rows(folders:Sequence[str|Path], key:str, test:str='test') -> str:
+    "The fingerprint of `key`'s test set `test` (clean or attacked) shared by every job in `folders`; jobs that predicted other rows are an error naming both."
+    fps = {Path(f).name: job_predictions(f, key, test)[1] for f in folders}
     if len(set(fps.values())) > 1 or None in fps.values():
-        raise StanceDataError(f'the jobs predicted different test rows of {key!r}: {fps}',
-                              expected='one test set (the same fingerprint) in every job')
+        raise StanceDataError(f'the jobs predicted different rows of {key!r} as {test!r}: {fps}',
+                              expected=f'one {test} set (the same fingerprint) in every job: the same data and attack seed')
     return next(iter(fps.values()))
 
 # %% ../nbs/14_analysis.ipynb #5150c26f
@@ -277,6 +277,8 @@ def runs_of(runs:str|Path, key:str, systems:Sequence[str], tests:Sequence[str], 
     systems, seeds = _two(systems, 'systems'), _two(seeds, 'seeds')
     folders = {(s, sd): find_job(runs, s, key, seed=sd) for s, sd in zip(systems, seeds)}
     rows = load_test_rows(DataSpec.of(key), data_dir, same_rows(list(folders.values()), key))
+    for t in tests:   # an attacked set too: compared only where every job predicted the same rows (its attack seed, its data)
+        if t != 'test': same_rows(list(folders.values()), key, t)
     jobs = [{**(c := job_conditions(folders[s, sd], key)), 'data': {t: c['data'].get(t) for t in tests}} for s, sd in zip(systems, seeds)]
     preds = {(j['row'], j['seed'], t): job_predictions(folders[s, sd], key, t)[0] for (s, sd), j in zip(zip(systems, seeds), jobs) for t in tests}
     return rows, preds, jobs

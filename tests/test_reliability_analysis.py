@@ -9,17 +9,23 @@ from stance_nb.records import RunRecord, write_predictions
 
 G = ['pro', 'con', 'pro', 'con']
 
-def _job(root, name, fp, labels):
-    "A finished job folder as the job store writes it: record with the test set's fingerprint, one predictions file."
+def _job(root, name, fp, labels, attacked:dict|None=None):
+    "A finished job folder as the job store writes it: record with the test sets' fingerprints, their predictions files."
     f = root/name; f.mkdir()
-    rec = RunRecord('benchmark/x', dict(row=name, ratio=1.0, seed=1, data={'k:test': fp}))
-    rec.files['predictions/k/test'] = write_predictions(f/'predictions_k_test.jsonl', labels).name
+    rec = RunRecord('benchmark/x', dict(row=name, ratio=1.0, seed=1, data={'k:test': fp, **{f'k:{t}': v for t, v in (attacked or {}).items()}}))
+    for t in ['test', *(attacked or {})]: rec.files[f'predictions/k/{t}'] = write_predictions(f/f'predictions_k_{t}.jsonl', labels).name
     rec.save(f/'record.json')
     return f
 
 def _other_rows(tmp_path):
     a, b = _job(tmp_path, 'A', 'aaaa', G), _job(tmp_path, 'B', 'bbbb', G)
-    with pytest.raises(StanceDataError, match="the jobs predicted different test rows of 'k'.*expected one test set"): same_rows([a, b], 'k')
+    with pytest.raises(StanceDataError, match="the jobs predicted different rows of 'k' as 'test'.*expected one test set"): same_rows([a, b], 'k')
+
+def _other_attacked_rows(tmp_path):
+    "The same clean test rows, spelling-attacked with other seeds: their drops are not compared."
+    a, b = _job(tmp_path, 'A', 'aaaa', G, {'spelling': 's0'}), _job(tmp_path, 'B', 'aaaa', G, {'spelling': 's1'})
+    assert same_rows([a, b], 'k') == 'aaaa'
+    with pytest.raises(StanceDataError, match="different rows of 'k' as 'spelling'.*the same data and attack seed"): same_rows([a, b], 'k', 'spelling')
 
 def _absent_test_set(tmp_path):
     a = _job(tmp_path, 'A', 'aaaa', G)
@@ -31,11 +37,11 @@ def _absent_job(tmp_path):
     with pytest.raises(StanceDataError, match="no finished job of row 'B' on 'k' at ratio 1.*expected a row among \\['A'\\]"):
         find_job(tmp_path, 'B', 'k')
 
-DIFF_ROWS = {'other_rows': _other_rows, 'absent_test_set': _absent_test_set, 'absent_job': _absent_job}
+DIFF_ROWS = {'other_rows': _other_rows, 'other_attacked_rows': _other_attacked_rows, 'absent_test_set': _absent_test_set, 'absent_job': _absent_job}
 
 @pytest.mark.parametrize('case', list(DIFF_ROWS))
 def test_analysis_refuses_runs_of_other_rows(case, tmp_path):
-    "Two jobs that predicted different test rows, a test set a job did not predict, a row without a job: a `StanceDataError` naming it."
+    "Two jobs that predicted different test rows (clean or attacked), a test set a job did not predict, a row without a job: a `StanceDataError` naming it."
     DIFF_ROWS[case](tmp_path)
 
 BAD_INPUT = {
