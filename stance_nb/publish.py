@@ -16,7 +16,8 @@ from .data import DATASETS, load
 from .metrics import score
 
 # %% auto #0
-__all__ = ['CARD_RECIPE', 'RunSummary', 'read_run', 'bootstrap_interval', 'intervals', 'model_card', 'push_run']
+__all__ = ['CARD_RECIPE', 'RunSummary', 'read_run', 'bootstrap_interval', 'intervals', 'run_labels', 'registered', 'model_card',
+           'push_run']
 
 # %% ../nbs/09a_publish.ipynb #c665055f
 CARD_RECIPE = ('model', 'lr', 'epochs', 'batch_size', 'max_length', 'optimizer', 'weight_decay', 'warmup_ratio', 'dropout', 'grad_accum',
@@ -82,6 +83,7 @@ def intervals(s:RunSummary, data_dir=None, n_resamples:int=1000, seed:int=0) -> 
     "dataset -> {metric: (low, high)}, or dataset -> the reason there is none."
     out = {}
     for ds in s.datasets:
+        if registered(s, ds) is None: out[ds] = 'no interval: your own data (the card does not read it)'; continue
         try:
             gold = load(ds, data_dir, splits=['test']).label.tolist() if 'splits' in DATASETS[ds].options else \
                    [l for l, sp in zip(*load(ds, data_dir)[['label', 'split']].T.values) if sp == 'test']
@@ -96,12 +98,26 @@ def _table(rows:list, head:tuple) -> list:
     return [f"| {' | '.join(head)} |", f"|{'---|' * len(head)}", *(f"| {' | '.join(str(c) for c in r)} |" for r in rows)]
 
 # %% ../nbs/09a_publish.ipynb #db64f118
+def run_labels(s:RunSummary, ds:str) -> list|None:
+    "The labels the run's model predicts for `ds`: the train record's, or the MDL model's head's (`None`: not recorded)."
+    if s.kind == 'train': return s.record.params.get('labels')
+    try: return json.loads((s.model_dir/'mdl_config.json').read_text(encoding='utf-8'))['tasks'][ds]['labels']
+    except (OSError, ValueError, KeyError, TypeError): return None
+
+def registered(s:RunSummary, ds:str):
+    """The registered dataset `ds` names where the run trained on it: its name is a registered one and its labels are the run's (a
+    folder of your own named `ibmcs`, or `--name`, is no claim to IBM's data); else `None` (your own data)."""
+    i, labels = DATASETS.get(ds), run_labels(s, ds)
+    if i is None or i.folder is None: return None
+    return i if i.labels is None or labels is None or sorted(map(str, labels)) == sorted(map(str, i.labels)) else None
+
 def _data_rows(s:RunSummary) -> list:
     n = s.record.params.get('n', {})
     rows = []
     for ds in s.datasets:
-        i = DATASETS.get(ds)
-        rows.append((f'`{ds}`', ', '.join(i.labels or []) if i else '', ' / '.join(str(n.get(k, '?')) for k in ('train', 'dev', 'test')) if n else '',
+        i, nd = registered(s, ds), n.get(ds, n) if isinstance(n.get(ds), dict) else n   # an MDL record: per dataset
+        labels = ', '.join(i.labels or []) if i else ', '.join(map(str, run_labels(s, ds) or []))
+        rows.append((f'`{ds}`', labels, ' / '.join(str(nd.get(k, '?')) for k in ('train', 'dev', 'test')) if nd else '',
                      i.citation if i else 'your own data', i.source if i else ''))
     return rows
 
@@ -114,7 +130,7 @@ def _score_rows(s:RunSummary, iv:dict) -> list:
 def _limits(s:RunSummary) -> list:
     out = []
     for ds in s.datasets:
-        i = DATASETS.get(ds)
+        i = registered(s, ds)
         if i is None: out.append(f'- `{ds}`: your own data; the card knows nothing of its domain.'); continue
         note = f' Mapped to the common stance labels, {i.label_map_note}.' if i.label_map_note else ''
         out.append(f"- `{ds}`: {i.domain}; labels {', '.join(i.labels or [])}.{note}")

@@ -4,7 +4,7 @@
 
 # %% ../../../nbs/07a_systems.mdl.train.ipynb #7c5f6e4c
 from __future__ import annotations
-import contextlib, json, shutil
+import contextlib, json, shutil, warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -121,9 +121,10 @@ def train_mdl(datasets,                  # names of registered datasets, `Task`s
     if not model: raise ValueError("no encoder: give train_mdl a model or a config whose `model` names one")
     check_model_folder(model)   # a local folder: its tokenizer files, before any work
     seed = cfg.seed if seed is None else seed
-    tcfg = replace(cfg, model=model, seed=seed,   # the shared loop's settings are the config's own fields; one epoch for all:
-                   select_best_epoch=cfg.selection == 'overall').validate()   # the loop keeps that epoch's weights
     tasks = _as_tasks(datasets, cfg, seed, data_dir)
+    one_epoch = cfg.selection == 'overall' or (cfg.selection == 'dataset' and len(tasks) == 1)   # one dataset: its best epoch is the run's
+    tcfg = replace(cfg, model=model, seed=seed,   # the shared loop's settings are the config's own fields; one epoch for all:
+                   select_best_epoch=one_epoch).validate()   # the loop keeps that epoch's weights
     name = name or ('mdl' if len(tasks) > 1 else 'sdl') + '/' + '+'.join(t.name for t in tasks)
     params = dict(model=str(model), datasets=[t.name for t in tasks], config=tcfg.identity(),
                   n={t.name: {s: int((t.frame.split == s).sum()) for s in ('train', 'dev', 'test')} for t in tasks},
@@ -267,6 +268,10 @@ def _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume
     net, rec.params['optimizer_compiled'] = res.model, res.optimizer_compiled
     hist = _mdl_history(res, tasks)
     sel = _select(hist, cfg.selection)
+    if save_model and not tcfg.select_best_epoch and set(sel.values()) != {int(hist.epoch.max())}:   # the model is the last epoch's
+        rec.params['saved_model_epoch'] = int(hist.epoch.max())
+        warnings.warn(f"{name}: the saved model is the last epoch's ({int(hist.epoch.max())}); the test scores are each dataset's best dev "
+                      f"epoch ({', '.join(f'{d}: {e}' for d, e in sel.items())}), so predictions from the saved model differ from them")
     if not ev.every_epoch: _score_kept(ev, hist, sel, net, acc)
     scores, best = _mdl_scores(ev, hist, sel, sizes, ckpt)
     _finish_mdl(rec, res, scores, hist, best, out, acc, save_model, net, tok, ckpt)
