@@ -72,6 +72,10 @@ def test_train_then_predict(own, tmp_path, capfd):
                  '--output', str(tmp_path/'pred32'), '--format', 'jsonl', '--mixed-precision', 'no'], capfd)
     assert fp32['model']['precision'] == 'no' and pr['model']['precision'] == forward_precision('auto', 'cpu')   # the training's rule by default
     assert sum(a == b for a, b in zip(read_predictions(tmp_path/'pred32.jsonl'), new.predicted)) >= 0.9 * len(new)
+    pd.read_csv(d/'new.csv').head(3).assign(Topic=['t', ' ', 't']).to_csv(tmp_path/'blank.csv', index=False)   # a pair model reads targets too
+    assert main(['predict', '--run', str(run), '--input', str(tmp_path/'blank.csv'), '--columns', 'text=Sentence,target=Topic',
+                 '--output', str(tmp_path/'blank')]) == 1
+    assert "blank.csv, row 2, field 'Topic': empty target in 1 row(s)" in capfd.readouterr().err and not (tmp_path/'blank.jsonl').exists()
 
 
 def test_evaluate_xstance_fixture(tmp_path, capfd):

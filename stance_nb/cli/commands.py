@@ -215,6 +215,9 @@ def _predict(args) -> dict:
     if (empty := df.index[df.text.map(clean_label) == '']).size:   # nothing to read (spaces, invisible characters): refused, not labelled
         raise StanceDataError(f"empty text in {len(empty)} row(s)", path=args.input, row=int(empty[0]) + 1, field=cols['text'],
                               expected='a text to label')
+    if info['pair'] and (empty := df.index[df.target.fillna('').astype(str).map(clean_label) == '']).size:   # a pair model reads both
+        raise StanceDataError(f"empty target in {len(empty)} row(s)", path=args.input, row=int(empty[0]) + 1, field=cols['target'],
+                              expected='a target for every text: the model reads (target, text) pairs')
     try: labels = list(predict(df))
     except StanceDataError as e:
         if e.path is None: raise StanceDataError(e.msg, path=args.input, row=e.row, field=e.field, expected=e.expected) from None   # name the file
