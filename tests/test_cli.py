@@ -402,3 +402,11 @@ def test_evaluate_reads_what_it_is_told_and_scores_like_sklearn(tmp_path, capfd)
     # no test rows: one error first, not an id mismatch or a raw scikit-learn error
     assert main(['evaluate', '--dataset', 'csv', '--path', str(tmp_path/'only.csv'), '--predictions', str(tmp_path/'p3.jsonl')]) == 1
     assert "no test rows to score" in capfd.readouterr().err
+
+
+def test_rows_in_none_of_the_tables_are_named(capfd, tmp_path):
+    "`reproduce` with rows that fill none of the chosen tables: exit 2 naming each table's rows, before any data is read (it said no data could be read)."
+    with pytest.raises(SystemExit) as e:
+        main(['reproduce', 'benchmark', '-p', 'tables=7', '-p', 'rows=Majority baseline,fastText', '--output-dir', str(tmp_path/'o'), '--plan'])
+    assert e.value.code == 2
+    assert "rows ['Majority baseline', 'fastText'] are in none of the tables ['7']; table 7: ['BERT_SDL', 'BERT_MDL', 'MT-DNN_MDL']" in capfd.readouterr().err

@@ -427,6 +427,8 @@ def _reproduce(args) -> dict:
     from stance_nb.experiment import get_experiment, reproduce
     P = reproduce_args(args.experiment, args.parameters)
     exp = get_experiment(args.experiment)
+    try: exp.select(getattr(P, 'rows', None) or (), getattr(P, 'tables', None) or ())   # rows in none of the tables: said before any data is read
+    except KeyError as e: raise UsageError(str(e).strip("'\"")) from None
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
     if args.data_dir and not Path(args.data_dir).expanduser().is_dir():
         raise UsageError(f"--data-dir {args.data_dir}: no such folder (expected the folder that holds each dataset's folder)")

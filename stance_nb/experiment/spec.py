@@ -187,7 +187,11 @@ class Experiment:
         for n in rows: self.row(n)
         bad = sorted(set(tables) - set(self.tables))
         if bad: raise KeyError(f"experiment {self.name!r} has no table(s) {bad}; tables: {list(self.tables)}")
-        return [r for r in self.rows if (not rows or r.name in rows) and (not tables or set(r.tables) & set(tables))]
+        out = [r for r in self.rows if (not rows or r.name in rows) and (not tables or set(r.tables) & set(tables))]
+        if rows and tables and not out:   # nothing to run: said as such, not as data that could not be read
+            raise KeyError(f"rows {rows} are in none of the tables {tables}; " + '; '.join(
+                f"table {t}: {[r.name for r in self.rows if t in r.tables]}" for t in tables))
+        return out
 
 # %% ../../nbs/10_experiment.spec.ipynb #532c708b
 @dataclass
