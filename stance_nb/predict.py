@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_predict.ipynb #16cfbb63
 from __future__ import annotations
-import json
+import json, warnings
 from pathlib import Path
 from .hub import check_model_folder
 
@@ -92,9 +92,11 @@ def _mdl_predictor(md:Path, config:dict, head:str|None, batch_size:int, mixed_pr
     if head is None and len(model.tasks) > 1: raise ValueError(f"{md} has heads for {sorted(model.tasks)}: choose one with --head")
     head = head or next(iter(model.tasks))
     if head not in model.tasks: raise KeyError(f"{md} has no head {head!r}; heads: {sorted(model.tasks)}")
-    t = model.tasks[head]
-    info = dict(kind='mdl', path=str(md), head=head, labels=list(t['labels']), pair=bool(t['pair']), max_length=config.get('max_length', 100),
+    t, inputs = model.tasks[head], {**config, **(json.loads((md/'mdl_config.json').read_text(encoding='utf-8')).get('inputs') or {})}
+    if 'max_length' not in inputs:   # a model folder of an older run, copied without its record
+        warnings.warn(f"{md}: no max_length recorded with the model or its run; encoding at 100 tokens (the paper recipe's)")
+    info = dict(kind='mdl', path=str(md), head=head, labels=list(t['labels']), pair=bool(t['pair']), max_length=inputs.get('max_length', 100),
                 precision=forward_precision(mixed_precision, dev))
     def fn(ds):
         with precision_autocast(mixed_precision, dev): return mdl_predict(model, head, ds, tok, batch_size)
-    return _encoder_predict(tok, info['pair'], info['max_length'], config.get('truncation', 'longest_first'), fn), info
+    return _encoder_predict(tok, info['pair'], info['max_length'], inputs.get('truncation', 'longest_first'), fn), info

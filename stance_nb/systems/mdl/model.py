@@ -241,7 +241,9 @@ class MultiTaskModel(nn.Module):
         from transformers.modeling_outputs import SequenceClassifierOutput
         return SequenceClassifierOutput(loss=loss, logits=logits)
 
-    def save_pretrained(self, path:str|Path, tokenizer=None) -> Path:
+    def save_pretrained(self, path:str|Path, tokenizer=None,
+                        inputs:dict|None=None, # how training encoded its inputs (`max_length`, `truncation`): a copied folder predicts alike
+                       ) -> Path:
         "Save the encoder (`save_pretrained`), the heads (safetensors) and `mdl_config.json`; the folder replaced atomically (a full disk named)."
         from safetensors.torch import save as st_save
         path = Path(path)
@@ -251,7 +253,7 @@ class MultiTaskModel(nn.Module):
             with atomic_write(tmp/'heads.safetensors', 'wb') as f:
                 f.write(st_save({k: v.detach().cpu().contiguous() for k, v in self.heads.state_dict().items()}))
             write_json(tmp/'mdl_config.json', dict(tasks=self.tasks, sep_token_id=self.sep_token_id,
-                                                  dropout=self.dropout, head_kwargs=self.head_kwargs))
+                                                  dropout=self.dropout, head_kwargs=self.head_kwargs, **({'inputs': inputs} if inputs else {})))
         return path
 
     @classmethod

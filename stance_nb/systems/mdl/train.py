@@ -248,7 +248,8 @@ def _finish_mdl(rec:RunRecord, res:FitResult, scores:pd.DataFrame, hist:pd.DataF
         for t, p in best.items(): rec.files[f'predictions/{t}'] = str(write_predictions(out/f'predictions_{t}.jsonl', p))
         rec.files['scores'] = str(write_csv(out/'scores.csv', scores))
         rec.files['history'] = str(write_csv(out/'history.csv', hist))
-        if save_model: rec.files['model'] = str(net.save_pretrained(out/'model', tokenizer=tok))
+        if save_model: rec.files['model'] = str(net.save_pretrained(out/'model', tokenizer=tok, inputs={
+            k: rec.params['config'][k] for k in ('max_length', 'truncation') if k in rec.params.get('config', {})}))
     rec.files['record'] = str(out/'record.json')
     rec.save(out/'record.json')
     if ckpt is not None: shutil.rmtree(ckpt, ignore_errors=True)
