@@ -21,7 +21,8 @@ __all__ = ['CARD_RECIPE', 'RunSummary', 'read_run', 'bootstrap_interval', 'inter
 
 # %% ../nbs/09a_publish.ipynb #c665055f
 CARD_RECIPE = ('model', 'lr', 'epochs', 'batch_size', 'max_length', 'optimizer', 'weight_decay', 'warmup_ratio', 'dropout', 'grad_accum',
-               'select_best_epoch', 'balance', 'truncation', 'pair_head', 'selection', 'head_dropout')   # the settings a card lists
+               'select_best_epoch', 'balance', 'truncation', 'pair_head', 'selection', 'head_dropout',
+               'train_ratio', 'max_train_rows', 'max_eval_rows', 'saved_model_epoch')   # the settings a card lists (and what it trained on less)
 
 @dataclass
 class RunSummary:
@@ -66,7 +67,9 @@ def read_run(run_dir:str|Path) -> RunSummary:
     if bad: raise StanceDataError(f"no test score for {bad}: refusing to publish a model without its scores", path=run/'record.json',
                                   field='metrics', expected='test scores of every dataset (the run must have a test split)')
     params = {**rec.params, **rec.params.get('config', {})}
-    return RunSummary(kind, run, md, datasets, scores, preds, rec, {k: params[k] for k in CARD_RECIPE if k in params})
+    less = ('train_ratio', 'max_train_rows', 'max_eval_rows', 'saved_model_epoch')   # listed where they are set: a run on less data says so
+    return RunSummary(kind, run, md, datasets, scores, preds, rec, {k: params[k] for k in CARD_RECIPE if k in params and
+                                                                    not (k in less and params[k] in (None, 1.0))})
 
 # %% ../nbs/09a_publish.ipynb #f046294e
 def bootstrap_interval(gold:list, pred:list, metric:str, n_resamples:int=1000, seed:int=0, level:float=0.95) -> tuple[float, float]:
