@@ -233,7 +233,8 @@ def mfu(gflop_per_s:float, precision:str, peaks:dict) -> dict:
 
 
 def r_peak(peaks) -> str:
-    return f"{(peaks.get('datasheet_bf16') or max(peaks['bf16'], peaks['fp32']))/1e9:.0f} GFLOP/s" + (' data sheet' if peaks.get('datasheet_bf16') else ' measured')
+    best = peaks.get('datasheet_bf16') or max(peaks['bf16'], peaks['fp32'])
+    return f"{best/1e9:.0f} GFLOP/s" + (' data sheet' if peaks.get('datasheet_bf16') else ' measured')
 
 
 def make_data(a, tok):

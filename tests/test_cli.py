@@ -347,13 +347,15 @@ def test_own_files_in_another_encoding(own, tmp_path, capfd):
         t = pd.read_csv(d/f'{s}.csv', dtype=str)
         t = t.assign(Sentence=t.Sentence + ' – Müller sagt: schön, groß')
         t.to_csv(tmp_path/f'{s}-utf8.csv', index=False); t.to_csv(tmp_path/f'{s}-latin1.csv', index=False, encoding='cp1252')
-        t.rename(columns=dict(Sentence='text', Topic='target', Stance='label')).to_json(tmp_path/f'{s}.jsonl', orient='records', lines=True, force_ascii=False)
+        t.rename(columns=dict(Sentence='text', Topic='target', Stance='label')).to_json(tmp_path/f'{s}.jsonl', orient='records', lines=True,
+                                                                                     force_ascii=False)
     (tmp_path/'test-bom.jsonl').write_text((tmp_path/'test.jsonl').read_text(encoding='utf-8'), encoding='utf-8-sig')
     files = lambda kind: ['--path', f"train={tmp_path/f'train-{kind}.csv'},test={tmp_path/f'test-{kind}.csv'}"]
     base = ['baselines', '--dataset', 'csv', *opts[4:], '--systems', 'majority,random', '--seeds', '1']
     assert main(base + files('latin1') + ['--output-dir', str(tmp_path/'o1')]) == 1
     err = capfd.readouterr().err
-    assert f"{tmp_path/'train-latin1.csv'}: cannot decode as utf-8" in err and 'or its encoding named: encoding=... in `load`, --encoding on the command line' in err, err[-1500:]
+    assert f"{tmp_path/'train-latin1.csv'}: cannot decode as utf-8" in err, err[-1500:]
+    assert 'or its encoding named: encoding=... in `load`, --encoding on the command line' in err, err[-1500:]
     assert 'Point data_dir' not in err
     utf8 = _run(base + files('utf8') + ['--output-dir', str(tmp_path/'o2')], capfd)
     latin = _run(base + files('latin1') + ['--encoding', 'cp1252', '--output-dir', str(tmp_path/'o3')], capfd)
