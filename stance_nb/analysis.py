@@ -252,7 +252,8 @@ def load_test_rows(spec, data_dir=None, # the data key's `DataSpec` (an experime
 
 # %% ../nbs/14_analysis.ipynb #cf58beac
 def same_rows(folders:Sequence[str|Path], key:str, test:str='test') -> str:
-    "The fingerprint of `key`'s test set `test` (clean or attacked) shared by every job in `folders`; jobs that predicted other rows are an error naming both."
+    """The fingerprint of `key`'s test set `test` (clean or attacked) shared by every job in `folders`; jobs that predicted other rows
+    are an error naming both."""
     fps = {Path(f).name: job_predictions(f, key, test)[1] for f in folders}
     if len(set(fps.values())) > 1 or None in fps.values():
         raise StanceDataError(f'the jobs predicted different rows of {key!r} as {test!r}: {fps}',

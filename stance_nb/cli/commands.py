@@ -8,6 +8,7 @@ import argparse, json, math, os, sys
 from dataclasses import replace
 from pathlib import Path
 from .options import UsageError, data_spec, config_changes, given_args, split_names, PLAN_SKIP, BASELINE_SYSTEMS
+from .predictions import read_predicted, match_predictions, is_table, holds_test_texts, with_predicted, check_predicted
 from ..predict import load_predictor
 from ..core import StanceDataError, atomic_files, write_csv
 from ..hub import check_model_folder
@@ -238,102 +239,6 @@ def _write_labels(args, raw, cols:dict, labels:list) -> dict:
     if 'csv' in args.format: files['csv'] = str(write_csv(f'{args.output}.csv', raw.assign(**{args.label_column: labels})))
     return files
 
-# %% ../../nbs/12a_cli.commands.ipynb #61b4c393
-def _named_column(t, name:str, path, option:str, required:bool=True) -> str|None:
-    "The column of `t` called `name`, or its one other spelling (`Label`, `ID`: said on stderr); None (or an error when `required`)."
-    from stance_nb.data.custom import near_column
-    col = near_column(name, list(t.columns), path, ' but for case or spaces', f"{option} naming one of them")
-    if col is not None and col != name: print(f"{path}: reading column {col!r} as {name!r} ({option} names another)", file=sys.stderr)
-    if col is not None: return col
-    if required: raise StanceDataError(f"no column {name!r}; found {list(t.columns)}", path=path, field=name, expected=f"{option} naming one")
-    return None
-
-def _read_pred(path:str, column:str|None,
-               id_column:str|None=None, # the ids' column (JSONL: field); None: 'id' where the file has it, else none (matched by position)
-               known:list|None=None,    # the labels: with `column` None, another column of them only makes the choice ambiguous
-              ) -> tuple[list, list|None, list, str]:
-    """Predicted labels from the official JSONL (`{"label": ...}`, with `"id"` when known) or from a CSV's `column` (a `.tsv` file:
-    tab-separated): labels (`clean_labels`), ids (`None`: the file has none), each one's row (CSV) or line (JSONL), the column read.
-    An `id_column` given and absent is an error naming the file's columns: matching by position instead would be silent. With no `column`,
-    a CSV's is `label` (or `Label`, said so); a second column of `known` labels only (a `predict` CSV's gold labels) is an error."""
-    from stance_nb.data.core import read_table
-    from stance_nb.records import read_jsonl, clean_labels
-    key, suffix = id_column or 'id', Path(path).suffix.lower()
-    if suffix in ('.csv', '.tsv'):
-        t = read_table(path, required=([column] if column else []) + ([id_column] if id_column else []), sep='\t' if suffix == '.tsv' else ',')
-        col = column or _named_column(t, 'label', path, '--label-column')
-        if id_column is None: key = _named_column(t, 'id', path, '--id-column', required=False) or 'id'
-        if column is None and known is not None and len(t):
-            labelish = [c for c in t.columns if c not in (col, key) and t[c].astype(str).str.strip().isin(set(map(str, known))).all()]
-            if labelish: raise StanceDataError(f"columns {[col] + labelish} all hold labels only (a `predict` CSV keeps the input's gold labels "
-                                               f"beside its predictions)", path=path, field=col,
-                                               expected="--label-column naming the column of predictions")
-        return (clean_labels(t[col].tolist(), path, col),
-                t[key].tolist() if key in t.columns else None, list(range(1, len(t) + 1)), col)
-    field = column or 'label'   # --label-column names a JSONL file's field as it names a CSV's column
-    recs = read_jsonl(path, required=[field], line_numbers=True)
-    if id_column and not any(id_column in r for n, r in recs):
-        raise StanceDataError(f"no field {id_column!r} (--id-column) on any line; its fields: {sorted({k for n, r in recs for k in r})}",
-                              path=path, field=id_column, expected=f"an {id_column!r} on every line, or no --id-column (match by position)")
-    with_id = [n for n, r in recs if key in r]
-    if with_id and len(with_id) < len(recs):
-        n = next(n for n, r in recs if key not in r)
-        raise StanceDataError("a prediction without an id among predictions with ids", path=path, row=n, field=key,
-                              expected='an id on every line or on none')
-    labs = [str(v) if isinstance(v, int) and not isinstance(v, bool) else v for v in (r[field] for n, r in recs)]   # 1 is '1', as in the data
-    return clean_labels(labs, path, field), [r[key] for n, r in recs] if with_id else None, [n for n, r in recs], field
-
-# %% ../../nbs/12a_cli.commands.ipynb #341248ff
-def match_predictions(test, labels:list, ids:list|None, rows:list, path:str) -> tuple[list, str]:
-    """`labels` in the order of the `test` rows, and how they were matched: by id when the predictions carry ids (an id
-    repeated, one the test split does not have, or a test row without a prediction is refused by name), else by position."""
-    if ids is None:
-        if len(labels) != len(test):
-            raise StanceDataError(f"{len(labels)} predictions for the {len(test)} test rows", path=path,
-                                  expected='one prediction per test row, in test-file order (or an id on every prediction)')
-        return labels, 'position'
-    gold, seen = test.id.astype(str).tolist(), {}
-    for n, i in enumerate(map(str, ids)):
-        if i in seen: raise StanceDataError(f"id {i!r} predicted twice (also at {rows[seen[i]]})", path=path, row=rows[n], field='id',
-                                            expected='one prediction per test id')
-        seen[i] = n
-    known = set(gold)
-    if extra := [i for i in seen if i not in known]:
-        raise StanceDataError(f"{len(extra)} id(s) the test split does not have: {extra[:3]} (its ids: {gold[:3]}, ...)", path=path,
-                              row=rows[seen[extra[0]]], field='id', expected="the test rows' ids (your own CSV: load it with --columns id=<column>)")
-    if missing := [g for g in gold if g not in seen]:
-        raise StanceDataError(f"no prediction for {len(missing)} test id(s): {missing[:3]}", path=path, field='id',
-                              expected='one prediction per test id')
-    return [labels[seen[g]] for g in gold], 'id'
-
-# %% ../../nbs/12a_cli.commands.ipynb #fc57bee1
-def _is_table(path) -> bool: return Path(path).suffix.lower() in ('.csv', '.tsv')
-
-def _holds_test_texts(path, test) -> bool:
-    "Whether the table at `path` has a column whose values are the `test` split's texts, in some order."
-    from stance_nb.data.core import read_table
-    t, texts = read_table(path, sep='\t' if Path(path).suffix.lower() == '.tsv' else ','), sorted(test.text.astype(str))
-    return any(len(t) == len(texts) and sorted(t[c].astype(str)) == texts for c in t.columns)
-
-def _with_predicted(labels:list, predicted:list, path) -> list:
-    """`labels`, found in a test split read without train rows, and those only the predictions name (said on stderr): the gold rows
-    need not hold every label, and a prediction of another is a wrong answer, not an unknown label."""
-    extra = sorted({p for p in predicted if isinstance(p, str) and p not in labels})
-    if extra: print(f"{path}: predicted label(s) {extra} are in no test row; without train rows the labels are those found ({labels}) and "
-                    "these, which score as wrong answers (a train file or --label-map declares the labels)", file=sys.stderr)
-    return sorted(set(labels) | set(extra))
-
-def _check_predicted(labels:list, rows:list, path, known, field:str='label'):
-    "Every prediction one known label; else a `StanceDataError` at its row or line in the file (`rows`, as `_read_pred` gives them)."
-    allowed = set(known) if known is not None else None
-    for lab, n in zip(labels, rows):
-        if lab is None or isinstance(lab, (list, dict)):
-            raise StanceDataError(f"a JSON {'null' if lab is None else type(lab).__name__} as the label: {json.dumps(lab)}", path=path, row=n,
-                                  field=field, expected='one label per line, as text, e.g. "FAVOR"')
-        if allowed is not None and lab not in allowed:
-            raise StanceDataError(f"unknown label {lab!r}", path=path, row=n, field=field, expected=f"one of {sorted(map(str, allowed))}")
-
-
 # %% ../../nbs/12a_cli.commands.ipynb #95212c39
 def _evaluate(args) -> dict:
     """Score a predictions file on the test split with the dataset's official metric (X-stance: its official table too).
@@ -345,21 +250,22 @@ def _evaluate(args) -> dict:
     df = _load(spec, args, need_train=False)
     test = df[df.split == 'test'].reset_index(drop=True)
     if not len(test):
-        raise StanceDataError(f"{spec.key}: no test rows to score (rows per split {({s: int(n) for s, n in df.split.value_counts().items()})}; a file without a split column is read as "
-                              "train)", expected='a test split: --path test=FILE, or a split column')
+        n = {s: int(k) for s, k in df.split.value_counts().items()}
+        raise StanceDataError(f"{spec.key}: no test rows to score (rows per split {n}; a file without a split column is read as train)",
+                              expected='a test split: --path test=FILE, or a split column')
     labels = list(df.attrs.get('labels') or info.labels)
-    predicted, ids, rows, field = _read_pred(args.predictions, args.label_column, args.id_column, known=labels)
+    predicted, ids, rows, field = read_predicted(args.predictions, args.label_column, args.id_column, known=labels)
     if info.labels is None and not (df.split == 'train').any():   # the labels found in the test rows only: a prediction may name another
         lm = dict(spec.options).get('label_map')
-        labels = sorted(set(labels) | set(map(str, lm.values()))) if lm else _with_predicted(labels, predicted, args.predictions)
-    _check_predicted(predicted, rows, args.predictions, labels, field)
+        labels = sorted(set(labels) | set(map(str, lm.values()))) if lm else with_predicted(labels, predicted, args.predictions)
+    check_predicted(predicted, rows, args.predictions, labels, field)
     pred, by = match_predictions(test, predicted, ids, rows, args.predictions)
     if by == 'position':
         print(f"{args.predictions}: no ids, so the predictions are matched to the test rows by position (test-file order)", file=sys.stderr)
     gold = test.label.tolist()
     scores = {m: score(spec.dataset, gold, pred, metric=m, labels=labels) for m in dict.fromkeys([info.metric, 'f1_macro', 'accuracy'])}
     res = dict(command='evaluate', dataset=spec.key, metric=info.metric, n=len(test), matched_by=by, scores=scores, predictions=str(args.predictions))
-    if pred == gold and _is_table(args.predictions) and _holds_test_texts(args.predictions, test):
+    if pred == gold and is_table(args.predictions) and holds_test_texts(args.predictions, test):
         res['warning'] = (f"{args.predictions} holds the test split's texts and every one of its labels is the gold label: it may be the test "
                           "data itself (or its copy with predictions in another column) rather than predictions")
         print(f"warning: {res['warning']}", file=sys.stderr)

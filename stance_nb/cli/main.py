@@ -84,7 +84,8 @@ def _evaluate_options(e):
     data_options(e)
     e.add_argument('--predictions', required=True, help='official JSONL ({"label": ...} per line, with "id" or in test-file order), '
                    'or a CSV with --label-column (and --id-column)')
-    e.add_argument('--label-column', default=None, help="the predicted-label column of a CSV predictions file, or field of a JSONL one (default: 'label', and an "
+    e.add_argument('--label-column', default=None, help="the predicted-label column of a CSV predictions file, or field of a JSONL one "
+                   "(default: 'label', and an "
                    "error when another column holds labels only, as a predict CSV with the input's gold labels does)")
     e.add_argument('--id-column', help="the id column of a CSV predictions file (JSONL: the id field): predictions are matched to test rows "
                    "by id; not given: by 'id' where the file has it, else by position (and the result says so); given and absent: an error")

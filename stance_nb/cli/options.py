@@ -79,7 +79,8 @@ def data_options(p:argparse.ArgumentParser, required:bool=True):
     "A registered dataset, or your own files (`--dataset csv|jsonl --path ... --columns ...`), and how to prepare them."
     p.add_argument('--dataset', required=required, help='a registered dataset name, or csv / jsonl for your own files (with --path)')
     p.add_argument('--path', type=str, help='your files: train=FILE,dev=FILE,test=FILE (or FILE with a split column)')
-    p.add_argument('--columns', type=name_pairs, help='tidy name=your column, e.g. text=Sentence,target=Topic,label=Stance (id=none: no column is the row id)')
+    p.add_argument('--columns', type=name_pairs,
+                   help='tidy name=your column, e.g. text=Sentence,target=Topic,label=Stance (id=none: no column is the row id)')
     p.add_argument('--label-map', type=name_pairs, help='label in the file=label name, e.g. 0=AGAINST,1=FAVOR,2=NONE')
     p.add_argument('--sep', help="your files' delimiter (default: a tab for .tsv files, else ',')")
     p.add_argument('--encoding', type=text_encoding, help="your files' text encoding (default utf-8, with or without a byte-order mark), "

@@ -104,8 +104,8 @@ def _part(fsplit, path:Path, raw:pd.DataFrame, rows, colmap:dict, split:str, spl
         at = lambda k: dict(path=path, row=r, field=colmap[k])
         own = _split_name(cols['split'][i], split_map, dict(path=path, row=r)) if cols['split'] is not None else None
         if fsplit is not None and own not in (None, fsplit):   # a train= file whose split column says dev or test: never trained on silently
-            raise StanceDataError(f"a {own!r} row (split {cols['split'][i]!r}) in the file given as {fsplit}=", path=path, row=r, field=colmap['split'],
-                                  expected=f"only {fsplit} rows in it (a file with a split column: give it alone, path=FILE)")
+            raise StanceDataError(f"a {own!r} row (split {cols['split'][i]!r}) in the file given as {fsplit}=", path=path, row=r,
+                                  field=colmap['split'], expected=f"only {fsplit} rows in it (a file with a split column: give it alone, path=FILE)")
         out['split'].append(fsplit if fsplit is not None else own if own is not None else _split_name(split, split_map, dict(path=path)))
         out['id'].append(_valid_unicode(_value(cols['id'][i], 'id', at('id')), at('id')) if cols['id'] is not None else f"{out['split'][-1]}-{r}")
         out['target'].append(_valid_unicode(_value(cols['target'][i], 'target', at('target')), at('target')) if cols['target'] is not None else '')
@@ -141,7 +141,8 @@ def _spelling(l:str) -> str:
     return repr(v) if np.isfinite(v) else s
 
 def _one_spelling(df:pd.DataFrame, declared:set, where):
-    "Refuse labels equal up to case, quotes, spaces or number format (after `clean_label`) unless every spelling is declared; the error counts each spelling."
+    """Refuse labels equal up to case, quotes, spaces or number format (after `clean_label`) unless every spelling is declared; the
+    error counts each spelling."""
     counts, groups = df.label.value_counts(), {}
     for l in sorted(set(df.label) | declared): groups.setdefault(_spelling(l), []).append(l)
     if not (variants := [g for g in groups.values() if len(g) > 1 and not set(g) <= declared]): return

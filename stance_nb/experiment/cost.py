@@ -105,7 +105,8 @@ def cpu_cost(todo:Sequence[tuple], settings:dict,
         n_pr = n_dev * epochs + sum(len(f) for f in ctx.tests.values())
         frames = [*ctx.data.values(), *(f for (k, t), f in ctx.tests.items() if t != 'test')]
         length = mean_pair_length(toks[m], frames, cfg.max_length) if toks[m] is not None else float(cfg.max_length)
-        plans[job.label] = dict(model=m, train_examples=max(0, n_tr * epochs - examples_trained(ctx.out)), predict_examples=n_pr, tokens=round(length, 1),
+        plans[job.label] = dict(model=m, train_examples=max(0, n_tr * epochs - examples_trained(ctx.out)), predict_examples=n_pr,
+                                tokens=round(length, 1),
                                 batch_size=cfg.batch_size, eval_batch_size=cfg.eval_batch_size or 2 * cfg.batch_size)
     for m in {p['model'] for p in plans.values()}:
         mine = [p for p in plans.values() if p['model'] == m]
