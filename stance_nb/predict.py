@@ -92,7 +92,7 @@ def _mdl_predictor(md:Path, config:dict, head:str|None, batch_size:int, mixed_pr
     if head is None and len(model.tasks) > 1: raise ValueError(f"{md} has heads for {sorted(model.tasks)}: choose one with --head")
     head = head or next(iter(model.tasks))
     if head not in model.tasks: raise KeyError(f"{md} has no head {head!r}; heads: {sorted(model.tasks)}")
-    t, inputs = model.tasks[head], {**config, **(json.loads((md/'mdl_config.json').read_text(encoding='utf-8')).get('inputs') or {})}
+    t, inputs = model.tasks[head], {**config, **model.inputs}   # the model folder's own record wins over its run's
     if 'max_length' not in inputs:   # a model folder of an older run, copied without its record
         warnings.warn(f"{md}: no max_length recorded with the model or its run; encoding at 100 tokens (the paper recipe's)")
     info = dict(kind='mdl', path=str(md), head=head, labels=list(t['labels']), pair=bool(t['pair']), max_length=inputs.get('max_length', 100),

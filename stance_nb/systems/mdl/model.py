@@ -197,6 +197,7 @@ class MultiTaskModel(nn.Module):
                 ):
         super().__init__()
         self.encoder, self.tasks, self.sep_token_id = encoder, {n: dict(t) for n, t in tasks.items()}, int(sep_token_id)
+        self.inputs = {}   # how its training encoded inputs (`max_length`, `truncation`), as `save_pretrained` kept them
         self.dropout, self.head_kwargs = dropout, dict(head_kwargs or {})
         hid = encoder.config.hidden_size
         self.heads = nn.ModuleDict({n: make_head(t['head'], hid, len(t['labels']), dropout=dropout, **self.head_kwargs)
@@ -266,6 +267,7 @@ class MultiTaskModel(nn.Module):
         m = cls(AutoModel.from_pretrained(path/'encoder', local_files_only=True), cfg['tasks'], cfg['sep_token_id'],
                 cfg['dropout'], cfg['head_kwargs'])
         m.heads.load_state_dict(load_file(path/'heads.safetensors'))
+        m.inputs = dict(cfg.get('inputs') or {})
         return m
 
 # %% ../../../nbs/07_systems.mdl.model.ipynb #0dc9398b
