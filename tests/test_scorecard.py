@@ -1,6 +1,6 @@
 """The scorecard of the four papers and the like-for-like guard, checked from outside: verdicts against hand-computed ones,
 every committed and smoke-generated table scanned for a Δ whose two sides differ, and the report page read in a browser."""
-import json, math, re, shutil, statistics, subprocess, sys
+import functools, json, math, re, shutil, statistics, subprocess, sys
 from html.parser import HTMLParser
 from pathlib import Path
 import pandas as pd
@@ -95,10 +95,16 @@ def _datasets(note:str, column:str) -> list:
     m = OVER.search(str(note))
     return [k.strip() for k in m.group(2).split(',')] if m else []
 
+@functools.cache
+def _paper_table11() -> pd.DataFrame: return paper_table11()   # read once for the module's hundreds of cells (not changed by a reader)
+
+@functools.cache
+def _reference(table:str) -> pd.DataFrame: return reference('schiller2021', table)
+
 def _paper_side(table:str, r, t:pd.DataFrame) -> float:
     "The paper's value over exactly what our cell covers (datasets, systems, attacks), recomputed from the paper's own cells."
-    ds, p11 = _datasets(r.note, r.column), paper_table11()
-    ref = reference('schiller2021', table)
+    ds, p11 = _datasets(r.note, r.column), _paper_table11()
+    ref = _reference(table)
     cell = ref[(ref.row == r.row) & (ref.column == r.column) & (ref.metric == r.metric)].value
     if table in ('4', '11', '8', 'Fig2b'):
         if r.column in BENCHMARK or str(r.column).endswith('%'): return float(cell.iloc[0])

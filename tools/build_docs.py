@@ -37,7 +37,13 @@ _SITE_MARK = '# --- ' + 'site:'   # spelt in two parts so that only the section 
 
 # progress bars off in every executed notebook (the result notebooks' kernels inherit it): the package's own bars,
 # any other tqdm bar, and transformers'/huggingface_hub's ("Loading weights", "Writing model shards")
-PRELOAD = ['torch', 'transformers', 'pandas', 'sklearn', 'execnb.shell', 'nbdev.process']   # imported once, in the fork server
+def _package_modules() -> list[str]:
+    "Every module of the package (not `__main__`), by file: each notebook's process would otherwise import them again (about 4 s each)."
+    return sorted('.'.join(p.relative_to(ROOT).with_suffix('').parts).removesuffix('.__init__')
+                  for p in (ROOT/'stance_nb').rglob('*.py') if p.stem != '__main__')
+
+# imported once, in the fork server
+PRELOAD = ['torch', 'transformers', 'pandas', 'sklearn', 'execnb.shell', 'nbdev.process', 'nbdev.showdoc', *_package_modules()]
 QUIET_ENV = {'STANCE_NB_QUIET': '1', 'TQDM_DISABLE': '1', 'HF_HUB_DISABLE_PROGRESS_BARS': '1'}
 
 class DocsBuildError(RuntimeError): "A notebook could not be executed or rendered for the documentation site."
@@ -263,9 +269,14 @@ def build(out=ROOT/'_site', jobs=2, use_cache=True, only=None):
         # every notebook in a fresh process (nothing one notebook sets reaches the next), forked from a server that imported the heavy
         # libraries once: the quiet settings first, since some libraries read them when imported
         os.environ.update(QUIET_ENV)
+        # each worker gets its share of the cores: torch's default pool (every core) in two workers at once made the result notebooks
+        # seven times slower on two cores (two `run_ezstance` smoke runs side by side: 387 s with the default pool, 56 s with one thread each)
+        share = str(max(1, (os.cpu_count() or 1) // jobs))
+        for var in ('OMP_NUM_THREADS', 'MKL_NUM_THREADS'): os.environ.setdefault(var, share)
         ctx = get_context('forkserver')
         ctx.set_forkserver_preload(PRELOAD)
         with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, max_tasks_per_child=1) as ex:
+            todo.sort(key=lambda t: not t[0].name.startswith('run_'))   # the long result runs first, so no worker idles at the end
             futs = {ex.submit(render, str(p), str(dest), flags): (p, stamp, h) for p, dest, stamp, h in todo}
             errors = []
             for f in as_completed(futs):
