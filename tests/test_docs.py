@@ -6,10 +6,10 @@ machine's folders, warnings or progress bars. Skipped when Chromium is not insta
 chromium`).
 """
 import ast, json, os, re, shutil, subprocess, sys, tempfile
-from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 import pytest
+from browser import Browser
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE, SRC = ROOT/'_site', ROOT/'.docs_cache'/'src'
@@ -49,13 +49,6 @@ class _Page(HTMLParser):
         if self._heading is not None: self._heading.append(data)
         self.text.append(data)
         if not self._pre or any(self._divs): self.shown.append(data)
-
-def _dump_dom(page):
-    "The page's DOM after Chromium has loaded it and run its scripts."
-    cmd = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--dump-dom', page.as_uri()]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0 and '<html' in r.stdout, f'chromium could not open {page}: {r.stderr[-2000:]}'
-    return r.stdout
 
 def _title(nb):
     "The notebook's H1."
@@ -97,8 +90,9 @@ def site():
     "Build the site (only notebooks whose inputs changed are executed again) and load every page in Chromium."
     r = subprocess.run([sys.executable, str(ROOT/'tools'/'build_docs.py')], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, f'docs build failed:\n{r.stdout[-3000:]}\n{r.stderr[-5000:]}'
-    with ThreadPoolExecutor(2) as ex: doms = dict(zip(NBS, ex.map(lambda p: _dump_dom(SITE/f'{p.stem}.html'), NBS)))
-    return {p: _Page(d) for p, d in doms.items()}
+    browser = Browser(CHROMIUM)
+    try: return {p: _Page(browser.dom((SITE/f'{p.stem}.html').as_uri())) for p in NBS}
+    finally: browser.close()
 
 def test_every_notebook_has_a_page(site):
     assert {p.stem for p in NBS} <= {p.stem for p in SITE.glob('*.html')}
