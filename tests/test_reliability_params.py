@@ -1,15 +1,20 @@
 """Parameters: each result notebook stops at once on an unknown or mistyped parameter, listing the valid
 ones, and rejects invalid values (type, range, dataset or model name) before any work starts."""
-import json, os, re, time
+import functools, json, os, re, time
 from pathlib import Path
 import pytest
 
 NBS = Path(__file__).resolve().parents[1]/'nbs'
 RUN_NBS = sorted(p.stem for p in NBS.glob('run_*.ipynb'))
 
+@functools.cache
+def _code_cells(nb:str) -> list[dict]:
+    "The notebook's code cells, read once."
+    return [c for c in json.loads((NBS/f'{nb}.ipynb').read_text(encoding='utf-8'))['cells'] if c['cell_type'] == 'code']
+
 def _params(nb:str) -> list[str]:
     "The names the notebook's `parameters` cell defines."
-    cells = [c for c in json.loads((NBS/f'{nb}.ipynb').read_text(encoding='utf-8'))['cells'] if c['cell_type'] == 'code']
+    cells = _code_cells(nb)
     assert 'parameters' in cells[0].get('metadata', {}).get('tags', []), f'{nb}: first code cell is not tagged parameters'
     return re.findall(r'^(\w+)\s*[:=]', ''.join(cells[0]['source']), flags=re.M)
 
@@ -26,7 +31,7 @@ class NotebookKernel:
     def run(self, nb:str, params:dict, upto:int=2):
         "(index of the first code cell of `nb` that failed or None, ename, evalue) for `params`."
         from papermill.translators import PythonTranslator
-        cells = [''.join(c['source']) for c in json.loads((NBS/f'{nb}.ipynb').read_text(encoding='utf-8'))['cells'] if c['cell_type'] == 'code']
+        cells = [''.join(c['source']) for c in _code_cells(nb)]
         # the names of the last case go (`%reset -f` does the same and collects garbage too: 0.6 s a case)
         assert self._exec('for _n in set(get_ipython().user_ns) - get_ipython().clean_names: del get_ipython().user_ns[_n]')['status'] == 'ok'
         assert self._exec(cells[0])['status'] == 'ok'

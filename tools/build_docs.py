@@ -22,6 +22,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from configparser import ConfigParser
 from multiprocessing import get_context
 from pathlib import Path
+from stance_nb.core import available_cpus   # a light module: the heavy ones are imported in the fork server
 
 ROOT = Path(__file__).resolve().parents[1]
 NBS, CACHE, CONF = ROOT/'nbs', ROOT/'.docs_cache', ROOT/'docs'
@@ -35,8 +36,6 @@ LANGUAGE_INFO = {'name': 'python', 'pygments_lexer': 'ipython3'}
 
 _SITE_MARK = '# --- ' + 'site:'   # spelt in two parts so that only the section heading below matches
 
-# progress bars off in every executed notebook (the result notebooks' kernels inherit it): the package's own bars,
-# any other tqdm bar, and transformers'/huggingface_hub's ("Loading weights", "Writing model shards")
 def _package_modules() -> list[str]:
     "Every module of the package (not `__main__`), by file: each notebook's process would otherwise import them again (about 4 s each)."
     return sorted('.'.join(p.relative_to(ROOT).with_suffix('').parts).removesuffix('.__init__')
@@ -44,6 +43,8 @@ def _package_modules() -> list[str]:
 
 # imported once, in the fork server
 PRELOAD = ['torch', 'transformers', 'pandas', 'sklearn', 'execnb.shell', 'nbdev.process', 'nbdev.showdoc', *_package_modules()]
+# progress bars off in every executed notebook (the result notebooks' kernels inherit it): the package's own bars,
+# any other tqdm bar, and transformers'/huggingface_hub's ("Loading weights", "Writing model shards")
 QUIET_ENV = {'STANCE_NB_QUIET': '1', 'TQDM_DISABLE': '1', 'HF_HUB_DISABLE_PROGRESS_BARS': '1'}
 
 class DocsBuildError(RuntimeError): "A notebook could not be executed or rendered for the documentation site."
@@ -271,7 +272,7 @@ def build(out=ROOT/'_site', jobs=2, use_cache=True, only=None):
         os.environ.update(QUIET_ENV)
         # each worker gets its share of the cores: torch's default pool (every core) in two workers at once made the result notebooks
         # seven times slower on two cores (two `run_ezstance` smoke runs side by side: 387 s with the default pool, 56 s with one thread each)
-        share = str(max(1, (os.cpu_count() or 1) // jobs))
+        share = str(max(1, available_cpus() // jobs))
         for var in ('OMP_NUM_THREADS', 'MKL_NUM_THREADS'): os.environ.setdefault(var, share)
         ctx = get_context('forkserver')
         ctx.set_forkserver_preload(PRELOAD)

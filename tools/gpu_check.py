@@ -164,8 +164,9 @@ def sh_all(cmds:dict, log:Path, work:Path, timeout:float|None=None) -> dict:
     """`sh` for each of `cmds` at once (the checks of correctness share the machine; their seconds are not timings), each logging to a
     file under `work` that is appended to `log` when all are done (`$OUT` holds at most 8 files, even when a phase is cut)."""
     from concurrent.futures import ThreadPoolExecutor
+    from stance_nb.core import available_cpus
     logs = {k: Path(work)/f"{k}.log" for k in cmds}
-    share = str(max(1, (os.cpu_count() or 1) // len(cmds)))   # the host's cores shared out: every process's default pool at once oversubscribes them
+    share = str(max(1, available_cpus() // len(cmds)))   # the host's cores shared out: every process's default pool at once oversubscribes them
     env = {v: os.environ.get(v, share) for v in ('OMP_NUM_THREADS', 'MKL_NUM_THREADS')}
     with ThreadPoolExecutor(len(cmds)) as ex: futs = {k: ex.submit(sh, c, logs[k], env, timeout) for k, c in cmds.items()}
     res = {k: f.result() for k, f in futs.items()}
