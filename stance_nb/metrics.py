@@ -16,10 +16,10 @@ from .records import read_jsonl, read_predictions
 from .registry import Registry
 
 # %% auto #0
-__all__ = ['MACRO_F1_RULE', 'FNC1_RELATED', 'FNC1_LABELS', 'XSTANCE_LABELS', 'XSTANCE_PAPER_TEST_SETS', 'XSTANCE_LANGUAGES',
-           'METRICS', 'check_labels', 'f1_per_class', 'f1_macro', 'f1_micro', 'accuracy', 'fnc1_raw_score',
-           'fnc1_score', 'semeval2016_f1', 'xstance_f1', 'evaluate_xstance', 'harmonic_mean', 'xstance_paper_cells',
-           'cheese_metric', 'cheese_scores', 'summarize', 'format_summary', 'score']
+__all__ = ['MACRO_F1_RULE', 'SCORING', 'SCORING_RULE', 'FNC1_RELATED', 'FNC1_LABELS', 'XSTANCE_LABELS', 'XSTANCE_PAPER_TEST_SETS',
+           'XSTANCE_LANGUAGES', 'METRICS', 'check_labels', 'f1_per_class', 'f1_macro', 'f1_micro', 'accuracy',
+           'fnc1_raw_score', 'fnc1_score', 'semeval2016_f1', 'xstance_f1', 'evaluate_xstance', 'harmonic_mean',
+           'xstance_paper_cells', 'cheese_metric', 'cheese_scores', 'summarize', 'format_summary', 'score']
 
 # %% ../nbs/02_metrics.ipynb #9b4d5c99
 def _labels_of(x, name:str='labels') -> list:
@@ -59,6 +59,9 @@ def f1_per_class(gold, pred, labels:Sequence|None=None) -> dict:
 # %% ../nbs/02_metrics.ipynb #55f4dbd0
 MACRO_F1_RULE = ("macro-F1 averages the F1 of the labels present in the gold labels or the predictions (scikit-learn's "
                  "default, which the benchmark and EZ-STANCE authors' scorers use); a declared label absent from both does not count")
+SCORING = 2   # the version of the rules below, kept in every job's record: a record scored under an earlier one is scored again
+SCORING_RULE = ("a model tested on another dataset is scored over that dataset's own labels: a prediction outside them is a wrong "
+                "answer for its row, never a class of its own")   # what version 2 changed
 
 def _present(gold:list, pred:list, labels:Sequence|None) -> list|None:
     "The labels an average runs over: those of `labels` present in the gold labels or the predictions (all present ones when `None`)."
@@ -66,13 +69,29 @@ def _present(gold:list, pred:list, labels:Sequence|None) -> list|None:
     used = set(gold) | set(pred)
     return [l for l in labels if l in used]
 
+def _allowed(gold:list, labels:Sequence|None, over:Sequence|None) -> set|None:
+    "The predictions allowed: `labels`, the labels averaged `over` and the gold labels (`None`: any)."
+    return None if labels is None else set(labels) | set(over or ()) | set(gold)
+
+def _averaged(gold:list, pred:list, labels:Sequence|None, over:Sequence|None) -> list|None:
+    "The labels an average runs over: those of `over` (else of `labels`) present in gold or predictions; `over` holds every gold label."
+    if over is None: return _present(gold, pred, labels)
+    if bad := sorted(set(gold) - set(over), key=str):
+        raise StanceDataError(f"gold label {bad[0]!r} is not among the labels scored over", field='label',
+                              expected=f"one of {sorted(map(str, over))}")
+    return _present(gold, pred, list(over))
+
 # %% ../nbs/02_metrics.ipynb #00f9ab11
-def f1_macro(gold, pred, labels:Sequence|None=None) -> float:
+def f1_macro(gold, pred, labels:Sequence|None=None,
+             over:Sequence|None=None, # the labels averaged over (a test set's own labels); default: `labels`
+            ) -> float:
     """Macro-averaged F1 (the benchmark's F1m+): the mean of the per-class F1 over the labels present in the gold labels
     or the predictions, as the papers' official scorers compute it (scikit-learn's default). `labels` are the allowed
-    labels: a prediction outside them is an error, and a label of them absent from both does not count."""
-    gold, pred = check_labels(gold, pred, labels=None if labels is None else set(labels) | set(gold))
-    return float(f1_score(gold, pred, labels=_present(gold, pred, labels), average='macro', zero_division=0))
+    labels: a prediction outside them is an error, and a label of them absent from both does not count. `over` fixes the
+    labels averaged over where a model may predict others (a model tested on another dataset): such a prediction is a
+    wrong answer for its row, never a class of its own."""
+    gold, pred = check_labels(gold, pred, labels=_allowed(gold, labels, over))
+    return float(f1_score(gold, pred, labels=_averaged(gold, pred, labels, over), average='macro', zero_division=0))
 
 # %% ../nbs/02_metrics.ipynb #a48d7982
 def f1_micro(gold, pred, labels:Sequence|None=None) -> float:
@@ -81,9 +100,10 @@ def f1_micro(gold, pred, labels:Sequence|None=None) -> float:
     return float(f1_score(gold, pred, labels=_present(gold, pred, labels), average='micro', zero_division=0))
 
 # %% ../nbs/02_metrics.ipynb #51af3375
-def accuracy(gold, pred, labels:Sequence|None=None) -> float:
-    "The share of predictions equal to the gold label."
-    gold, pred = check_labels(gold, pred, labels=None if labels is None else set(labels) | set(gold))
+def accuracy(gold, pred, labels:Sequence|None=None, over:Sequence|None=None) -> float:
+    "The share of predictions equal to the gold label; `labels` and `over` as for `f1_macro` (a prediction outside `over` is wrong)."
+    gold, pred = check_labels(gold, pred, labels=_allowed(gold, labels, over))
+    if over is not None: _averaged(gold, pred, labels, over)   # every gold label among those scored over
     return float(np.mean([g == p for g, p in zip(gold, pred)])) if gold else float('nan')
 
 # %% ../nbs/02_metrics.ipynb #f2a24a6d
@@ -235,6 +255,7 @@ def score(dataset_name:str|None, # a key of `DATASETS` (its `.metric` and `.labe
           gold, pred,            # gold and predicted labels (sequences, or DataFrames with a `label` column)
           metric:str|Callable|None=None, # a key of `METRICS` or a function `(gold, pred, labels) -> float`; default: the dataset's official metric
           labels:Sequence|None=None, # the run's labels: predictions outside them are an error; macro-F1 averages those present in gold or predictions
+          over:Sequence|None=None,   # the test set's own labels where a model may predict others: averaged over these, the others wrong answers
          ) -> float:
     "Score `pred` against `gold` with the dataset's official metric (or `metric`), as a fraction: the one scorer of the package."
     info = DATASETS.get(dataset_name) if dataset_name is not None else None
@@ -248,5 +269,8 @@ def score(dataset_name:str|None, # a key of `DATASETS` (its `.metric` and `.labe
         bad = sorted(set(gold) - set(info.labels), key=str)
         if bad: raise StanceDataError(f"gold label {bad[0]!r} is not a label of dataset {dataset_name!r}", field='label',
                                       expected=f"one of {info.labels}")
-    if labels is not None and metric in _LABELLED: return float(METRICS[metric](gold, pred, labels=list(labels)))
+    if over is not None and metric not in _LABELLED:
+        raise ValueError(f"metric {metric!r} scores over its own labels; `over` (the labels averaged over) is for {list(_LABELLED)}")
+    if (labels is not None or over is not None) and metric in _LABELLED:
+        return float(METRICS[metric](gold, pred, labels=None if labels is None else list(labels), over=None if over is None else list(over)))
     return float(METRICS[metric](gold, pred))

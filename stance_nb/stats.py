@@ -75,9 +75,12 @@ def _missing(x) -> bool:
     return x is None or x is pd.NA or (isinstance(x, (float, np.floating)) and math.isnan(x))
 
 # %% ../nbs/02a_stats.ipynb #b4a68cbc
-def _encode(gold, preds:Sequence, names:Sequence[str]=()) -> tuple[np.ndarray, int]:
-    """Gold and each system's predictions as integer codes over their joint labels (an array `1 + systems` × rows), and the number
-    of labels. A missing label (None, NaN) is a `ValueError` naming its argument (`names`: gold's, then each system's) and index."""
+def _encode(gold, preds:Sequence, names:Sequence[str]=(),
+            over:Sequence|None=None, # the labels macro-F1 averages over (`f1_macro`'s `over`); default: every label
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Gold and each system's predictions as integer codes over their joint labels (an array `1 + systems` × rows), and which
+    codes are scored (a mask over the labels: those of `over`, else all). A missing label (None, NaN) is a `ValueError` naming
+    its argument (`names`: gold's, then each system's) and index; a gold label outside `over` is one too."""
     cols = [check_labels(gold, p) for p in preds]
     cols = [cols[0][0]] + [p for _, p in cols]
     if not cols[0]: raise ValueError('no examples: the gold labels are empty')
@@ -85,13 +88,16 @@ def _encode(gold, preds:Sequence, names:Sequence[str]=()) -> tuple[np.ndarray, i
         bad = next((i for i, x in enumerate(c) if _missing(x)), None)
         if bad is not None: raise ValueError(f'{name}: a missing label ({c[bad]!r}) at index {bad}; expected a label at every index')
     codes, labels = pd.factorize(pd.Series([x for c in cols for x in c], dtype=object), use_na_sentinel=False)
-    return codes.reshape(len(cols), -1), len(labels)
+    if over is not None and (bad := sorted(set(cols[0]) - set(over), key=str)):
+        raise ValueError(f"gold: label {bad[0]!r} is not among the labels scored over (expected one of {sorted(map(str, over))})")
+    scored = np.ones(len(labels), bool) if over is None else np.isin(np.asarray(labels, dtype=object), list(over))
+    return codes.reshape(len(cols), -1), scored
 
 # %% ../nbs/02a_stats.ipynb #492bfa83
-def _types(codes:np.ndarray, L:int, swapped:bool=False) -> tuple:
+def _types(codes:np.ndarray, scored:np.ndarray, swapped:bool=False) -> tuple:
     """Each row's type (its gold and predicted codes together) as an index into the distinct types, the types' codes
     (`1 + systems` × types) and, with `swapped`, the type each row of two systems has once its predictions are swapped."""
-    shape = (L,) * len(codes)
+    shape = (len(scored),) * len(codes)
     key = np.ravel_multi_index(codes, shape)
     swap = np.ravel_multi_index(codes[[0, 2, 1]], shape) if swapped else key[:0]
     uniq = np.unique(np.concatenate([key, swap]))
@@ -103,23 +109,24 @@ def _counts(keys:np.ndarray, c:int, T:int) -> np.ndarray:
     return np.bincount(keys.ravel(), minlength=c * T).reshape(c, T).astype(float)
 
 # %% ../nbs/02a_stats.ipynb #ed039393
-def _macro_f1(C:np.ndarray, g:np.ndarray, p:np.ndarray, L:int) -> np.ndarray:
-    "Macro-F1 of each row of type counts `C` for types with gold codes `g` and predicted codes `p`, over the labels present."
-    eye = np.eye(L)
+def _macro_f1(C:np.ndarray, g:np.ndarray, p:np.ndarray, scored:np.ndarray) -> np.ndarray:
+    "Macro-F1 of each row of type counts `C` for types with gold codes `g` and predicted codes `p`, over the labels of `scored` present."
+    eye = np.eye(len(scored))
     gold, pred, tp = C @ eye[g], C @ eye[p], C @ (eye[g] * (g == p)[:, None])
-    present = gold + pred > 0
+    present = (gold + pred > 0) & scored   # the labels scored over that occur
     f1 = np.divide(2 * tp, gold + pred, out=np.zeros_like(tp), where=present)
     return f1.sum(1) / present.sum(1)
 
 # %% ../nbs/02a_stats.ipynb #b6b61667
 def resampled_f1_macro(gold, pred,  # gold and predicted labels, same order
                        idx,         # resamples × positions: row r is one resample of the examples (any length)
+                       over:Sequence|None=None, # the labels averaged over (`f1_macro`'s `over`)
                       ) -> np.ndarray:
-    "Macro-F1 of every resample at once: entry r equals `f1_macro(gold[idx[r]], pred[idx[r]])`."
-    codes, L = _encode(gold, [pred], ('gold', 'pred'))
-    t, (g, p), _ = _types(codes, L)
+    "Macro-F1 of every resample at once: entry r equals `f1_macro(gold[idx[r]], pred[idx[r]], over=over)`."
+    codes, scored = _encode(gold, [pred], ('gold', 'pred'), over=over)
+    t, (g, p), _ = _types(codes, scored)
     idx = np.atleast_2d(np.asarray(idx, dtype=np.int64))
-    return _macro_f1(_counts(np.arange(len(idx))[:, None] * len(g) + t[idx], len(idx), len(g)), g, p, L)
+    return _macro_f1(_counts(np.arange(len(idx))[:, None] * len(g) + t[idx], len(idx), len(g)), g, p, scored)
 
 # %% ../nbs/02a_stats.ipynb #e6b83697
 EXACT_MAX_DIFFERING = 20   # two systems that differ on at most this many examples get the exact permutation test (2^20 patterns at most)
@@ -129,19 +136,19 @@ def _floor(k:int) -> float:
     return 2.0 ** (1 - max(int(k), 1))
 
 # %% ../nbs/02a_stats.ipynb #fde85ecb
-def _differing_types(codes:np.ndarray, L:int) -> tuple:
+def _differing_types(codes:np.ndarray, scored:np.ndarray) -> tuple:
     """The types' codes (`_types`), every type's count, and per type of row where the two systems differ: the type, its count and
     the type a swap of the two predictions turns it into."""
-    t, types, ts = _types(codes, L, swapped=True)
+    t, types, ts = _types(codes, scored, swapped=True)
     diff = codes[1] != codes[2]
     dt, first, m = np.unique(t[diff], return_index=True, return_counts=True)
     return types, np.bincount(t, minlength=types.shape[1]).astype(float), dt, m, ts[diff][first]
 
 # %% ../nbs/02a_stats.ipynb #50fdc607
-def _exact_deltas(codes:np.ndarray, L:int) -> tuple[np.ndarray, np.ndarray]:
+def _exact_deltas(codes:np.ndarray, scored:np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Macro-F1 of system 1 minus system 2 under every swap pattern of the rows where they differ, counted by type (s_j of the
     m_j rows of type j swapped, probability C(m_j, s_j)/2^m_j): the deltas and the patterns' probabilities."""
-    (g, a, b), full, dt, m, st = _differing_types(codes, L)
+    (g, a, b), full, dt, m, st = _differing_types(codes, scored)
     T, J, radix = len(g), len(m), m.astype(np.int64) + 1
     stride = np.cumprod(np.concatenate([[1], radix]))[:-1].astype(np.int64)
     move = np.zeros((J, T)); move[np.arange(J), dt] = -1; move[np.arange(J), st] = 1   # one swapped row leaves its type for its mirror
@@ -150,36 +157,37 @@ def _exact_deltas(codes:np.ndarray, L:int) -> tuple[np.ndarray, np.ndarray]:
     for s0 in range(0, total, step):
         S = (np.arange(s0, min(total, s0 + step))[:, None] // stride) % radix   # pattern -> swapped rows per type
         C = full + S @ move
-        out.append(_macro_f1(C, g, a, L) - _macro_f1(C, g, b, L))
+        out.append(_macro_f1(C, g, a, scored) - _macro_f1(C, g, b, scored))
         w.append(np.prod([pmf[j][S[:, j]] for j in range(J)], axis=0) if J else np.ones(len(S)))
     return np.concatenate(out), np.concatenate(w)
 
 # %% ../nbs/02a_stats.ipynb #fed770c4
-def _exact_p(codes:np.ndarray, L:int, delta:float) -> float:
+def _exact_p(codes:np.ndarray, scored:np.ndarray, delta:float) -> float:
     "The exact two-sided p: the probability of a swap pattern whose |Δ| is at least the observed `delta`'s (1 when `delta` is 0)."
     if abs(delta) <= _EPS: return 1.0
-    d, w = _exact_deltas(codes, L)
+    d, w = _exact_deltas(codes, scored)
     return min(1.0, float(w[np.abs(d) >= abs(delta) - _EPS].sum()))
 
 # %% ../nbs/02a_stats.ipynb #9b61ad08
 def exact_permutation(gold, pred_a, pred_b, # gold labels and two systems' predictions, same order
+                      over:Sequence|None=None,  # the labels averaged over (`f1_macro`'s `over`)
                      ) -> dict:
     """Exact permutation test of macro-F1 over the examples where A and B differ (at most `EXACT_MAX_DIFFERING`): `delta` (A minus
     B), two-sided `p`, `p_floor` (2^(1−k), the smallest p these data allow), `k` (the differing examples), `method` ('exact')."""
-    codes, L = _encode(gold, [pred_a, pred_b], ('gold', 'pred_a', 'pred_b'))
+    codes, scored = _encode(gold, [pred_a, pred_b], ('gold', 'pred_a', 'pred_b'), over=over)
     k = int((codes[1] != codes[2]).sum())
     if k > EXACT_MAX_DIFFERING:
         raise ValueError(f'the systems differ on {k} examples: the exact test enumerates at most {EXACT_MAX_DIFFERING} '
                          '(expected fewer; use paired_bootstrap or approximate_randomization)')
-    delta = f1_macro(gold, pred_a) - f1_macro(gold, pred_b)
-    return dict(delta=float(delta), p=_exact_p(codes, L, delta), p_floor=_floor(k), k=k, method='exact')
+    delta = f1_macro(gold, pred_a, over=over) - f1_macro(gold, pred_b, over=over)
+    return dict(delta=float(delta), p=_exact_p(codes, scored, delta), p_floor=_floor(k), k=k, method='exact')
 
 # %% ../nbs/02a_stats.ipynb #25900205
-def _p_or_exact(codes:np.ndarray, L:int, delta:float, sampled, floor:float, method:str) -> dict:
+def _p_or_exact(codes:np.ndarray, scored:np.ndarray, delta:float, sampled, floor:float, method:str) -> dict:
     """`p`, `p_floor`, `method`: the exact test's where the systems differ on at most `EXACT_MAX_DIFFERING` rows; else `sampled()`
     (drawn only then) and `method`, never below the larger of the sampling floor `floor` and the data's 2^(1−k)."""
     k = int((codes[1] != codes[2]).sum())
-    if k <= EXACT_MAX_DIFFERING: return dict(p=_exact_p(codes, L, delta), p_floor=_floor(k), method='exact')
+    if k <= EXACT_MAX_DIFFERING: return dict(p=_exact_p(codes, scored, delta), p_floor=_floor(k), method='exact')
     floor = max(floor, _floor(k))
     return dict(p=max(float(sampled()), floor), p_floor=floor, method=method)
 
@@ -195,13 +203,13 @@ def _blocks(n:int, width:int) -> list[int]:
     return [min(b, n - s) for s in range(0, n, b)]
 
 # %% ../nbs/02a_stats.ipynb #fdf545f4
-def _bootstrap_deltas(codes:np.ndarray, L:int, n:int, rng:np.random.Generator) -> np.ndarray:
+def _bootstrap_deltas(codes:np.ndarray, scored:np.ndarray, n:int, rng:np.random.Generator) -> np.ndarray:
     "Macro-F1 of system 1 minus system 2 on each of `n` resamples (with replacement) of the rows."
-    t, (g, a, b), _ = _types(codes, L)
+    t, (g, a, b), _ = _types(codes, scored)
     m, T, out = codes.shape[1], len(g), []
     for c in _blocks(n, m):
         C = _counts(np.arange(c)[:, None] * T + t[rng.integers(0, m, size=(c, m))], c, T)
-        out.append(_macro_f1(C, g, a, L) - _macro_f1(C, g, b, L))
+        out.append(_macro_f1(C, g, a, scored) - _macro_f1(C, g, b, scored))
     return np.concatenate(out)
 
 # %% ../nbs/02a_stats.ipynb #b0a7c1d2
@@ -231,43 +239,45 @@ def p_floor_rule(versus:str='the other') -> str:
 def paired_bootstrap(gold, pred_a, pred_b, # gold labels and two systems' predictions, same order
                      n:int=1000,           # resamples
                      seed:int=0,           # seed of the resampling
+                     over:Sequence|None=None, # the labels averaged over (`f1_macro`'s `over`): the same in every resample
                     ) -> dict:
     """Paired bootstrap of macro-F1: `delta` (A minus B on all examples), two-sided `p` (twice the share of resamples where the
     difference vanishes or flips, (count+1)/(n+1), capped at 1; the exact test's where A and B differ on at most
     `EXACT_MAX_DIFFERING` examples), `p_floor` (the smallest p it could give here), `method` ('bootstrap' or 'exact'), `ci` (95%
     percentile interval), `n`, `seed`."""
     n = _check_n(n)
-    codes, L = _encode(gold, [pred_a, pred_b], ('gold', 'pred_a', 'pred_b'))
-    delta = f1_macro(gold, pred_a) - f1_macro(gold, pred_b)
-    d = _bootstrap_deltas(codes, L, n, np.random.default_rng(seed))
+    codes, scored = _encode(gold, [pred_a, pred_b], ('gold', 'pred_a', 'pred_b'), over=over)
+    delta = f1_macro(gold, pred_a, over=over) - f1_macro(gold, pred_b, over=over)
+    d = _bootstrap_deltas(codes, scored, n, np.random.default_rng(seed))
     sampled = lambda: bootstrap_p(delta, d, _EPS)
-    return dict(delta=float(delta), **_p_or_exact(codes, L, delta, sampled, bootstrap_floor(n), 'bootstrap'), ci=percentile_ci(d),
+    return dict(delta=float(delta), **_p_or_exact(codes, scored, delta, sampled, bootstrap_floor(n), 'bootstrap'), ci=percentile_ci(d),
                 n=n, seed=seed)
 
 # %% ../nbs/02a_stats.ipynb #e2bf007c
-def _randomization_deltas(codes:np.ndarray, L:int, n:int, rng:np.random.Generator) -> np.ndarray:
+def _randomization_deltas(codes:np.ndarray, scored:np.ndarray, n:int, rng:np.random.Generator) -> np.ndarray:
     "Macro-F1 of system 1 minus system 2 after swapping each example's two predictions with probability 1/2, `n` times."
-    t, (g, a, b), ts = _types(codes, L, swapped=True)
+    t, (g, a, b), ts = _types(codes, scored, swapped=True)
     T, diff = len(g), np.flatnonzero(codes[1] != codes[2])
     base, td, tsd, out = np.bincount(t, minlength=T).astype(float), t[diff], ts[diff], []
     for c in _blocks(n, len(diff)):
         r, j = np.nonzero(rng.random((c, len(diff))) < 0.5)
         C = base + _counts(r * T + tsd[j], c, T) - _counts(r * T + td[j], c, T)
-        out.append(_macro_f1(C, g, a, L) - _macro_f1(C, g, b, L))
+        out.append(_macro_f1(C, g, a, scored) - _macro_f1(C, g, b, scored))
     return np.concatenate(out)
 
 # %% ../nbs/02a_stats.ipynb #e10101d7
 def approximate_randomization(gold, pred_a, pred_b, # gold labels and two systems' predictions, same order
                               n:int=1000,           # shuffles
                               seed:int=0,           # seed of the shuffles
+                              over:Sequence|None=None, # the labels averaged over (`f1_macro`'s `over`)
                              ) -> dict:
     """Approximate randomization test of macro-F1: `delta` (A minus B), two-sided `p` = (#{|Δ_shuffled| ≥ |Δ|} + 1)/(n + 1) (the exact
     test's where A and B differ on at most `EXACT_MAX_DIFFERING` examples), `p_floor`, `method` ('randomization' or 'exact'), `n`, `seed`."""
     n = _check_n(n)
-    codes, L = _encode(gold, [pred_a, pred_b], ('gold', 'pred_a', 'pred_b'))
-    delta = f1_macro(gold, pred_a) - f1_macro(gold, pred_b)
-    sampled = lambda: (int(np.sum(np.abs(_randomization_deltas(codes, L, n, np.random.default_rng(seed))) >= abs(delta) - _EPS)) + 1) / (n + 1)
-    return dict(delta=float(delta), **_p_or_exact(codes, L, delta, sampled, 1 / (n + 1), 'randomization'), n=n, seed=seed)
+    codes, scored = _encode(gold, [pred_a, pred_b], ('gold', 'pred_a', 'pred_b'), over=over)
+    delta = f1_macro(gold, pred_a, over=over) - f1_macro(gold, pred_b, over=over)
+    sampled = lambda: (int(np.sum(np.abs(_randomization_deltas(codes, scored, n, np.random.default_rng(seed))) >= abs(delta) - _EPS)) + 1) / (n + 1)
+    return dict(delta=float(delta), **_p_or_exact(codes, scored, delta, sampled, 1 / (n + 1), 'randomization'), n=n, seed=seed)
 
 # %% ../nbs/02a_stats.ipynb #16b72b6f
 MIN_TEST_EXAMPLES = 30   # a test set of fewer examples gets no test in `best_and_ties`: no p, and no system is called below the best

@@ -18,6 +18,7 @@ from .stats import paired_bootstrap, MIN_TEST_EXAMPLES
 from .metrics import f1_macro
 from .experiment import RunArgs, arg, prepare, Executor, JobsFailed, EXECUTORS
 from .experiment.spec import DataSpec
+from .experiment.report import job_commits
 from .systems.baselines import FASTTEXT_PRESETS
 from .systems.mdl import MDL_PRESETS
 from .leaderboard.spec import LEADERBOARD_BENCHMARK
@@ -123,17 +124,22 @@ def transfer_cells(tests:Mapping,    # data key -> the test rows it predicts (`i
                    scores:pd.DataFrame, # one row per (system, key): macro-F1 `mean`, `std`, `count` over seeds
                    n:int=1000,       # bootstrap resamples
                    seed:int=0,       # seed of the resampling
+                   failed:Mapping|None=None, # (system, data key) -> why its job failed: a cell marked failed
                   ) -> pd.DataFrame:
     """One row per (system, data key): train, test, macro-F1 over seeds, the in-domain model's, and `delta` (this model minus the
-    in-domain one on the same test rows, paired bootstrap of the predictions given) with its interval, p-value and method."""
+    in-domain one on the same test rows, paired bootstrap of the predictions given) with its interval, p-value and method; every
+    score over the test dataset's own labels. A failed job's row has no score and its reason as `method`."""
     out, sc = [], scores.set_index(['system', 'key'])
+    for (system, key), why in sorted((failed or {}).items()):
+        if system not in (preds.get(key) or {}):
+            out.append(dict(system=system, **dict(zip(('train', 'test'), split_key(key))), key=key, method=f'failed: {why}'))
     for key in sorted(tests):
         train, test = split_key(key)
         home = transfer_key(test, test)
         for system, pred in sorted((preds.get(key) or {}).items()):
             t = tests[key]
-            space = set(t.attrs.get('test_labels') or t.attrs.get('labels') or t.label)   # the test dataset's labels
-            foreign = [x for x in pred if x not in space]   # a label the test dataset does not have: always wrong
+            over = sorted(t.attrs.get('test_labels') or t.attrs.get('labels') or set(t.label))   # the test dataset's labels
+            foreign = [x for x in pred if x not in over]   # a label the test dataset does not have: a wrong answer
             r = dict(system=system, train=train, test=test, key=key, n_test=len(tests[key]),
                      outside=len(foreign) / max(len(pred), 1), outside_labels=','.join(sorted(set(map(str, foreign)))),
                      f1=sc['mean'].get((system, key), np.nan), f1_std=sc['std'].get((system, key), np.nan),
@@ -145,13 +151,15 @@ def transfer_cells(tests:Mapping,    # data key -> the test rows it predicts (`i
                 if list(a.id.astype(str)) != list(b.id.astype(str)) or list(a.label) != list(b.label):
                     raise ValueError(f"{key} and {home} predict different test rows ({len(a)} and {len(b)} rows): no paired difference")
                 if len(a) < MIN_TEST_EXAMPLES:   # as the leaderboard: a difference, but no interval or test on so few rows
-                    r.update(delta=f1_macro(list(a.label), list(pred)) - f1_macro(list(a.label), list(other)),
+                    r.update(delta=f1_macro(list(a.label), list(pred), over=over) - f1_macro(list(a.label), list(other), over=over),
                              method=f'no test: {len(a)} test rows (fewer than {MIN_TEST_EXAMPLES})')
                     out.append(r); continue
-                t = paired_bootstrap(list(a.label), list(pred), list(other), n=n, seed=seed)
+                t = paired_bootstrap(list(a.label), list(pred), list(other), n=n, seed=seed, over=over)
                 r.update(delta=t['delta'], ci_low=t['ci'][0], ci_high=t['ci'][1], p=t['p'], method=t['method'])
             out.append(r)
-    return pd.DataFrame(out)
+    cols = ['system', 'train', 'test', 'key', 'n_test', 'outside', 'outside_labels', 'f1', 'f1_std', 'seeds', 'in_domain', 'delta',
+            'ci_low', 'ci_high', 'p', 'method']
+    return pd.DataFrame(out, columns=cols).sort_values(['system', 'key'], kind='stable').reset_index(drop=True)
 
 # %% ../nbs/15_transfer.ipynb #02e8c59f
 def _fmt_cell(r) -> str:
@@ -181,22 +189,26 @@ def transfer_notes(cells:pd.DataFrame, frames:Mapping, conditions:Mapping) -> li
         if f.attrs.get('left_out'): notes.append(f"{key}: {f.attrs['left_out']} training rows without a label in the common space left out.")
     for r in cells[cells.outside > 0].itertuples():
         notes.append(f"{r.key} ({r.system}): {r.outside:.1%} of the predictions are {r.outside_labels}, a label {r.test} does not have "
-                     "(each an error).")
+                     "(each a wrong answer for its row).")
     if untested := sorted(set(cells[cells.method.str.startswith('no test')].test)):
         notes.append(f"Untested cells: the test sets of {', '.join(untested)} have fewer than {MIN_TEST_EXAMPLES} rows; their differences "
                      "stand without an interval.")
-    if len(rare := cells[(cells.outside > 0) & (cells.outside < 0.05)]):
-        notes.append(f"Where a label outside the test set is predicted rarely ({', '.join(sorted(set(rare.key)))}), a resample counts it only "
-                     "when it draws one of those rows, so macro-F1 jumps between the two label sets and the interval is wide and uneven.")
+    if len(bad := cells[cells.method.str.startswith('failed')]):
+        notes.append("Failed cells: " + '; '.join(f"{r.key} ({r.system}): {r.method.removeprefix('failed: ')}" for r in bad.itertuples()) + '.')
     c = conditions
-    notes.append(f"Cells: macro-F1 on the test dataset's test split in the common labels (AGAINST, FAVOR, NONE), mean over seeds {c.get('seeds')}; "
+    notes.append(f"Cells: macro-F1 on the test dataset's test split over its own labels in the common space (AGAINST, FAVOR, NONE), the labels "
+                 f"its in-domain cell is scored over: a prediction of a label it lacks is a wrong answer; mean over seeds {c.get('seeds')}; "
                  "in brackets the difference to the in-domain model on the same rows (first seed's predictions) with its 95 % paired-bootstrap "
-                 "interval; * where the interval excludes 0.")
+                 "interval over the same labels; * where the interval excludes 0.")
+    if len(c.get('seeds') or []) < 2:
+        notes.append("One training seed: each interval covers the test sample only, not the variance between training runs, so a difference "
+                     "marked * is a difference between these two trained models, not a tested claim about the training sets.")
     hw = c.get('hardware') or {}
     notes.append(f"Run: {c.get('jobs')} jobs ({c.get('reused')} reused), wall time {c.get('wall_seconds')} s, job time {c.get('job_seconds')} s, "
                  f"models {c.get('settings', {}).get('models') or '-'}, training precision {c.get('train_precision') or '-'}, "
                  f"on {hw.get('cpu') or hw.get('machine') or '-'}"
                  f"{', ' + str(hw.get('gpu')) if hw.get('gpu') else ''}; git {c.get('git')}.")
+    notes += [line.removeprefix('- ').replace("the jobs' code:", "The jobs' code:", 1) + '.' for line in job_commits(c)]
     return notes
 
 # %% ../nbs/15_transfer.ipynb #41742c65
@@ -288,7 +300,8 @@ def transfer(args:TransferArgs|None=None,   # the transfer's parameters, checked
     s = s[(s.test == 'test') & (s.metric == 'f1_macro') & s.row.isin(list(run.rows))].assign(system=lambda d: d.row.map(run.rows))
     scores = s.groupby(['system', 'key']).value.agg(['mean', 'std', 'count']).reset_index()
     tests = {k: prep.inp.tests[k, 'test'] for k in prep.keys if (k, 'test') in prep.inp.tests}
-    cells = transfer_cells(tests, preds, scores, a.n_resamples, seed)
+    failed = {(run.rows[f['row']], k): f['reason'] for f in res.failed if f['row'] in run.rows for k in f['keys']}
+    cells = transfer_cells(tests, preds, scores, a.n_resamples, seed, failed)
     frames = {k: f for (k, x), f in prep.inp.frames.items() if x == 1.0}
     tr = Transfer(cells, transfer_notes(cells, frames, res.conditions), res, {})
     out = outputs_dir(None, 'transfer')

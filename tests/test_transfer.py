@@ -110,3 +110,38 @@ def test_committed_transfer_rebuilds_from_its_records(tmp_path):
     assert res['conditions']['reused'] == res['conditions']['jobs'] == 40
     got = pd.read_csv(tmp_path/'out'/'transfer'/'transfer-minilm_transfer.csv')
     pd.testing.assert_frame_equal(got, pd.read_csv(root/'transfer-minilm_transfer.csv'))
+
+def _over(gold, pred):
+    "Macro-F1 over the test set's own labels (those of its gold rows), by scikit-learn: another label predicted is a wrong answer."
+    return f1_score(gold, pred, labels=sorted(set(gold)), average='macro', zero_division=0)
+
+def test_cells_scored_over_the_test_sets_labels(data, tmp_path):
+    """The random baseline trained on semeval2016t6 (with NONE) and tested on ibmcs (without): its NONE predictions are wrong answers, the cell
+    is macro-F1 over ibmcs's two labels as its in-domain cell is, and the share of NONE is the `outside` column. A record scored under the
+    earlier rule (NONE a third class) is scored again when taken in, its record rewritten, its job not run again."""
+    argv = ['transfer', '--models', 'random', '--datasets', 'ibmcs,semeval2016t6', '--data-dir', str(data), '--output-dir',
+            str(tmp_path/'out'), '--json']
+    code, out, err = run_cli(argv)
+    assert code == 0, err[-3000:]
+    cells = pd.DataFrame(json.loads(out)['cells']).set_index('key')
+    runs = tmp_path/'out'/'transfer'/'runs'
+    job = next(runs.glob('*semeval2016t6-to-ibmcs*'))
+    pred = [json.loads(l)['label'] for l in (job/'predictions_semeval2016t6-to-ibmcs_test.jsonl').read_text().splitlines()]
+    ibm = _common('ibmcs', data)
+    gold = list(ibm[ibm.split == 'test'].label)
+    assert 'NONE' in pred and 'NONE' not in gold
+    c = cells.loc['semeval2016t6-to-ibmcs']
+    assert c.f1 == pytest.approx(_over(gold, pred), abs=1e-12) and c.f1 > _macro(gold, pred) + 1e-6
+    assert c.outside == pytest.approx(pred.count('NONE') / len(pred)) and c.outside_labels == 'NONE'
+    # the record as the earlier rule wrote it: scored over the union, no scoring version
+    rec = json.loads((job/'record.json').read_text())
+    for s in rec['metrics']['scores']: s['value'] = _macro(gold, pred)
+    del rec['metrics']['scoring']
+    (job/'record.json').write_text(json.dumps(rec))
+    code, out, err = run_cli(argv)
+    again = json.loads(out)
+    assert code == 0 and again['conditions']['reused'] == again['conditions']['jobs'] == 4, err[-3000:]
+    assert 'scored again under scoring rule 2' in out + err and 'semeval2016t6-to-ibmcs' in out + err
+    assert pd.DataFrame(again['cells']).set_index('key').loc['semeval2016t6-to-ibmcs'].f1 == pytest.approx(c.f1, abs=1e-12)
+    fixed = json.loads((job/'record.json').read_text())['metrics']
+    assert fixed['scoring'] == 2 and fixed['scores'][0]['value'] == pytest.approx(c.f1, abs=1e-12)

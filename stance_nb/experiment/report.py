@@ -20,8 +20,8 @@ from .compare import guard_table, table_sides, data_differences, data_notes
 
 # %% auto #0
 __all__ = ['CSV_COLUMNS', 'RECIPE_SETTINGS', 'paper_over', 'compare_table', 'significance_notes', 'add_notes', 'environment_text',
-           'environments_text', 'environment_differences', 'table_environments', 'conditions_text', 'collapse_notes',
-           'failed_cells', 'render', 'show', 'plot_comparison']
+           'environments_text', 'environment_differences', 'table_environments', 'job_commits', 'conditions_text',
+           'collapse_notes', 'failed_cells', 'render', 'show', 'plot_comparison']
 
 # %% ../../nbs/10l_experiment.report.ipynb #a5fc24a9
 CSV_COLUMNS = ['row', 'column', 'metric', 'paper', 'ours_mean', 'ours_std', 'n', 'delta', 'unit', 'status', 'note']
@@ -174,7 +174,7 @@ def _data_lines(cond:dict) -> list[str]:
         out.append(f"- few test rows: {'; '.join(few.values())}")
     return out
 
-def _job_commits(cond:dict) -> list[str]:
+def job_commits(cond:dict) -> list[str]:
     "A line naming the commits the jobs ran with, where any is not the run's (jobs taken in from a store another commit or edited code wrote)."
     commits = cond.get('job_git') or {}
     if not set(commits) - {cond.get('git')}: return []
@@ -206,7 +206,7 @@ def conditions_text(cond:dict) -> str:
                      + (f" ({c['cpu'] / c['wall']:.2f} CPU seconds a second with {hw.get('torch_threads', '?')} torch threads)"
                         if c['wall'] >= 1 else '')
                      + (f"; the machine's load average reached {cond['job_load_max']:g}" if cond.get('job_load_max') is not None else ''))
-    lines += _job_commits(cond)
+    lines += job_commits(cond)
     machines = cond.get('job_machines') or {}
     if set(machines) - {machine_label(hw)}:   # reused jobs that ran elsewhere: another CPU may train in another precision ('auto') or with other
                                               # kernels

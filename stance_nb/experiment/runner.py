@@ -14,7 +14,7 @@ from ..core import out_of_space, outputs_dir, StanceDataError, progress, is_quie
 from ..claims import RunLock, ClaimBusy, heartbeat_seconds, worker_id, holder
 from ..data import DATASETS
 from ..data.core import fingerprint
-from ..metrics import score
+from ..metrics import score, SCORING, SCORING_RULE
 from ..records import RunRecord, read_predictions
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS, JobRequeued,
                                        out_of_memory)
@@ -63,7 +63,8 @@ def score_predictions(exp:Experiment, key:str, spec:DataSpec, frame:pd.DataFrame
     names = exp.metrics(key, spec) if exp.metrics else list(dict.fromkeys(['f1_macro', DATASETS[spec.dataset].metric]))
     gold = frame.label.tolist()
     labels = sorted(set(frame.attrs.get('labels') or DATASETS[spec.dataset].labels or gold) | set(frame.attrs.get('test_labels') or ()))
-    return [dict(table='', column=key, metric=m, value=score(None, gold, list(pred), metric=m, labels=labels)) for m in names]
+    over = frame.attrs.get('test_labels')   # a model tested on another dataset: averaged over that dataset's own labels
+    return [dict(table='', column=key, metric=m, value=score(None, gold, list(pred), metric=m, labels=labels, over=over)) for m in names]
 
 # %% ../../nbs/10j_experiment.runner.ipynb #4b817dc8
 COLLAPSE_SHARE = 0.95   # a system that is not constant by design and predicts one label for this share of a test set has collapsed
@@ -221,20 +222,35 @@ def _label_lines(job:Job, folder:Path, rec:RunRecord, tests:dict) -> list[dict]:
     return out
 
 # %% ../../nbs/10j_experiment.runner.ipynb #65de0ad9
+_same = lambda a, b: a == b or (math.isnan(a) and math.isnan(b)) or abs(a - b) < 1e-9
+
+def _rescored(folder:Path, rec:RunRecord, changed:dict) -> RunRecord:
+    "`rec` with the scores `changed` ((key, test, table, column, metric) -> (stored, now)) as its predictions give them now, written back."
+    key = lambda s: (s['key'], s['test'], s['table'], s['column'], s['metric'])
+    rec.metrics['scores'] = [dict(s, value=changed[key(s)][1]) if key(s) in changed else s for s in rec.metrics['scores']]
+    rec.metrics['scoring'] = SCORING
+    rec.save(folder/'record.json')
+    said = '; '.join(f"{m} on {k}/{t} {a:.4f} -> {b:.4f}" for (k, t, _, _, m), (a, b) in changed.items())
+    print(f"{portable_path(folder)}: scored again under scoring rule {SCORING} ({SCORING_RULE}): {said}")
+    return rec
+
 def _verified(exp:Experiment, folder:Path, rec:RunRecord, tests:dict) -> RunRecord|None:
     """A finished record whose stored scores its predictions files still give (scored again: cheap); else `None`, with a warning, and the job runs
-    again."""
+    again. A record scored under an earlier scoring rule (`metrics.SCORING`) takes its predictions' scores under the current one instead: its
+    record is written again with them, one line names each score that moved, and the job does not run again."""
     stored = {(s['key'], s['test'], s['table'], s['column'], s['metric']): s['value'] for s in rec.metrics.get('scores', [])}
+    older, changed = rec.metrics.get('scoring', 1) < SCORING, {}
     for (k, t), frame in tests.items():
         f = rec.files.get(f'predictions/{k}/{t}')
         if f is None: continue
         for s in score_predictions(exp, k, exp.data[k], frame, read_predictions(folder/Path(f).name)):
-            old = stored.get((k, t, s['table'], s['column'], s['metric']))
-            if old is None or not (old == s['value'] or (math.isnan(old) and math.isnan(s['value'])) or abs(old - s['value']) < 1e-9):
-                warnings.warn(f"{folder/'record.json'}: its {s['metric']} on {k}/{t} is {old}, "
-                              f"its predictions score {s['value']}: the job runs again")
-                return None
-    return rec
+            old = stored.get(at := (k, t, s['table'], s['column'], s['metric']))
+            if old is not None and _same(old, s['value']): continue
+            if old is not None and older: changed[at] = (old, s['value']); continue
+            warnings.warn(f"{folder/'record.json'}: its {s['metric']} on {k}/{t} is {old}, "
+                          f"its predictions score {s['value']}: the job runs again")
+            return None
+    return _rescored(folder, rec, changed) if changed else rec
 
 # %% ../../nbs/10j_experiment.runner.ipynb #0eac3eaf
 def finished_job(exp:Experiment, folder:Path, params:dict, tests:dict, after:float|None=None) -> RunRecord|None:

@@ -13,6 +13,7 @@ import pandas as pd
 import hashlib
 from ..core import write_json, sha256_file, portable, portable_path, cache_dir, atomic_dir, disk_full, out_of_space
 from ..records import RunRecord, write_predictions
+from ..metrics import SCORING
 from ..claims import worker_id
 from .spec import Job, SYSTEMS
 
@@ -242,7 +243,7 @@ def save_job(folder:Path, rec:RunRecord, preds:dict, tests:Iterable, info:dict, 
                 rec.files[f'predictions/{k}/{t}'] = f.name
                 meta[f'predictions/{k}/{t}'] = dict(lines=_lines(f), sha256=sha256_file(f))
             written.append(write_json(folder/'info.json', portable(info))); rec.files['info'] = 'info.json'   # paths as the record names them
-        rec.finish(scores=scores, info=info, files=meta)
+        rec.finish(scores=scores, scoring=SCORING, info=info, files=meta)   # scored under the current rules (`metrics.SCORING`)
         rec.save(folder/'record.json')
     except BaseException:
         for f in written:
