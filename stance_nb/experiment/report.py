@@ -16,7 +16,7 @@ from ..reference import compare, comparison_markdown, reference
 from .spec import Experiment, RunResult
 from .runner import COLLAPSE_SHARE, ENV_FIELDS, environments
 from .tables import correctness_ratios
-from .compare import guard_table, table_sides, data_differences, data_notes
+from .compare import guard_table, table_sides, data_differences
 
 # %% auto #0
 __all__ = ['CSV_COLUMNS', 'RECIPE_SETTINGS', 'paper_over', 'compare_table', 'significance_notes', 'add_notes', 'environment_text',
@@ -77,17 +77,18 @@ def _like_for_like(exp:Experiment, table:str, ours:pd.DataFrame, cmp:pd.DataFram
 def compare_table(exp:Experiment, table:str, ours:pd.DataFrame,
                   keys:Sequence[str]|None=None, # the data keys the run tried: the paper's cells of other data keys are left out
                   data:Mapping|None=None,       # the run's data (the conditions' `data`): cells over data that differ from the paper's say so
+                  cond:Mapping|None=None,       # the run's conditions: each row's encoder, recipe, seeds and precision against the paper's
                  ) -> pd.DataFrame:
     "Our cells of `table` next to the paper's: one row per cell, paper rows of the run first; averages compared over the same datasets."
     more = {r: str(t) for t in exp.appendix.get(str(table), ()) for r in dict.fromkeys(reference(exp.paper, t).row)}
     if ours.row.isin(list(more)).any():   # rows the paper prints in another table with the same columns (an appendix)
         mine, where = ours[~ours.row.isin(list(more))], ours.row.map(more)
-        parts = ([compare_table(exp, table, mine, keys, data)] if len(mine) else []) + [
-            compare_table(exp, t, ours[where == t], keys, data)
+        parts = ([compare_table(exp, table, mine, keys, data, cond)] if len(mine) else []) + [
+            compare_table(exp, t, ours[where == t], keys, data, cond)
             .assign(note=lambda d, t=t: [f"paper: its Table {t}" + (f'; {n}' if n else '') for n in d.note])
             for t in dict.fromkeys(where.dropna())]
         res = pd.concat(parts, ignore_index=True)
-        res.attrs.update(parts[0].attrs, paper=exp.paper, table=str(table))
+        res.attrs.update(parts[0].attrs, paper=exp.paper, table=str(table), sides={k: v for x in parts for k, v in x.attrs.get('sides', {}).items()})
         return res
     in_paper_unit = 'unit_of_ours' in ours and (ours['unit_of_ours'] == 'paper').all()
     rows = list(dict.fromkeys(ours.row))
@@ -102,11 +103,10 @@ def compare_table(exp:Experiment, table:str, ours:pd.DataFrame,
         for i, r in cmp.iterrows():
             extra = notes.get((r.row, r.column, r.metric))
             if extra: cmp.loc[i, 'note'] = '; '.join(x for x in (r.note, extra) if x)
-    sides = table_sides(exp, ours, cmp, keys)
-    cmp = guard_table(cmp, sides)   # no Δ whose two sides differ (`experiment.compare`)
-    if diff := data_differences(exp, data or {}): cmp = data_notes(cmp, sides, diff)
+    sides = table_sides(exp, ours, cmp, keys, cond, data_differences(exp, data or {}))
+    cmp = guard_table(cmp, sides)   # `experiment.compare`: no Δ whose sides measure different things; stand-ins and other data said
     res = cmp[CSV_COLUMNS].copy()
-    res.attrs.update(cmp.attrs, paper=exp.paper, table=table)
+    res.attrs.update(cmp.attrs, paper=exp.paper, table=table, sides=sides)   # each cell's two sides, for verdicts on it (`scorecard`)
     return res
 
 # %% ../../nbs/10l_experiment.report.ipynb #a20813c7
@@ -309,7 +309,7 @@ def render(exp:Experiment, result:RunResult,
         else:
             if exp.significance: ours = significance_notes(ours, exp.significance)
             ours = collapse_notes(ours, result.labels)
-            cmp = compare_table(exp, t, ours, keys=list(cond['data']) + list(cond.get('left_out') or {}), data=cond['data'])
+            cmp = compare_table(exp, t, ours, keys=list(cond['data']) + list(cond.get('left_out') or {}), data=cond['data'], cond=cond)
         cmp = failed_cells(cmp, result.failed, t_rows, list(cond['data']))
         envs = table_environments(result, t_rows)
         env_md = f"- this table's jobs ran with: {environments_text(envs)}"

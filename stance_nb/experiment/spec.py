@@ -161,6 +161,9 @@ class Experiment:
     reference_data:dict=field(default_factory=dict) # data key -> what the paper's cells rest on, as far as known: `paper_n` (the split sizes
                                 # the paper states, {'train': n, 'dev': n, 'test': n}) and `checked` (the fingerprints `all` and `test` of the data
                                 # the committed reproductions ran on); a run on other data says so beside each cell it compares with the paper
+    paper_runs:dict=field(default_factory=dict) # row -> how the paper ran it, as far as it says: encoder, recipe ('paper'), seeds (how many
+                                # its numbers average) and precision (`compare.Side`'s run facets); a row it does not declare is compared as a
+                                # stand-in wherever ours has any of them: a number is called reproduced only against declared conditions
 
     def parameter_choices(self) -> dict:
         "Valid values of a result notebook's `in NAME` constraints: datasets, rows, tables and the experiment's own."

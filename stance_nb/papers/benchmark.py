@@ -56,6 +56,11 @@ def _reference_data() -> dict:
     return {k: dict(paper_n=dict(zip(('train', 'dev', 'test'), TABLE3[k][0])),
                     checked={s: checked[k][s] for s in ('all', 'test')} if k in checked else {}) for k in BENCHMARK}
 
+_PAPER_RUN = dict(recipe='paper', seeds=5, precision='fp32')   # §3.2: five fixed seeds; a Tesla P-100 and MT-DNN's defaults (no mixed precision)
+_PAPER_RUNS = {'Random baseline': dict(seeds=5),
+               **{r: dict(_PAPER_RUN, encoder='bert-large-uncased') for r in ('BERT_SDL', 'BERT_MDL')},
+               **{r: dict(_PAPER_RUN, encoder='mt_dnn_large_uncased.pt') for r in ('MT-DNN_SDL', 'MT-DNN_MDL')}}   # the authors' checkpoint file
+
 BENCHMARK_EXPERIMENT = Experiment(
     'benchmark', 'schiller2021',
     data={k: DataSpec.of(k) for k in BENCHMARK},
@@ -70,7 +75,8 @@ BENCHMARK_EXPERIMENT = Experiment(
           Row('MT-DNN_MDL', 'mdl', {'encoder': 'MT-DNN'}, tables=_ROBUST, ratios=BENCHMARK_RATIOS, attacks=BENCHMARK_ATTACKS)],
     tables={'4': per_data(), '6': attack_averages(paper=paper_table11), '11': attacked({'BERT_SDL': 'SDL', 'MT-DNN_MDL': 'MDL'}), '8': by_ratio(),
             '5': robustness('table5', paper=paper_table11), '7': robustness('table7', paper=paper_table11), 'Fig2b': robustness('figure2')},
-    metrics=_benchmark_metrics, configure=_benchmark_configure, choices=_benchmark_choices, reference_data=_reference_data())
+    metrics=_benchmark_metrics, configure=_benchmark_configure, choices=_benchmark_choices, reference_data=_reference_data(),
+    paper_runs=_PAPER_RUNS)
 
 BENCHMARK_EXPERIMENT.register()
 
