@@ -1,8 +1,9 @@
 """Re-render a committed benchmark run's tables under the current table rules, from the run's own committed cells.
 
 For runs whose job records were not kept: `python tools/rerender_tables.py results/benchmark-minilm-earlier benchmark-minilm-all7 ...`.
-For a run whose job records are committed in the folder's `runs/` (one run per folder), `--records` reads every score
-from them instead: `python tools/rerender_tables.py --records results/benchmark benchmark`.
+For a run whose job records are committed in the folder's `runs/` (one run per folder), `--records` builds the tables
+from them as the scorecard does (`stance_nb.experiment.stored_run`): `python tools/rerender_tables.py --records
+results/benchmark benchmark`.
 Tables 4 and 11 hold every per-dataset score of the run (one seed each); from them Tables 4, 6, 11, 5 and 7 are built
 again with the experiment's own builders. Tables 8 and Fig. 2b hold averages only (the low-resource per-dataset scores
 are not in any table), so their cells keep our values, name the datasets each averaged, and are compared with the
@@ -12,7 +13,7 @@ import json, re, sys
 from dataclasses import replace
 from pathlib import Path
 import pandas as pd
-from stance_nb.experiment import get_experiment, RunResult, render, plot_comparison
+from stance_nb.experiment import get_experiment, RunResult, render, plot_comparison, stored_run
 
 EXP = get_experiment('benchmark')
 SUFFIX = {'SDL': 'BERT_SDL', 'MDL': 'MT-DNN_MDL'}   # the benchmark's Table 11 row suffixes (its `attacked` builder)
@@ -40,18 +41,6 @@ def scores_from_tables(folder:Path, stem:str, seed:int) -> pd.DataFrame:
     s = s.assign(system=[EXP.row(r).system for r in s.row], ratio=1.0, seed=seed, table='', column=s.key, job=f'committed {stem} tables')
     return s[['row', 'system', 'key', 'test', 'ratio', 'seed', 'table', 'column', 'metric', 'value', 'job']].astype({'seed': 'Int64'})
 
-def scores_from_records(runs:Path) -> pd.DataFrame:
-    "Every score of the committed job records in `runs` (one line per job, data key, test set and metric), as the runner reads them."
-    lines = []
-    for f in sorted(runs.glob('*/record.json')):
-        rec = json.loads(f.read_text())
-        p = rec['params']
-        lines += [dict(row=p['row'], system=p['system'], seed=p['seed'], ratio=p['ratio'], job=f.parent.name, **sc) for sc in rec['metrics']['scores']]
-    if not lines: raise SystemExit(f"{runs}: no job records (record.json) found")
-    order = {r.name: i for i, r in enumerate(EXP.rows)} | {k: i for i, k in enumerate(EXP.data)}   # the run's own order: rows, then data
-    s = pd.DataFrame(lines).sort_values(['row', 'key', 'seed'], key=lambda c: c.map(order) if c.name != 'seed' else c, kind='stable')
-    return s[['row', 'system', 'key', 'test', 'ratio', 'seed', 'table', 'column', 'metric', 'value', 'job']].astype({'seed': 'Int64'})
-
 def _keys(note, ratio, cond) -> str:
     "The datasets a committed average was over: named in its note, else the data loaded at its ratio."
     m = re.search(r'ours averages \d+ dataset\(s\) \(([^)]*)\)', str(note)) or re.search(r'(?:^|; )over ([a-z0-9, ]+?)(?:;|$)', str(note))
@@ -76,10 +65,11 @@ def rerender(folder:Path, stem:str, records:bool=False):
     tables = [t for t in EXP.tables if (folder/f'{stem}_table{t}.csv').exists()]
     fixed = {} if records else {t: averages_from_table(folder/f'{stem}_table{t}.csv', cond, t == 'Fig2b') for t in ('8', 'Fig2b') if t in tables}
     exp = replace(EXP, tables={**EXP.tables, **{t: (lambda s, e, st, o=o: o) for t, o in fixed.items()}})
-    if records: scores = scores_from_records(folder/'runs')
-    else: scores = scores_from_tables(folder, stem, (cond.get('seeds') or [1])[0]) if (folder/f'{stem}_table4.csv').exists() else None
-    if scores is None: scores = pd.DataFrame(columns=['row', 'system', 'key', 'test', 'ratio', 'seed', 'table', 'column', 'metric', 'value', 'job'])
-    result = RunResult(scores, {}, cond.get('skipped') or {}, cond, labels=labels)
+    if records: result = stored_run(folder, stem)   # the records, the run's conditions and labels: as the scorecard builds them
+    else:
+        scores = scores_from_tables(folder, stem, (cond.get('seeds') or [1])[0]) if (folder/f'{stem}_table4.csv').exists() else None
+        if scores is None: scores = pd.DataFrame(columns=['row', 'system', 'key', 'test', 'ratio', 'seed', 'table', 'column', 'metric', 'value', 'job'])
+        result = RunResult(scores, {}, cond.get('skipped') or {}, cond, labels=labels)
     done = render(exp, result, tables, out=folder, run_name=stem)
     for t in ('8', 'Fig2b'):   # the figures of the tables that have one
         if t in done and (folder/f'{stem}_table{t}.png').exists(): plot_comparison(done[t], path=folder/f'{stem}_table{t}.png')

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10p_experiment.compare.ipynb #b46c3bee
 from __future__ import annotations
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, replace, field
 from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
@@ -14,7 +14,8 @@ from .spec import Experiment, Row, SYSTEMS
 # %% auto #0
 __all__ = ['MEASURE', 'RUN', 'CONTENT', 'FACETS', 'LIKE', 'STAND_IN', 'OTHER_DATA', 'NOT_COMPARABLE', 'FAMILIES', 'Side',
            'differences', 'Comparison', 'compare', 'not_comparable', 'verdict', 'family', 'guarded_delta',
-           'paper_over_systems', 'is_mdl', 'model_tag', 'run_facets', 'table_sides', 'guard_table', 'data_differences']
+           'paper_over_systems', 'is_mdl', 'model_tag', 'run_facets', 'cell_rows', 'table_sides', 'guard_table',
+           'data_differences']
 
 # %% ../../nbs/10p_experiment.compare.ipynb #14b6dccf
 MEASURE = ('datasets', 'split', 'label set', 'metric', 'systems', 'training sets', 'attacks', 'ratio')   # what a number measures
@@ -40,6 +41,8 @@ class Side:
     seeds:int|None = None      # how many seeds the value averages; None for a system without a seed
     precision:str|None = None  # the training precision ('fp32', 'bf16', ...); None for a system without one
     content:str = ''       # how its data's rows or labels differ from the paper's ('' for the paper's own, or when unknown)
+    rows:tuple = field(default=(), compare=False)   # the experiment's rows behind it (not a facet: what its run facets were read from)
+    unstated:tuple = field(default=(), compare=False)   # the run facets the paper does not state: taken as ours, never compared (said)
 
     @classmethod
     def of(cls, datasets=(), systems=(), attacks=(), train_sets=(), ratio:float=1.0, metric:str='', **run) -> Side:
@@ -98,7 +101,7 @@ def not_comparable(ours:Side, paper:Side) -> str:
     return c.why if c.kind == NOT_COMPARABLE else ''
 
 # %% ../../nbs/10p_experiment.compare.ipynb #a2d9e5f7
-FAMILIES = ('reproduced', 'differs', STAND_IN, OTHER_DATA, NOT_COMPARABLE, 'not run')   # every verdict starts with one of these
+FAMILIES = ('reproduced', 'differs', 'untested', STAND_IN, OTHER_DATA, NOT_COMPARABLE, 'not run')   # every verdict starts with one of these
 
 def verdict(delta:float,       # ours − the paper's (NaN: none)
             tolerance:float,   # twice the combined noise of the two sides (NaN: not measured)
@@ -109,7 +112,7 @@ def verdict(delta:float,       # ours − the paper's (NaN: none)
     if pd.isna(delta): return NOT_COMPARABLE, 'no paper value beside ours'
     d, tol = abs(float(delta)), float(tolerance)
     if pd.isna(tol):
-        if c.kind == LIKE: return 'differs' if d > 0 else 'reproduced', f'|Δ| {d:.3g}, no measured noise'
+        if c.kind == LIKE: return 'untested', f'Δ {delta:+.3g}, no measured noise'
         return f'{c.kind}: untested', f'Δ {delta:+.3g}, no measured noise; ' + c.why.removeprefix(f'{c.kind}: ')
     said = f"|Δ| {d:.3g} {'≤' if d <= tol else '>'} {tol:.3g}"
     if c.kind == LIKE: return ('reproduced' if d <= tol else 'differs'), said
@@ -176,7 +179,7 @@ def run_facets(row:Row, cond:Mapping) -> dict:
     return dict(encoder=model_tag(model), recipe=recipe, precision='+'.join(prec) or ('fp32' if model else None))
 
 # %% ../../nbs/10p_experiment.compare.ipynb #027f4b42
-def _rows_of(exp:Experiment, cell, row:str, column:str) -> list:
+def cell_rows(exp:Experiment, cell, row:str, column:str) -> list:
     "The experiment's rows behind a cell: those its builder names (`rows`, else `systems`), else the table row or column that is one."
     names = {r.name: r for r in exp.rows}
     for v in (_named(cell, 'rows', None), _named(cell, 'systems', None), row, column):
@@ -198,7 +201,8 @@ def _run_sides(exp:Experiment, rows:list, n:float, cond:Mapping) -> tuple[dict, 
     ours['seeds'] = (int(n) if n and n > 1 else len(cond.get('seeds') or ()) or 1) if seeded else None
     paper = {k: _joined([t.get(k) for t in theirs]) for k in ('encoder', 'recipe', 'precision')}
     paper['seeds'] = _joined([t.get('seeds') for t in theirs]) if seeded else None
-    return ours, paper
+    unstated = tuple(k for k in RUN if paper[k] is None and ours[k] is not None)   # what the paper does not say cannot differ
+    return ours, {**paper, **{k: ours[k] for k in unstated}, 'unstated': unstated}
 
 # %% ../../nbs/10p_experiment.compare.ipynb #a54633dd
 def table_sides(exp:Experiment, ours:pd.DataFrame, cmp:pd.DataFrame, keys:Sequence[str]|None=None,
@@ -215,12 +219,13 @@ def table_sides(exp:Experiment, ours:pd.DataFrame, cmp:pd.DataFrame, keys:Sequen
         ds = (r.column,) if per else _named(cell, 'datasets', _named(cell, 'keys', ()))
         trained = sorted(set(ours[ours.row == r.row].column) & data) or sorted(keys or ())   # an MDL row's datasets: its columns, else the run's
         mdl = is_mdl(exp, r.row, r.column)
-        o_run, p_run = _run_sides(exp, _rows_of(exp, cell, r.row, r.column), r.n, cond) if cond is not None else ({}, {})
+        rows = cell_rows(exp, cell, r.row, r.column)
+        o_run, p_run = _run_sides(exp, rows, r.n, cond) if cond is not None else ({}, {})
         o = Side.of(ds, _named(cell, 'systems', r.row), _named(cell, 'attacks', ()), trained if mdl else (), _ratio(r.column), r.metric, **o_run)
-        o = replace(o, content='; '.join(f"{k}: {content[k]}" for k in o.datasets if k in (content or {})))
+        o = replace(o, content='; '.join(f"{k}: {content[k]}" for k in o.datasets if k in (content or {})), rows=tuple(x.name for x in rows))
         p = Side.of(_named(cell, 'paper_keys', ds), _named(cell, 'paper_systems', r.row), _named(cell, 'paper_attacks', _named(cell, 'attacks', ())),
                     sorted(exp.data) if mdl else (), _ratio(r.column), r.metric, **p_run)
-        out[r.row, r.column, r.metric] = (o, p)
+        out[r.row, r.column, r.metric] = (o, replace(p, rows=o.rows))
     return out
 
 # %% ../../nbs/10p_experiment.compare.ipynb #9ea8ede3

@@ -21,7 +21,7 @@ from .compare import guard_table, table_sides, data_differences
 # %% auto #0
 __all__ = ['CSV_COLUMNS', 'RECIPE_SETTINGS', 'paper_over', 'compare_table', 'significance_notes', 'add_notes', 'environment_text',
            'environments_text', 'environment_differences', 'table_environments', 'job_commits', 'conditions_text',
-           'collapse_notes', 'failed_cells', 'render', 'show', 'plot_comparison']
+           'collapse_notes', 'failed_cells', 'table_conditions', 'build_table', 'render', 'show', 'plot_comparison']
 
 # %% ../../nbs/10l_experiment.report.ipynb #a5fc24a9
 CSV_COLUMNS = ['row', 'column', 'metric', 'paper', 'ours_mean', 'ours_std', 'n', 'delta', 'unit', 'status', 'note']
@@ -280,45 +280,58 @@ def failed_cells(cmp:pd.DataFrame, failed:Sequence[dict], rows:Sequence[str], ke
     return cmp
 
 # %% ../../nbs/10l_experiment.report.ipynb #60030f05
-@atomic_files()   # the tables, their notes and conditions land together, or none of them (a full disk)
-def render(exp:Experiment, result:RunResult,
-           tables:Iterable[str]|None=None,  # the tables to write (default all the experiment builds)
-           out:str|Path|None=None,          # folder of the tables (default `outputs/<experiment>`)
-           run_name:str|None=None,          # file stem: `<run_name>_table<N>.csv|.md` (default the experiment's name)
-          ) -> dict[str, pd.DataFrame]:
-    "Build, compare and write each table of `result`; tables without any of our cells are reported, not written."
-    out = Path(out) if out is not None else outputs_dir(None, exp.name)
-    stem = run_name or exp.name
+def table_conditions(exp:Experiment, result:RunResult) -> dict:
+    "The run's conditions as its tables state them: the data that differ from the paper's, the c_a of its attacks, no path of this machine."
     cond = dict(result.conditions)
     if diff := data_differences(exp, cond.get('data') or {}): cond['data_differ'] = diff   # said in the conditions and beside each cell
     attacks = sorted(set(result.scores.test) - {'test'})
     if attacks:   # the correctness ratios every potency and resilience of this run's tables uses, and where they come from
         c, prov = correctness_ratios((cond.get('settings') or {}).get('correctness'))
         cond['c_a'] = {a: dict(value=c[a], source=prov[a]) for a in attacks if a in c}
-    cond = portable(cond)   # committed next to the tables: no path of this machine
+    return portable(cond)   # committed next to the tables: no path of this machine
+
+def build_table(exp:Experiment, result:RunResult, t:str, cond:dict) -> tuple[pd.DataFrame|None, str]:
+    """Table `t` of `result` next to the paper's (`compare_table`, its cells' sides in `attrs['sides']`), with the failed jobs and the
+    environments said, and the line naming its jobs' environments; `None` when none of its rows ran. Pure: `render` writes it."""
+    t_rows = [r.name for r in exp.rows if t in r.tables]
+    ours = exp.tables[t](result.scores[result.scores.row.isin(t_rows)], exp, result.conditions.get('settings'))
+    if ours is None or not len(ours):
+        if not any(f['row'] in t_rows for f in result.failed): return None, ''
+        cmp = pd.DataFrame(columns=CSV_COLUMNS); cmp.attrs.update(paper=exp.paper, table=t)   # only failed jobs: the table says so
+    else:
+        if exp.significance: ours = significance_notes(ours, exp.significance)
+        ours = collapse_notes(ours, result.labels)
+        cmp = compare_table(exp, t, ours, keys=list(cond['data']) + list(cond.get('left_out') or {}), data=cond['data'], cond=cond)
+    sides = cmp.attrs.get('sides', {})
+    cmp = failed_cells(cmp, result.failed, t_rows, list(cond['data']))
+    envs = table_environments(result, t_rows)
+    env_md = f"- this table's jobs ran with: {environments_text(envs)}"
+    if diff := environment_differences(envs):   # said beside every number: they are not comparable to the last digit
+        env_md += f" (they differ in {', '.join(diff)})"
+        cmp = cmp.assign(note=['; '.join(x for x in (n, f"the table's jobs differ in {', '.join(diff)} (see its conditions)")
+                                         if isinstance(x, str) and x)
+                               for n in cmp.note])
+    cmp = cmp.assign(note=[portable(n) for n in cmp.note])
+    cmp.attrs.update(paper=exp.paper, table=t, sides=sides)
+    return cmp, env_md
+
+@atomic_files()   # the tables, their notes and conditions land together, or none of them (a full disk)
+def render(exp:Experiment, result:RunResult,
+           tables:Iterable[str]|None=None,  # the tables to write (default all the experiment builds)
+           out:str|Path|None=None,          # folder of the tables (default `outputs/<experiment>`)
+           run_name:str|None=None,          # file stem: `<run_name>_table<N>.csv|.md` (default the experiment's name)
+          ) -> dict[str, pd.DataFrame]:
+    "Build (`build_table`), compare and write each table of `result`; tables without any of our cells are reported, not written."
+    out = Path(out) if out is not None else outputs_dir(None, exp.name)
+    stem = run_name or exp.name
+    cond = table_conditions(exp, result)
     cond_md = conditions_text(cond)
     write_json(out/f'{stem}_conditions.json', cond)
     if result.labels is not None and len(result.labels): write_csv(out/f'{stem}_labels.csv', result.labels)
     done = {}
     for t in [str(x) for x in (tables or exp.tables)]:
-        t_rows = [r.name for r in exp.rows if t in r.tables]
-        ours = exp.tables[t](result.scores[result.scores.row.isin(t_rows)], exp, result.conditions.get('settings'))
-        if ours is None or not len(ours):
-            if not any(f['row'] in t_rows for f in result.failed): print(f"Table {t}: no cells (its rows did not run in this setting)"); continue
-            cmp = pd.DataFrame(columns=CSV_COLUMNS); cmp.attrs.update(paper=exp.paper, table=t)   # only failed jobs: the table says so
-        else:
-            if exp.significance: ours = significance_notes(ours, exp.significance)
-            ours = collapse_notes(ours, result.labels)
-            cmp = compare_table(exp, t, ours, keys=list(cond['data']) + list(cond.get('left_out') or {}), data=cond['data'], cond=cond)
-        cmp = failed_cells(cmp, result.failed, t_rows, list(cond['data']))
-        envs = table_environments(result, t_rows)
-        env_md = f"- this table's jobs ran with: {environments_text(envs)}"
-        if diff := environment_differences(envs):   # said beside every number: they are not comparable to the last digit
-            env_md += f" (they differ in {', '.join(diff)})"
-            cmp = cmp.assign(note=['; '.join(x for x in (n, f"the table's jobs differ in {', '.join(diff)} (see its conditions)")
-                                             if isinstance(x, str) and x)
-                                   for n in cmp.note])
-        cmp = cmp.assign(note=[portable(n) for n in cmp.note])
+        cmp, env_md = build_table(exp, result, t, cond)
+        if cmp is None: print(f"Table {t}: no cells (its rows did not run in this setting)"); continue
         write_csv(out/f'{stem}_table{t}.csv', cmp)
         short = cmp.assign(note=[n if len(n) <= 90 else n[:87] + '...' for n in cmp.note.fillna('')])
         short.attrs.update(cmp.attrs)

@@ -162,8 +162,8 @@ class Experiment:
                                 # the paper states, {'train': n, 'dev': n, 'test': n}) and `checked` (the fingerprints `all` and `test` of the data
                                 # the committed reproductions ran on); a run on other data says so beside each cell it compares with the paper
     paper_runs:dict=field(default_factory=dict) # row -> how the paper ran it, as far as it says: encoder, recipe ('paper'), seeds (how many
-                                # its numbers average) and precision (`compare.Side`'s run facets); a row it does not declare is compared as a
-                                # stand-in wherever ours has any of them: a number is called reproduced only against declared conditions
+                                # its numbers average) and precision (`compare.Side`'s run facets); what it does not state is not compared
+                                # and is said (`Side.unstated`)
 
     def parameter_choices(self) -> dict:
         "Valid values of a result notebook's `in NAME` constraints: datasets, rows, tables and the experiment's own."

@@ -15,12 +15,13 @@ from ..core import write_json, sha256_file, portable, portable_path, cache_dir, 
 from ..records import RunRecord, write_predictions
 from ..metrics import SCORING
 from ..claims import worker_id
-from .spec import Job, SYSTEMS
+from .spec import Job, SYSTEMS, RunResult
 
 # %% auto #0
 __all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'UPGRADES', 'job_key', 'content_key', 'row_model', 'job_params',
            'job_dir', 'finished_record', 'finished_elsewhere', 'import_finished', 'check_job_stores', 'param_diff',
-           'why_not_taken', 'older_jobs', 'save_job', 'save_failure', 'job_failure', 'migrate_store', 'export_jobs']
+           'why_not_taken', 'older_jobs', 'save_job', 'save_failure', 'job_failure', 'migrate_store', 'export_jobs',
+           'stored_scores', 'stored_run']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
 KEY_VERSION = 4   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in;
@@ -354,3 +355,43 @@ def export_jobs(records:Iterable[str|Path], # the finished jobs' `record.json` f
                 write_json(tmp/'info.json', portable(json.loads((tmp/'info.json').read_text(encoding='utf-8'))))
         out.append(target)
     return out
+
+# %% ../../nbs/10h_experiment.store.ipynb #159e3a5e
+_SCORE_LINE = ['row', 'system', 'key', 'test', 'ratio', 'seed', 'table', 'column', 'metric', 'value', 'job']
+
+def _tested_elsewhere(params:dict) -> bool:
+    "Whether a job's data test a model on another dataset's test split (its scores depend on the scoring rule's version)."
+    return 'test_from' in json.dumps(params.get('data') or {})
+
+def stored_scores(runs:str|Path,            # a job store, e.g. `results/<run>/runs`
+                  where:Mapping|None=None,  # only the jobs whose record's parameters hold these values (each compared whole)
+                 ) -> tuple[pd.DataFrame, dict]:
+    "Every score of the finished records of `runs` (one line per job, data key, test set and metric, as `RunResult.scores`) and the records."
+    lines, recs = [], {}
+    for f in sorted(Path(runs).glob('*/record.json')):
+        try: rec = RunRecord.load(f)
+        except (OSError, TypeError, ValueError) as e: raise ValueError(f"{f}: not a readable job record ({e})") from None
+        p = rec.params
+        if where and any(p.get(k) != v for k, v in where.items()): continue
+        if finished_record(f.parent, p) is None: raise ValueError(f"{f.parent}: its files do not match its record (the warning says how)")
+        if rec.metrics.get('scoring', 1) < SCORING and _tested_elsewhere(p):
+            raise ValueError(f"{f}: scored under scoring rule {rec.metrics.get('scoring', 1)}, not {SCORING}: take the job in with its run's "
+                             "command (--from), which scores its predictions again")
+        recs[str(f.parent)] = rec
+        lines += [dict(row=p['row'], system=p['system'], seed=p['seed'], ratio=p['ratio'], job=f.parent.name, **sc) for sc in rec.metrics['scores']]
+    if not lines: raise ValueError(f"{runs}: no finished job records (record.json) here" + (f" with {dict(where)}" if where else ''))
+    return pd.DataFrame(lines)[_SCORE_LINE].astype({'seed': 'Int64'}), recs
+
+# %% ../../nbs/10h_experiment.store.ipynb #6082bdf7
+def stored_run(folder:str|Path, # a committed run's folder: `<stem>_conditions.json`, `<stem>_labels.csv` and its job store `runs/`
+               stem:str,        # the run's name (its files' stem)
+               runs:str|Path|None=None, # its job store, default `folder/runs`
+              ) -> RunResult:
+    "A committed run read back from its job records, its conditions and its labels file, as `run` returned it (no job runs)."
+    folder = Path(folder)
+    try: cond = json.loads((folder/f'{stem}_conditions.json').read_text(encoding='utf-8'))
+    except (OSError, ValueError) as e: raise ValueError(f"{folder/f'{stem}_conditions.json'}: the run's conditions cannot be read ({e})") from None
+    scores, recs = stored_scores(runs or folder/'runs')
+    labels = folder/f'{stem}_labels.csv'
+    labels = pd.read_csv(labels).astype({'seed': 'Int64'}) if labels.exists() else None
+    return RunResult(scores, recs, cond.get('skipped') or {}, cond, labels=labels)

@@ -99,12 +99,15 @@ def _attacked_rows(s:pd.DataFrame) -> pd.DataFrame:
 
 # %% ../../nbs/10k_experiment.tables.ipynb #735fc3d8
 def attacked(suffix:Mapping[str, str], metric:str='f1_macro') -> Callable:
-    "Builder: per data key and `Avg.`, rows `<Attack>_<suffix[row]>` (clean test = 'Test'), at the full training ratio."
+    """Builder: per data key and `Avg.`, rows `<Attack>_<suffix[row]>` (clean test = 'Test'), at the full training ratio; each cell names the
+    experiment's row it comes from (`rows`) and its attack (`attacks`)."""
     def build(s, exp, settings=None):
         s = _attacked_rows(s[(s.ratio == 1.0) & (s.metric == metric)])
+        named = {f"{t.capitalize()}_{suffix.get(r, r)}": (r, '' if t == 'test' else t) for t, r in zip(s.test, s.row)}
         s = s.assign(row=[f"{t.capitalize()}_{suffix.get(r, r)}" for t, r in zip(s.test, s.row)])
         a = common_mean(s, ['row', 'metric'], ['row']).assign(column='Avg.')
-        return pd.concat([s.assign(column=s.key)[OURS], a[AVG]], ignore_index=True)
+        out = pd.concat([s.assign(column=s.key)[OURS], a[AVG]], ignore_index=True)
+        return out.assign(rows=[named[r][0] for r in out.row], attacks=[named[r][1] for r in out.row])
     return build
 
 # %% ../../nbs/10k_experiment.tables.ipynb #e3c2a23e
@@ -136,7 +139,7 @@ def attack_averages(metric:str='f1_macro',
             vals = [pv(r) for r in out.itertuples()]
             out = out.assign(paper_value=vals, paper_how=[f"paper: its Table 11 cells over the same {len(keys)} datasets" if pd.notna(v) else None
                                                           for v in vals])
-        return out.drop(columns='test')
+        return out.assign(attacks=[t if t != 'test' else '' for t in out.test]).drop(columns='test')
     return build
 
 # %% ../../nbs/10k_experiment.tables.ipynb #4c317f9e
@@ -195,7 +198,7 @@ def robustness(part:str,                # 'table5', 'table7' or 'figure2' (Fig. 
                         note=f"{systems}; {over}" + (f"; c_a {r.correctness_ratio:g}: {prov[r.attack]}" if m != 'raw_potency' else ''),
                         paper_value=f*p5.loc[r.attack, m] if p5 is not None and m != 'correctness_ratio' else float('nan'),
                         paper_how=how if p5 is not None and m != 'correctness_ratio' else None,
-                        datasets='+'.join(common), systems='+'.join(sorted(set(full.system))), paper_systems='+'.join(theirs_sys))
+                        datasets='+'.join(common), systems='+'.join(sorted(set(full.system))), paper_systems='+'.join(theirs_sys), attacks=r.attack)
                    for r in t.itertuples() for col, m, f in (('Raw potency (%)', 'raw_potency', 100), ('Correctness ratio', 'correctness_ratio', 1),
                                                              ('Potency (%)', 'potency', 100))]
             return pd.DataFrame(out).assign(unit_of_ours='paper')
