@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
+from scipy.stats import t as t_dist, ttest_1samp
 from .core import StanceDataError, write_csv, write_json, write_text
 from .metrics import f1_macro
 from .stats import paired_bootstrap, resampled_f1_macro, percentile_ci, bootstrap_p, bootstrap_floor, p_floor_rule
@@ -20,9 +21,9 @@ from .experiment.spec import DataSpec
 
 # %% auto #0
 __all__ = ['BLOCK_CELLS', 'ANALYSES', 'paired_rows', 'bootstrap_f1', 'attack_drop', 'drop_difference', 'pooled_drop_difference',
-           'potency_interval', 'holm', 'by_target', 'targets_of', 'run_kappa', 'confusions', 'run_diff', 'find_job',
-           'job_predictions', 'job_conditions', 'load_test_rows', 'same_rows', 'runs_of', 'analyze', 'markdown_table',
-           'write_analysis']
+           'seed_spread', 'potency_interval', 'holm', 'by_target', 'targets_of', 'run_kappa', 'confusions', 'run_diff',
+           'find_job', 'job_predictions', 'job_conditions', 'load_test_rows', 'same_rows', 'runs_of', 'analyze',
+           'markdown_table', 'write_analysis']
 
 # %% ../nbs/14_analysis.ipynb #e2dad42e
 def paired_rows(gold:Sequence,        # gold labels of the test rows
@@ -102,6 +103,17 @@ def pooled_drop_difference(sets:Mapping[str, tuple], # data key -> (gold, A's (c
     d = rel(draws[0, 0], draws[0, 1]) - rel(draws[1, 0], draws[1, 1])
     return dict(rel_drop_a=ra, rel_drop_b=rb, diff=ra - rb, ci=percentile_ci(d), p=bootstrap_p(ra - rb, d), p_floor=bootstrap_floor(n),
                 datasets=sorted(sets), n=n, seed=seed)
+
+# %% ../nbs/14_analysis.ipynb #96b47915
+def seed_spread(values:Mapping, # training seed -> the quantity measured on that seed's runs
+                confidence:float=0.95) -> dict:
+    "`mean`, `std` (ddof 1) and `n` of a quantity over training seeds, its `ci` (the t-interval of the mean) and `p` (one-sample t-test of 0)."
+    v = np.array([float(values[k]) for k in sorted(values)])
+    if len(v) < 2: raise ValueError(f'{len(v)} training seed(s): a spread over seeds needs two or more (three or more to say anything)')
+    m, sd = float(v.mean()), float(v.std(ddof=1))
+    h = float(t_dist.ppf(0.5 + confidence / 2, len(v) - 1)) * sd / np.sqrt(len(v))
+    p = 1.0 if sd == 0 and m == 0 else 0.0 if sd == 0 else float(ttest_1samp(v, 0.0).pvalue)
+    return dict(mean=m, std=sd, n=len(v), ci=(m - h, m + h), p=p, seeds=sorted(values), values=v.tolist())
 
 # %% ../nbs/14_analysis.ipynb #dbd1d3c0
 def potency_interval(gold:Sequence,

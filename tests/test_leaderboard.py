@@ -53,7 +53,8 @@ def test_leaderboard_from_the_committed_records(tmp_path, capfd, monkeypatch):
     """On a fresh machine the README's quoted run is not re-run: `--from results/benchmark/runs` takes its finished jobs in (the
     records and predicted labels committed with it), so the leaderboard has its per-dataset tests and equals the committed Table 4."""
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
-    argv = ['leaderboard', '--models', 'majority,random,fasttext', '--datasets', ','.join(MIRROR), '--seeds', '1,2', '--from', str(COMMITTED)]
+    argv = ['leaderboard', '--models', 'majority,random,fasttext', '--datasets', ','.join(MIRROR), '--seeds', '1,2', '--from', str(COMMITTED),
+            '--run-name', 'leaderboard-baselines']
     plan = _json(argv + ['--plan'], capfd)   # counts what it would take in, copies nothing and makes no folder
     assert plan['plan']['jobs'] == 0 and plan['plan']['to_take'] == 25 and not (tmp_path/'out').exists()
     lb = _json(argv, capfd)
@@ -64,6 +65,8 @@ def test_leaderboard_from_the_committed_records(tmp_path, capfd, monkeypatch):
         for sy, row in (('majority', 'Majority baseline'),):
             assert table.loc[sy, d] == pytest.approx(t4[(t4.row == row) & (t4.column == d) & (t4.metric == 'f1_macro')].ours_mean.iloc[0], abs=1e-12)
     assert (tmp_path/'out'/'benchmark'/'runs').is_dir() and len(list((tmp_path/'out'/'benchmark'/'runs').iterdir())) == 25
+    for f in ('leaderboard-baselines_leaderboard.csv', 'leaderboard-baselines_leaderboard_tests.csv'):   # the README's table: what the records give
+        assert (tmp_path/'out'/'leaderboard'/f).read_text() == (COMMITTED.parents[1]/'leaderboard-baselines'/f).read_text(), f
 
 def test_unknown_model_is_refused(capfd, tmp_path, monkeypatch):
     "An unknown model name: exit 2 naming the valid ones, nothing written."

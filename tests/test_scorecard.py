@@ -33,31 +33,49 @@ def _record_scores(runs:Path, row:str, key:str, metric:str='f1_macro') -> list:
             out += [s['value'] for s in rec['metrics']['scores'] if s['key'] == key and s['test'] == 'test' and s['metric'] == metric]
     return out
 
-def test_reproduced_by_hand(card):
-    "The random baseline on argmin, five seeds from the job records: |Δ| = |mean − 0.4998| within twice the seed std."
+def test_random_baseline_by_hand(card):
+    """The random baseline on argmin, five seeds from the job records, against the paper's 0.4998 (its seeds not stated: one draw of the
+    same procedure): the tolerance is 2·√(s²/5 + s²) with s the records' seed std; argmin's split is 4 rows short of the paper's: other data."""
     v = _record_scores(RESULTS/'benchmark'/'runs', 'Random baseline', 'argmin')
     assert len(v) == 5
-    delta, tol = statistics.mean(v) - 0.4998, 2 * statistics.stdev(v)
-    assert abs(delta) <= tol
+    delta, s = statistics.mean(v) - 0.4998, statistics.stdev(v)
+    tol = 2 * math.sqrt(s ** 2 / 5 + s ** 2)
     r = _line(card, '4', 'Random baseline', 'argmin')
-    assert r.ours_verdict == 'reproduced' and r.ours_n == 5
-    assert math.isclose(r.ours_delta, delta, abs_tol=1e-9) and math.isclose(r.ours_tolerance, tol, abs_tol=1e-9)
+    assert math.isclose(r.ours_delta, delta, abs_tol=1e-9) and math.isclose(r.ours_tolerance, tol, rel_tol=1e-9)
+    assert r.ours_verdict == ('other data: within noise' if abs(delta) <= tol else 'other data: below the paper' if delta < 0 else
+                              'other data: above the paper') and r.ours_n == 5
+    r = _line(card, '4', 'Random baseline', 'ibmcs')   # ibmcs: the paper's split, like for like
+    assert r.ours_verdict in ('reproduced', 'differs')
 
-def test_differs_by_hand(card):
-    """The stand-in's BERT_SDL on ibmcs (one seed, record): paper 0.5347. The tolerance by hand: twice √(seed² + precision²) with the
-    σ of the two committed pairs, √(mean (a − b)² / 2) over Table 11's per-dataset BERT_SDL cells."""
+def _noise(rows:tuple, test:str) -> float:
+    """The stand-in recipe's per-dataset seed noise of `test` macro-F1, by hand from the repeated-seed records: each dataset's std over
+    seeds (ddof 1), pooled as a root mean square."""
+    by = {}
+    for f in sorted((RESULTS/'perf-subset'/'runs').glob('*/record.json')):
+        rec = json.loads(f.read_text())
+        pr = rec['params']
+        if pr['row'] in rows and pr['settings'].get('mdl_changes') == {'epochs': 2, 'lr': 0.0005}:
+            for x in rec['metrics']['scores']:
+                if x['test'] == test and x['metric'] == 'f1_macro': by.setdefault((pr['row'], x['key']), []).append(x['value'])
+    assert all(len(v) >= 3 for v in by.values()) and by, by
+    return math.sqrt(statistics.mean(statistics.variance(v) for v in by.values()))
+
+def test_stand_in_by_hand(card):
+    """The stand-in's BERT_SDL on ibmcs (one seed, record) against the paper's 0.5347: another encoder, recipe, seed count and precision,
+    so a stand-in's verdict, never reproduced; its tolerance 2·√(σ² + (0.0158·√10/√5)²) with σ the recipe's clean seed noise measured by
+    hand on the repeated seeds and the paper's from the std it prints of its ten-dataset average."""
     (ours,) = _record_scores(RESULTS/'benchmark-minilm'/'runs', 'BERT_SDL', 'ibmcs')
-    def sigma(a, b):
-        x, y = (pd.read_csv(p).query("n == 1 and row.str.endswith('_SDL') and column in @BENCHMARK") for p in (a, b))
-        m = x.merge(y, on=['row', 'column', 'metric'])
-        return math.sqrt(((m.ours_mean_x - m.ours_mean_y) ** 2).mean() / 2)
-    seed = sigma(RESULTS/'benchmark-minilm'/'benchmark-minilm_table11.csv', RESULTS/'benchmark-minilm-earlier'/'benchmark-minilm-seed2_table11.csv')
-    prec = sigma(RESULTS/'benchmark-minilm-earlier'/'benchmark-minilm-all7_table11.csv', RESULTS/'benchmark-minilm'/'benchmark-minilm_table11.csv')
-    tol = 2 * math.sqrt(seed ** 2 + prec ** 2)
-    assert abs(ours - 0.5347) > tol
+    tol = 2 * math.sqrt(_noise(('BERT_SDL',), 'test') ** 2 + (0.0158 * math.sqrt(10) / math.sqrt(5)) ** 2)
     r = _line(card, '4', 'BERT_SDL', 'ibmcs')
-    assert (r.standin_verdict, r.ours_verdict) == ('differs', 'not run') and r.ours_why.startswith('GPU:')
+    assert r.ours_verdict == 'not run' and r.ours_why.startswith('GPU:')
     assert math.isclose(r.standin_tolerance, tol, rel_tol=1e-9) and math.isclose(r.standin_delta, ours - 0.5347, abs_tol=1e-9)
+    want = 'within noise' if abs(ours - 0.5347) <= tol else 'below the paper' if ours < 0.5347 else 'above the paper'
+    assert r.standin_verdict == f'stand-in: {want}' and 'encoder differs (paper: bert-large-uncased' in r.standin_why
+    assert not card.standin_verdict.isin(['reproduced', 'differs']).any()   # a stand-in is never called reproduced
+
+def test_one_tolerance_per_quantity(card):
+    "BERT_SDL's clean macro-F1 averaged over the seven datasets is one quantity in Tables 4 and 6: one tolerance."
+    assert math.isclose(_line(card, '4', 'BERT_SDL', 'Avg.').standin_tolerance, _line(card, '6', 'Test', 'BERT_SDL').standin_tolerance, rel_tol=1e-12)
 
 def test_not_comparable_by_hand(card):
     "The stand-in's BERT_MDL on arc: the paper's model trained on its ten datasets, ours on the seven the run has: no Δ, and why."
@@ -67,15 +85,17 @@ def test_not_comparable_by_hand(card):
     assert r.standin_verdict == 'not comparable' and math.isnan(r.standin_delta)
     assert r.standin_why.startswith('training sets differ (paper: 10: ') and 'ours: 7: ' in r.standin_why
 
-def test_spelling_potency_like_for_like(card):
-    "Table 5: the paper's spelling raw potency over BERT_SDL alone on the same seven datasets (43.73), Δ +3.0 (it printed +4.06 over two systems)."
+def test_spelling_potency_over_the_same_system(card):
+    """Table 5: the paper's spelling raw potency recomputed over BERT_SDL alone on the same seven datasets (43.73; it printed its value over
+    two systems), beside the stand-in's: Δ +3.0, a stand-in's verdict."""
     p = paper_table11()
     seven = [k for k in BENCHMARK if k not in ('iac1', 'scd', 'snopes')]
     mine = p[(p.system == 'BERT_SDL') & p.dataset.isin(seven) & p.attack.isin(['test', 'spelling', 'negation'])]
     raw = 100 * robustness_tables(mine, {'spelling': PAPER_C['spelling'], 'negation': 1.0})['table5'].set_index('attack').raw_potency['spelling']
     assert round(raw, 2) == 43.73
     r = _line(card, '5', 'Spelling', 'Raw potency (%)', 'raw_potency')
-    assert math.isclose(r.standin_paper, raw, abs_tol=1e-9) and round(r.standin_delta, 1) == 3.0
+    assert math.isclose(r.standin_paper, raw, abs_tol=1e-9) and round(r.standin_delta, 1) == 3.0 and r.standin_verdict.startswith('stand-in: ')
+    assert r.standin_paper_is == 'recomputed over the same 7 datasets'
 
 def test_committed_scorecard_rebuilds(card, tmp_path):
     "The committed scorecard is what `stance_nb scorecard` builds from the committed tables now."
@@ -167,9 +187,9 @@ def test_page_text_in_a_browser(card):
     p = _Text(); p.feed(r.stdout)
     text = ' '.join(' '.join(p.parts).split())
     assert '|---|' not in text and '**' not in text and '`' not in text
-    for c in verdict_counts(card).itertuples():
-        assert f"{c.reproduced} of {c.cells} cells reproduced, {c.differs} differ" in text, c.paper
-        assert f"{c.paper} {c.column} {c.cells} {c.reproduced} {c.differs} {c._6} {c._7}" in text, c.paper
+    for c in verdict_counts(card).to_dict('records'):
+        assert f"{c['reproduced']} of {c['cells']} cells reproduced, {c['differs']} differ" in text, c['paper']
+        assert f"{c['paper']} {c['column']} {c['cells']} {c['reproduced']} {c['differs']} {c['untested']} {c['stand-in']}" in text, c['paper']
     assert all(n in text for n in PAPER_NAMES.values())
     assert 'training sets differ (paper: 10:' in text and "the paper's cell is internally inconsistent" in text
 
@@ -178,6 +198,7 @@ def test_readme_results_come_from_the_committed_results():
     r = subprocess.run([sys.executable, str(ROOT/'tools'/'readme_results.py'), '--check'], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr[-2000:]
     text = (ROOT/'README.md').read_text(encoding='utf-8')
-    section = text[text.index('<!-- results:begin -->'):text.index('<!-- results:end -->')]
-    assert 'MT-DNN_MDL over the same 7 datasets and two attacks -16.7 %, -11.4 %, 90.6' in section
+    section = text[text.index('<!-- generated:results -->'):text.index('<!-- /generated:results -->')]
+    assert 'MT-DNN_MDL over the same 7 datasets and two attacks -16.7 %, -11.4 %, 90.6' in section and ' reproduced' in section
+    assert 'against our BERT_MDL not comparable: systems differ' in section
     assert '±0.05' not in text and 'majority rows within' not in text   # the X-stance claim no committed run backs

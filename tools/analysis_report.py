@@ -8,9 +8,11 @@ import argparse, json
 from pathlib import Path
 import pandas as pd
 from stance_nb.analysis import (attack_drop, drop_difference, pooled_drop_difference, potency_interval, by_target, run_diff,
-                                find_job, job_predictions, load_test_rows, same_rows, targets_of)
+                                find_job, job_predictions, load_test_rows, same_rows, targets_of, seed_spread)
 from stance_nb.experiment.spec import DataSpec
 from stance_nb.robustness import PAPER_C, PAPER_TABLE7
+from stance_nb.experiment import get_experiment
+from stance_nb.experiment.compare import Side, compare, run_facets, RUN, LIKE
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = {'SDL': 'BERT_SDL', 'MDL': 'BERT_MDL'}
@@ -18,6 +20,7 @@ ALL_ROWS = list(SYSTEMS.values())   # the rows the stand-in attacked (the baseli
 ATTACKS = ['spelling', 'negation']
 KEYS = ['arc', 'argmin', 'fnc1', 'ibmcs', 'perspectrum', 'semeval2016t6', 'semeval2019t7']   # the seven datasets in the mirror and the run
 SAMPLE = 30   # flipped examples listed (ids only)
+RUN_DIR = ROOT/'results'/'benchmark-minilm'
 
 def read_key(runs:Path, key:str) -> dict:
     "Gold labels and rows of `key`'s test split, and every row's predictions on the clean and attacked sets."
@@ -52,6 +55,53 @@ def pooled_rows(data:dict, n:int, seed:int) -> list:
                     (d['preds']['BERT_SDL', 'test'], d['preds']['BERT_SDL', a])) for k, d in data.items()}
         x = pooled_drop_difference(sets, n=n, seed=seed)
         out.append(dict(dataset='mean of 7', attack=a, rel_drop_a=x['rel_drop_a'], rel_drop_b=x['rel_drop_b'], diff=x['diff'], ci=x['ci'], p=x['p']))
+    return out
+
+SUBSET = ROOT/'results'/'perf-subset'/'runs'   # the stand-in's recipe repeated over training seeds on three datasets
+SUBSET_RECIPE = {'epochs': 2, 'lr': 0.0005}        # its jobs of the stand-in's recipe (the folder also holds a packed variant of seed 1)
+
+def seed_jobs(runs:Path=SUBSET) -> dict:
+    "(row, seed) -> job folder of the stand-in's recipe in the repeated-seed store; every row with every seed or none."
+    jobs = {}
+    for f in sorted(runs.glob('*/record.json')):
+        p = json.loads(f.read_text())['params']
+        if (p.get('settings') or {}).get('mdl_changes') == SUBSET_RECIPE and p['row'] in ALL_ROWS: jobs.setdefault((p['row'], p['seed']), []).append(f.parent)
+    return jobs
+
+def seed_rows(n:int, seed:int, runs:Path=SUBSET) -> tuple[list, list]:
+    """MDL's relative drop minus SDL's on the scores averaged over the store's datasets, once per training seed, and per attack its spread over
+    the seeds (`seed_spread`): the difference of the two systems with training variance, where the store has three seeds or more of both."""
+    jobs = seed_jobs(runs)
+    seeds = sorted({s for (r, s) in jobs if all((x, s) in jobs for x in ALL_ROWS)})
+    if len(seeds) < 3: return [], []
+    per = []
+    for sd in seeds:
+        mdl = jobs['BERT_MDL', sd][0]
+        keys = sorted({k.split(':')[0] for k in json.loads((mdl/'record.json').read_text())['params']['data'] if k.endswith(':test')})
+        sets = {}
+        for k in keys:
+            sdl = next(f for f in jobs['BERT_SDL', sd] if f'{k}:test' in json.loads((f/'record.json').read_text())['params']['data'])
+            rows = load_test_rows(DataSpec.of(k), None, same_rows([mdl, sdl], k))
+            pr = {(r, t): job_predictions(f, k, t)[0] for r, f in (('MDL', mdl), ('SDL', sdl)) for t in ['test', *ATTACKS]}
+            sets[k] = {a: (list(rows.label), (pr['MDL', 'test'], pr['MDL', a]), (pr['SDL', 'test'], pr['SDL', a])) for a in ATTACKS}
+        for a in ATTACKS:
+            x = pooled_drop_difference({k: v[a] for k, v in sets.items()}, n=n, seed=seed)
+            per.append(dict(seed=sd, attack=a, datasets='+'.join(keys), rel_drop_mdl=x['rel_drop_a'], rel_drop_sdl=x['rel_drop_b'], diff=x['diff'],
+                            ci=x['ci']))
+    spread = [dict(attack=a, datasets=per[0]['datasets'], **seed_spread({r['seed']: r['diff'] for r in per if r['attack'] == a})) for a in ATTACKS]
+    return per, spread
+
+def seed_findings(spread:list) -> list:
+    "One sentence per attack: MDL − SDL over training seeds, with the t-interval of its mean."
+    out = []
+    for x in spread:
+        lo, hi = x['ci']
+        shows = ('MDL loses a larger share over these seeds' if lo > 0 else 'SDL loses a larger share over these seeds' if hi < 0
+                 else 'no difference shown: the interval holds 0')
+        out.append(f"- **{x['attack']}, over training seeds** {', '.join(map(str, x['seeds']))} (the stand-in's recipe, MDL over "
+                   f"{x['datasets'].replace('+', ', ')}, `results/perf-subset/runs`): MDL − SDL relative drop {x['mean']:+.1%} (per seed "
+                   f"{', '.join(f'{v:+.1%}' for v in x['values'])}), t-interval of the mean over the {x['n']} seeds [{lo:+.1%}, {hi:+.1%}], "
+                   f"p = {x['p']:.3g}: {shows}. {paper_claim(x['attack'])}.")
     return out
 
 def target_tables(d:dict, n:int, seed:int) -> pd.DataFrame:
@@ -111,14 +161,28 @@ def target_section(t:pd.DataFrame) -> str:
     return md_table(t[['test', 'target', 'rows', 'f1_a', 'f1_b', 'SDL − MDL [95% CI]', 'p', 'method', 'p_holm', 'significant']]
                     .rename(columns={'f1_a': 'SDL F1', 'f1_b': 'MDL F1'}))
 
+def paper_claim(attack:str) -> str:
+    """What these runs can say of the paper's claim that MDL is less robust (its Table 7: MT-DNN_MDL against BERT_SDL under `attack`):
+    only a like-for-like comparison (`experiment.compare.compare`) could bear on it, and the comparison says why this one cannot."""
+    cond = json.loads((RUN_DIR/'benchmark-minilm_conditions.json').read_text())
+    exp = get_experiment('benchmark')
+    facets = {r: dict(run_facets(exp.row(r), cond), seeds=len(cond['seeds'])) for r in SYSTEMS.values()}
+    paper = {r: {k: v for k, v in exp.paper_runs[r].items()} for r in ('BERT_SDL', 'MT-DNN_MDL')}
+    joined = lambda d, k: '+'.join(sorted({str(v[k]) for v in d.values()}))
+    ours = Side.of(KEYS, list(SYSTEMS.values()), attack, KEYS, metric='resilience_rel', **{k: joined(facets, k) for k in RUN})
+    theirs = Side.of(KEYS, list(paper), attack, sorted(exp.data), metric='resilience_rel', **{k: joined(paper, k) for k in RUN})
+    c = compare(ours, theirs)
+    p = PAPER_TABLE7
+    return (f"The paper's claim that MDL is less robust under {attack} (its Table 7 Resilience_rel: BERT_SDL {p['BERT_SDL'][attack]}, "
+            f"MT-DNN_MDL {p['MT-DNN_MDL'][attack]}): no conclusion from these runs: {c.why}" if c.kind != LIKE else '')
+
 def verdict(x:dict, attack:str) -> str:
+    "Our finding on the two trained models (one seed each: test-set uncertainty only), then what it says of the paper's claim."
     lo, hi = x['ci']
-    claim = ('holds as a tested difference: MDL loses a larger share' if lo > 0 else
-             'is reversed: SDL loses a larger share' if hi < 0 else 'is not shown: the interval holds 0')
-    paper = PAPER_TABLE7
+    ours = ('MDL loses a larger share' if lo > 0 else 'SDL loses a larger share' if hi < 0 else 'the interval holds 0')
     return (f"- **{attack}**, scores averaged over the seven datasets: MDL loses {x['rel_drop_a']:.1%} of its macro-F1, SDL {x['rel_drop_b']:.1%}; "
-            f"MDL − SDL = {x['diff']:+.1%} [{lo:+.1%}, {hi:+.1%}], p = {x['p']:.3g}. The paper's claim that MDL is less robust "
-            f"(Table 7 Resilience_rel under {attack}: SDL {paper['BERT_SDL'][attack]}, MT-DNN_MDL {paper['MT-DNN_MDL'][attack]}) {claim}.")
+            f"MDL − SDL = {x['diff']:+.1%} [{lo:+.1%}, {hi:+.1%}], p = {x['p']:.3g}: {ours} on these two trained models. One training seed: "
+            f"the interval covers the test sample only, not training variance. {paper_claim(attack)}.")
 
 def findings(drops, diffs, pooled, targets, diff) -> list[str]:
     "The report's findings as sentences, each from the tables below."
@@ -159,16 +223,21 @@ def main(runs:Path, out:Path, n:int, seed:int):
     targets.to_csv(out/'semeval2016t6_targets.csv', index=False)
     diff['confusion'].to_csv(out/'fnc1_negation_confusion.csv')
     diff['flipped'].head(SAMPLE).to_csv(out/'fnc1_negation_flipped_sample.csv', index=False)
-    write_report(out, runs, n, seed, drops, diffs, pooled, pots, targets, diff, bodies)
+    per, spread = seed_rows(n, seed)
+    if per: pd.DataFrame(per).to_csv(out/'mdl_minus_sdl_over_seeds.csv', index=False)
+    write_report(out, runs, n, seed, drops, diffs, pooled, pots, targets, diff, bodies, spread)
 
-def write_report(out, runs, n, seed, drops, diffs, pooled, pots, targets, diff, bodies):
+def write_report(out, runs, n, seed, drops, diffs, pooled, pots, targets, diff, bodies, spread=()):
     conf = diff['confusion'].copy(); conf.columns = [f'{a}: {b}' for a, b in conf.columns]
     text = [f"# Analyses of the stand-in benchmark run", '',
             f"Written by `tools/analysis_report.py` from the committed job store `{runs.relative_to(ROOT) if runs.is_absolute() else runs}` (no training). "
-            f"One seed per system (seed count = 1): every interval is a 95% percentile bootstrap over test rows ({n} resamples, seed {seed}), "
-            "so it covers the test sample, not training variance. Clean and attacked predictions are scored on the same resampled rows; "
+            f"That run has one seed per system (seed count = 1): its intervals are 95% percentile bootstraps over test rows ({n} resamples, seed "
+            f"{seed}), so they cover the test sample, not training variance, and compare two trained models, not two systems. Where the "
+            "repeated-seed store `results/perf-subset/runs` holds three training seeds or more of both systems (on fewer datasets), the "
+            "findings first give the difference over those seeds with the t-interval of its mean. Clean and attacked predictions are scored "
+            "on the same resampled rows; "
             f"c_a: spelling {PAPER_C['spelling']}, negation {PAPER_C['negation']} (the paper's Table 5). Drops are clean minus attacked macro-F1; "
-            "relative drop = drop / clean score.", '', '## Findings', '', *findings(drops, diffs, pooled, targets, diff), '',
+            "relative drop = drop / clean score.", '', '## Findings', '', *seed_findings(spread), *findings(drops, diffs, pooled, targets, diff), '',
             '## MDL − SDL relative drop (is MDL less robust?)', '', diff_section(pd.concat([diffs, pd.DataFrame(pooled)], ignore_index=True)), '',
             '## Clean against attacked, per dataset and system', '', drop_section(drops), '',
             '## Potency over the attacked rows (SDL, MDL)', '', potency_section(pots), '',

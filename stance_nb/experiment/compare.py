@@ -14,8 +14,8 @@ from .spec import Experiment, Row, SYSTEMS
 # %% auto #0
 __all__ = ['MEASURE', 'RUN', 'CONTENT', 'FACETS', 'LIKE', 'STAND_IN', 'OTHER_DATA', 'NOT_COMPARABLE', 'FAMILIES', 'Side',
            'differences', 'Comparison', 'compare', 'not_comparable', 'verdict', 'family', 'guarded_delta',
-           'paper_over_systems', 'is_mdl', 'model_tag', 'run_facets', 'cell_rows', 'table_sides', 'guard_table',
-           'data_differences']
+           'paper_over_systems', 'is_mdl', 'model_tag', 'run_facets', 'cell_rows', 'run_sides', 'table_sides',
+           'guard_table', 'data_differences']
 
 # %% ../../nbs/10p_experiment.compare.ipynb #14b6dccf
 MEASURE = ('datasets', 'split', 'label set', 'metric', 'systems', 'training sets', 'attacks', 'ratio')   # what a number measures
@@ -176,7 +176,7 @@ def run_facets(row:Row, cond:Mapping) -> dict:
     recipe = (', '.join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in sorted(changes.items())) or 'paper') if model else None
     if model and st.get('mdl_preset') not in (None, 'paper', 'benchmark'): recipe = f"preset {st['mdl_preset']}" + ('' if recipe == 'paper' else f", {recipe}")
     prec = sorted({_PRECISION.get(str(x), str(x)) for x in (cond.get('train_precision') or {}).get(row.name) or ()})
-    return dict(encoder=model_tag(model), recipe=recipe, precision='+'.join(prec) or ('fp32' if model else None))
+    return dict(encoder=model_tag(model), recipe=recipe, precision='+'.join(prec) or ('not recorded' if model else None))
 
 # %% ../../nbs/10p_experiment.compare.ipynb #027f4b42
 def cell_rows(exp:Experiment, cell, row:str, column:str) -> list:
@@ -191,7 +191,7 @@ def _joined(values:list):
     vs = sorted({str(v) for v in values if v is not None})
     return None if not vs else values[0] if len(vs) == 1 else '+'.join(vs)
 
-def _run_sides(exp:Experiment, rows:list, n:float, cond:Mapping) -> tuple[dict, dict]:
+def run_sides(exp:Experiment, rows:list, n:float, cond:Mapping) -> tuple[dict, dict]:
     "The run facets (encoder, recipe, seeds, precision) of a cell over `rows` (`n` values averaged): ours from `cond`, the paper's declared."
     if not rows: return {}, {}
     mine = [run_facets(r, cond) for r in rows]
@@ -220,7 +220,7 @@ def table_sides(exp:Experiment, ours:pd.DataFrame, cmp:pd.DataFrame, keys:Sequen
         trained = sorted(set(ours[ours.row == r.row].column) & data) or sorted(keys or ())   # an MDL row's datasets: its columns, else the run's
         mdl = is_mdl(exp, r.row, r.column)
         rows = cell_rows(exp, cell, r.row, r.column)
-        o_run, p_run = _run_sides(exp, rows, r.n, cond) if cond is not None else ({}, {})
+        o_run, p_run = run_sides(exp, rows, r.n, cond) if cond is not None else ({}, {})
         o = Side.of(ds, _named(cell, 'systems', r.row), _named(cell, 'attacks', ()), trained if mdl else (), _ratio(r.column), r.metric, **o_run)
         o = replace(o, content='; '.join(f"{k}: {content[k]}" for k in o.datasets if k in (content or {})), rows=tuple(x.name for x in rows))
         p = Side.of(_named(cell, 'paper_keys', ds), _named(cell, 'paper_systems', r.row), _named(cell, 'paper_attacks', _named(cell, 'attacks', ())),

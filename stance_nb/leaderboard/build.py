@@ -14,17 +14,20 @@ from ..records import read_predictions
 from ..metrics import f1_macro
 from ..reference import reference
 from ..robustness import relative_drop, resilience_rel
-from ..experiment import Row, correctness_ratios, common_keys, RunResult
+from ..experiment import Row, correctness_ratios, common_keys, RunResult, get_experiment
+from ..experiment.compare import Side, compare, run_sides, NOT_COMPARABLE, is_mdl
 from ..stats import (best_and_ties, mean_ranks, friedman, nemenyi_cd, seed_test, too_few_examples, EXACT_MAX_DIFFERING,
                              MIN_TEST_EXAMPLES)
 from .spec import NLI_MODEL, NLI_PRESET, FAMILIES, other_papers
 
 # %% auto #0
-__all__ = ['PUBLISHED', 'PUBLISHED_ROWS', 'TEST_COLUMNS', 'Leaderboard', 'published', 'dataset_tests', 'significance_stats',
-           'first_seed', 'gold_and_predictions', 'build_leaderboard', 'robust_and_low_resource', 'run_notes']
+__all__ = ['PUBLISHED', 'PUBLISHED_ROWS', 'TEST_COLUMNS', 'Leaderboard', 'published', 'published_compared', 'dataset_tests',
+           'significance_stats', 'first_seed', 'gold_and_predictions', 'build_leaderboard', 'robust_and_low_resource',
+           'run_notes']
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #3c00e96b
-PUBLISHED = ('schiller2021', '4', 'Schiller et al. (2021), Table 4: macro-F1 of BERT-large for sdl and mdl, mean over 5 seeds')  # beside each cell
+PUBLISHED = ('schiller2021', '4',   # beside each cell
+             'Schiller et al. (2021), Table 4: macro-F1 of its row of each system (BERT-large for sdl and mdl, mean over 5 seeds)')
 # leaderboard rows that, run as the paper ran them (options), have its number on one dataset:
 # (paper, table, row, column, key, options, source)
 PUBLISHED_ROWS = {
@@ -59,6 +62,22 @@ def published(rows:dict,                # benchmark row -> system name
             v = reference(paper, table, metric='f1_macro').query('row == @row and column == @column').value
             if len(v): pub[rows[r.name], key] = float(v.iloc[0]); sources.append(source)
     return pub, sources
+
+# %% ../../nbs/11f_leaderboard.build.ipynb #71743ff1
+def published_compared(pub:dict, rows:dict, res:RunResult, keys:Sequence[str]) -> tuple[dict, dict]:
+    """`pub` without the benchmark numbers the comparability check refuses, and system -> what the check says of its published numbers
+    (`'not comparable: ...'` for those left out, `'stand-in: ...'` for those kept beside a system that ran otherwise)."""
+    exp, out, said = get_experiment('benchmark'), dict(pub), {}
+    for row, sy in rows.items():
+        if row not in {r.name for r in exp.rows} or not any((sy, k) in pub for k in keys): continue
+        o_run, p_run = run_sides(exp, [exp.row(row)], 0, res.conditions)
+        mdl = is_mdl(exp, row)
+        ours = Side.of(keys[:1], row, (), keys if mdl else (), 1.0, 'f1_macro', **o_run)
+        paper = Side.of(keys[:1], row, (), sorted(exp.data) if mdl else (), 1.0, 'f1_macro', **p_run)
+        c = compare(ours, paper)
+        if c.why: said[sy] = c.why
+        if c.kind == NOT_COMPARABLE: out = {k: v for k, v in out.items() if k[0] != sy}
+    return out, said
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #1af0534e
 TEST_COLUMNS = ['system', 'score', 'p_vs_best', 'p_floor', 'method', 'tied_with_best', 'best', 'no_test', 'key', 'p_by_seed', 'p_seeds']
@@ -143,6 +162,7 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
     mean = agg.pivot(index='system', columns='key', values='mean').reindex(index=systems, columns=keys)
     common = [k for k in keys if mean[k].notna().all()]   # the like-for-like rule: a mean over the datasets every system has
     pub, sources = published or ({}, [])
+    pub, compared = published_compared(pub, rows, res, keys) if pub else ({}, {})
     table = pd.DataFrame(index=systems)
     for k in keys:
         a = agg[agg.key == k].set_index('system')
@@ -163,7 +183,7 @@ def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resampl
     stats = dict(common=common, left_out={k: 'not every system has it' for k in keys if k not in common}, n_resamples=n_resamples,
                  seed=seed, alpha=alpha, seeds=sorted({int(x) for x in s.seed.dropna()}),
                  test='paired bootstrap of macro-F1 on the test examples of every seed both systems ran (p: the largest over them)',
-                 failed=[list(f) for f in failed], published='; '.join(sources) if pub else None, official=official,
+                 failed=[list(f) for f in failed], published='; '.join(sources) if pub else None, published_compared=compared, official=official,
                  **significance_stats(tests))
     small = {k: few for k in common if k in gold and (few := too_few_examples(len(gold[k])))}   # untested for the ranks as for the tests
     ranked = [k for k in common if k not in small]

@@ -121,6 +121,9 @@ def cell_notes(lb:Leaderboard) -> list:
     if st.get('published'):
         notes.append(f"(in parentheses): the published number, {st['published']}; "
                      "paper mean: its mean over the same datasets, where it prints all of them.")
+    for sy, why in (st.get('published_compared') or {}).items():   # the comparability check of each system's published numbers
+        notes.append(f"{sy}: " + ("no published number beside it: " if why.startswith('not comparable') else "its published numbers are the paper's "
+                                  "system under other conditions: ") + why + '.')
     notes.append(f"mean over the datasets every system has: {', '.join(st['common']) or 'none'}" +
                  (f"; left out: {', '.join(f'{k} ({v})' for k, v in st['left_out'].items())}" if st['left_out'] else '') + '.')
     if 'friedman' in st:
