@@ -110,21 +110,29 @@ def compare_table(exp:Experiment, table:str, ours:pd.DataFrame,
     return res
 
 # %% ../../nbs/10l_experiment.report.ipynb #a20813c7
+def _baseline(ours:pd.DataFrame, base, c:str, m:str) -> tuple[str|None, str]:
+    "The baseline row of a cell: `base` itself, or of the rows `base` names (a tuple) the one with the highest mean in this column; and how chosen."
+    if isinstance(base, str): return base, ''
+    means = {r: ours[(ours.row == r) & (ours.column == c) & (ours.metric == m)].value.mean() for r in base}
+    means = {r: v for r, v in means.items() if pd.notna(v)}
+    return (max(means, key=means.get), ', the best baseline in this column') if means else (None, '')
+
 def significance_notes(ours:pd.DataFrame, # a table builder's cells (row, column, metric, value, seed)
-                       pairs:Mapping,     # row -> its baseline row
+                       pairs:Mapping,     # row -> its baseline row, or a tuple of rows: each column's best of them (highest mean) is its baseline
                        alpha:float=0.05,  # significance level
                       ) -> pd.DataFrame:
     "`ours` with a note on each cell of a row of `pairs`: `*` where it beats its baseline's cell (paired t-test over seeds, p < `alpha`)."
     notes = {}
     for (r, c, m), g in ours[ours.row.isin(list(pairs))].groupby(['row', 'column', 'metric'], sort=False):
-        b = ours[(ours.row == pairs[r]) & (ours.column == c) & (ours.metric == m)]
+        base, how = _baseline(ours, pairs[r], c, m)
+        b = ours[(ours.row == base) & (ours.column == c) & (ours.metric == m)]
         if not len(b): continue
-        a, base = ({s: v for s, v in zip(d.seed, d.value) if pd.notna(s)} for d in (g, b))
-        common = sorted(set(a) & set(base))
-        if len(common) < 2: note = f"no significance test against {pairs[r]}: {len(common)} common seed(s)"
+        a, bs = ({s: v for s, v in zip(d.seed, d.value) if pd.notna(s)} for d in (g, b))
+        common = sorted(set(a) & set(bs))
+        if len(common) < 2: note = f"no significance test against {base}{how}: {len(common)} common seed(s)"
         else:
-            t, p = paired_ttest({s: a[s] for s in common}, {s: base[s] for s in common})
-            note = f"{'*' if t > 0 and p < alpha else 'n.s.'} vs {pairs[r]} (paired t-test over {len(common)} seeds, p = {p:.3g})"
+            t, p = paired_ttest({s: a[s] for s in common}, {s: bs[s] for s in common})
+            note = f"{'*' if t > 0 and p < alpha else 'n.s.'} vs {base}{how} (paired t-test over {len(common)} seeds, p = {p:.3g})"
         notes[r, c] = '; '.join(x for x in (notes.get((r, c)), note) if x)
     return add_notes(ours, notes)
 

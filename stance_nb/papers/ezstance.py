@@ -173,7 +173,7 @@ EZSTANCE_EXPERIMENT = Experiment(
     'ezstance', 'zhao2024', data=EZSTANCE_DATA,
     rows=[*[r for r in _baseline_rows() if r.name not in ('Majority',)], *_nli_rows(), *[r for r in _baseline_rows() if r.name == 'Majority']],
     tables=EZSTANCE_TABLES, cells=ezstance_cells, configure=_ezstance_configure, choices=_ezstance_choices,
-    significance={'BART-MNLI-e': 'RoBERTa', 'BART-MNLI-e_p': 'RoBERTa'}, appendix={'7': ('14',), '8': ('15',)})
+    significance={r: tuple(BASELINE_ROWS[:-1]) for r in ('BART-MNLI-e', 'BART-MNLI-e_p')}, appendix={'7': ('14',), '8': ('15',)})
 
 EZSTANCE_EXPERIMENT.register()
 
