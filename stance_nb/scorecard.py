@@ -241,11 +241,13 @@ def _side(ref:Mapping, cells:pd.DataFrame, side:str, noise:Sequence, exp:Experim
     return {f'{PREFIX[side]}_{f}': vals[f] for f in FIELDS}
 
 # %% ../nbs/13_scorecard.ipynb #dfdd3da8
-def scorecard(root:str|Path='results', sources:Sequence[Source]=SOURCES) -> pd.DataFrame:
+def scorecard(root:str|Path='results', sources:Sequence[Source]=SOURCES,
+              noise:list|None=None, # `measured_noise(root)`, when it is at hand
+             ) -> pd.DataFrame:
     "Every reproducible cell of the papers' tables: its printed value, then per column (ours, stand-in) paper, mean, std, n, Δ, tolerance, verdict."
     ref, bench = reference_cells(), get_experiment('benchmark')
     cells = committed_cells(root, sources).set_index(['side'] + KEY).sort_index()
-    noise, lines = measured_noise(root), []
+    noise, lines = measured_noise(root) if noise is None else noise, []
     for r in ref.itertuples(index=False):
         d = r._asdict()
         line = dict({k: d[k] for k in KEY}, unit=d['unit'], paper_printed=d['paper_printed'])
@@ -325,9 +327,9 @@ def compared(card:pd.DataFrame, paper:str, side:str) -> pd.DataFrame:
                          'verdict': d[f'{p}_verdict'].tolist(), 'why': d[f'{p}_why'].tolist()})
 
 # %% ../nbs/13_scorecard.ipynb #734f2f21
-def noise_lines(root:str|Path='results') -> list[str]:
-    "Where each measured σ comes from, one sentence each."
-    return [nz.how(k) + '.' for _, kinds in measured_noise(root) for k, nz in kinds.items()]
+def noise_lines(noise:list) -> list[str]:
+    "Where each measured σ comes from, one sentence each (`measured_noise`)."
+    return [nz.how(k) + '.' for _, kinds in noise for k, nz in kinds.items()]
 
 # %% ../nbs/13_scorecard.ipynb #d2d67261
 TITLE = 'Scorecard: the four papers, cell by cell'
@@ -344,12 +346,12 @@ TOLERANCE = ("The tolerance is 2 × √(ours² + paper²). Ours: a cell's own se
              "is recomputed from its cells over exactly what ours covers (scorecard.csv: paper_is). Each cell's tolerance_from says how it "
              "was built.")
 
-def scorecard_markdown(card:pd.DataFrame, root:str|Path='results') -> str:
+def scorecard_markdown(card:pd.DataFrame, noise:list) -> str:
     "The scorecard as a Markdown page: findings, counts, blockers, the tolerance's sources, and every compared cell."
     line = lambda vals: '| ' + ' | '.join(str(v).replace('|', '/') for v in vals) + ' |'
     md = lambda d: '' if not len(d) else '\n'.join([line(d.columns), '|' + '---|' * len(d.columns)] + [line(r) for r in d.itertuples(index=False)])
     parts = [f'# {TITLE}', INTRO, '\n'.join(f'- {s}' for s in findings(card)), '## Verdicts per paper', md(verdict_counts(card)),
-             '## What blocks the rest', md(blocked(card)), '## How the tolerance is set', TOLERANCE, '\n'.join(f'- {s}' for s in noise_lines(root))]
+             '## What blocks the rest', md(blocked(card)), '## How the tolerance is set', TOLERANCE, '\n'.join(f'- {s}' for s in noise_lines(noise))]
     for p in PAPER_NAMES:
         for side in SIDES:
             d = compared(card, p, side)
@@ -358,12 +360,12 @@ def scorecard_markdown(card:pd.DataFrame, root:str|Path='results') -> str:
     return '\n\n'.join(parts) + '\n'
 
 # %% ../nbs/13_scorecard.ipynb #c54dabad
-def to_html(card:pd.DataFrame, root:str|Path='results') -> str:
+def to_html(card:pd.DataFrame, noise:list) -> str:
     "The scorecard as a self-contained page (`stance_nb.page`): findings in sentences, rendered tables, verdicts in bold where they differ."
     counts = verdict_counts(card)
     secs = [section('Verdicts per paper', tables=[html_table(counts, numeric=['cells', *VERDICTS])]),
             section('What blocks the rest', tables=[html_table(blocked(card), numeric=['cells'])]),
-            section('How the tolerance is set', [TOLERANCE, *noise_lines(root)])]
+            section('How the tolerance is set', [TOLERANCE, *noise_lines(noise)])]
     for p in PAPER_NAMES:
         for side in SIDES:
             d = compared(card, p, side).reset_index(drop=True)
@@ -379,9 +381,11 @@ def write_scorecard(root:str|Path='results', # the committed results (each run's
                     out:str|Path|None=None,  # the folder to write to (default `outputs/scorecard`)
                    ) -> dict:
     "Build the scorecard from the committed job records and write `scorecard.csv`, `.md`, `.html`; the files and the verdict counts."
-    card = scorecard(root)
+    noise = measured_noise(root)
+    card = scorecard(root, noise=noise)
     out = Path(out) if out is not None else outputs_dir(None, 'scorecard')
     write_csv(out/'scorecard.csv', card)
-    write_text(out/'scorecard.md', scorecard_markdown(card, root))
-    write_text(out/'scorecard.html', to_html(card, root))
-    return dict(files=[str(out/f'scorecard.{x}') for x in ('csv', 'md', 'html')], counts=verdict_counts(card).to_dict('records'))
+    write_text(out/'scorecard.md', scorecard_markdown(card, noise))
+    write_text(out/'scorecard.html', to_html(card, noise))
+    return dict(files=[str(out/f'scorecard.{x}') for x in ('csv', 'md', 'html')], counts=verdict_counts(card).to_dict('records'),
+                summary=findings(card))

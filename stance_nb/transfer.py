@@ -19,6 +19,7 @@ from .metrics import f1_macro
 from .experiment import RunArgs, arg, prepare, Executor, JobsFailed, EXECUTORS
 from .experiment.spec import DataSpec
 from .experiment.report import job_commits
+from .experiment.compare import Side, Comparison, compare, LIKE
 from .systems.baselines import FASTTEXT_PRESETS
 from .systems.mdl import MDL_PRESETS
 from .leaderboard.spec import LEADERBOARD_BENCHMARK
@@ -118,6 +119,13 @@ class TransferArgs(RunArgs):
                 'reuse_from', 'n_resamples', 'executor', 'workers', 'slurm')
         return LeaderboardArgs(**{k: getattr(self, k) for k in keep}, run_name=self.run_name).checked()
 
+# %% ../nbs/15_transfer.ipynb #782001d0
+def _against_home(test:str, system:str, over:Sequence, home:pd.DataFrame, seeds:int, home_seeds:int) -> Comparison:
+    """A transfer cell against its in-domain cell through the one comparability check: the same test set, system, metric, labels scored over
+    and seeds (the training set is what the difference measures, so not a facet here)."""
+    side = lambda labels, n: Side.of((test,), system, metric='f1_macro', labels=labels, seeds=n)
+    return compare(side(over, seeds), side(sorted(home.attrs.get('test_labels') or home.attrs.get('labels') or set(home.label)), home_seeds))
+
 # %% ../nbs/15_transfer.ipynb #7ef1442a
 def transfer_cells(tests:Mapping,    # data key -> the test rows it predicts (`id`, `label`)
                    preds:Mapping,    # data key -> {system: predicted labels, in the order of its test rows}
@@ -148,6 +156,8 @@ def transfer_cells(tests:Mapping,    # data key -> the test rows it predicts (`i
             other = (preds.get(home) or {}).get(system)
             if key != home and other is not None:
                 a, b = tests[key], tests[home]
+                c = _against_home(test, system, over, tests[home], r['seeds'], int(sc['count'].get((system, home), 0)))
+                if c.kind != LIKE: r.update(method=f"no difference: {c.said('in-domain', 'this cell')}"); out.append(r); continue
                 if list(a.id.astype(str)) != list(b.id.astype(str)) or list(a.label) != list(b.label):
                     raise ValueError(f"{key} and {home} predict different test rows ({len(a)} and {len(b)} rows): no paired difference")
                 if len(a) < MIN_TEST_EXAMPLES:   # as the leaderboard: a difference, but no interval or test on so few rows

@@ -387,7 +387,8 @@ def readable(res) -> str|None:
     if not isinstance(res, dict) or res.get('command') == 'presets': return None
     if res.get('plan') is not None: return '(the plan is above; --json prints it as JSON)'
     files, parts = written_files(res), []
-    parts += [Path(f).read_text(encoding='utf-8').strip() for f in files if f.endswith('.md') and Path(f).is_file()]
+    if res.get('summary'): parts.append('\n'.join(f'- {x}' for x in res['summary']))   # a long page (the scorecard): its findings, not the page
+    else: parts += [Path(f).read_text(encoding='utf-8').strip() for f in files if f.endswith('.md') and Path(f).is_file()]
     if lines := score_lines(res): parts.append('\n'.join(lines))
     if files: parts.append('files written:\n' + '\n'.join(f'  {f}' for f in files))
     return '\n\n'.join(parts) + '\n\n(--json prints the whole result)' if parts else None

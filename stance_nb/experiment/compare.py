@@ -80,12 +80,16 @@ class Comparison:
     kind:str
     differ:dict   # facet -> (the paper's value, ours)
 
-    @property
-    def why(self) -> str:
-        "'' when like for like; else '<kind>: ' and each facet that differs with both sides of it."
+    def said(self, theirs:str='paper', ours:str='ours') -> str:
+        "'' when like for like; else '<kind>: ' and each facet that differs with both sides of it, named `theirs` and `ours`."
         if self.kind == LIKE: return ''
         return f'{self.kind}: ' + '; '.join(f"{f} differ{'s' * (f not in ('datasets', 'systems', 'attacks', 'training sets'))} "
-                                            f"(paper: {_say(f, p)}; ours: {_say(f, o)})" for f, (p, o) in self.differ.items())
+                                            f"({theirs}: {_say(f, p)}; {ours}: {_say(f, o)})" for f, (p, o) in self.differ.items())
+
+    @property
+    def why(self) -> str:
+        "`said()` with the paper's side and ours."
+        return self.said()
 
 def compare(ours:Side, paper:Side) -> Comparison:
     """The one comparability check: not comparable when what is measured differs, a stand-in when the system ran otherwise (encoder, recipe,
