@@ -19,7 +19,7 @@ from .metrics import f1_macro
 from .experiment import RunArgs, arg, prepare, Executor, JobsFailed, EXECUTORS
 from .experiment.spec import DataSpec
 from .experiment.report import job_commits
-from .experiment.compare import Side, Comparison, compare, LIKE
+from .experiment.compare import Side, Comparison, compare_sides, LIKE
 from .systems.baselines import FASTTEXT_PRESETS
 from .systems.mdl import MDL_PRESETS
 from .leaderboard.spec import LEADERBOARD_BENCHMARK
@@ -124,7 +124,7 @@ def _against_home(test:str, system:str, over:Sequence, home:pd.DataFrame, seeds:
     """A transfer cell against its in-domain cell through the one comparability check: the same test set, system, metric, labels scored over
     and seeds (the training set is what the difference measures, so not a facet here)."""
     side = lambda labels, n: Side.of((test,), system, metric='f1_macro', labels=labels, seeds=n)
-    return compare(side(over, seeds), side(sorted(home.attrs.get('test_labels') or home.attrs.get('labels') or set(home.label)), home_seeds))
+    return compare_sides(side(over, seeds), side(sorted(home.attrs.get('test_labels') or home.attrs.get('labels') or set(home.label)), home_seeds))
 
 # %% ../nbs/15_transfer.ipynb #7ef1442a
 def transfer_cells(tests:Mapping,    # data key -> the test rows it predicts (`id`, `label`)

@@ -2,7 +2,7 @@
 of a Δ changes its verdict; a prediction outside a test set's labels moves its score no further than giving that row any of its labels."""
 from dataclasses import replace
 from hypothesis import given, settings, strategies as st
-from stance_nb.experiment.compare import Side, compare, verdict, family, MEASURE, RUN, CONTENT, FACETS, LIKE
+from stance_nb.experiment.compare import Side, compare_sides, verdict, family, MEASURE, RUN, CONTENT, FACETS, LIKE
 from stance_nb.metrics import f1_macro
 
 NAMES = st.text('abcdefgh', min_size=1, max_size=4)
@@ -34,11 +34,11 @@ def test_every_facet_is_checked():
 @given(sides(), st.sampled_from(FACETS), st.floats(-0.2, 0.2), st.floats(0.0, 0.1) | st.just(float('nan')))
 def test_one_differing_facet_changes_the_verdict(paper, facet, delta, tol):
     "Like for like a Δ is reproduced, differs or untested; with any one facet changed on our side the verdict is of another family."
-    assert compare(paper, paper).kind == LIKE
-    same = family(verdict(delta, tol, compare(paper, paper))[0])
+    assert compare_sides(paper, paper).kind == LIKE
+    same = family(verdict(delta, tol, compare_sides(paper, paper))[0])
     assert same in ('reproduced', 'differs', 'untested')
     ours = replace(paper, **{FIELD[facet]: _other(facet, paper.facets()[facet])})
-    c = compare(ours, paper)
+    c = compare_sides(ours, paper)
     assert list(c.differ) == [facet]
     v, why = verdict(delta, tol, c)
     assert family(v) != same and family(v) == ('not comparable' if facet in MEASURE else 'stand-in' if facet in RUN else 'other data')

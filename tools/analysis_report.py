@@ -12,7 +12,7 @@ from stance_nb.analysis import (attack_drop, drop_difference, pooled_drop_differ
 from stance_nb.experiment.spec import DataSpec
 from stance_nb.robustness import PAPER_C, PAPER_TABLE7
 from stance_nb.experiment import get_experiment
-from stance_nb.experiment.compare import Side, compare, run_facets, RUN, LIKE
+from stance_nb.experiment.compare import Side, compare_sides, run_facets, RUN, LIKE
 
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEMS = {'SDL': 'BERT_SDL', 'MDL': 'BERT_MDL'}
@@ -171,7 +171,7 @@ def paper_claim(attack:str) -> str:
     joined = lambda d, k: '+'.join(sorted({str(v[k]) for v in d.values()}))
     ours = Side.of(KEYS, list(SYSTEMS.values()), attack, KEYS, metric='resilience_rel', **{k: joined(facets, k) for k in RUN})
     theirs = Side.of(KEYS, list(paper), attack, sorted(exp.data), metric='resilience_rel', **{k: joined(paper, k) for k in RUN})
-    c = compare(ours, theirs)
+    c = compare_sides(ours, theirs)
     p = PAPER_TABLE7
     return (f"The paper's claim that MDL is less robust under {attack} (its Table 7 Resilience_rel: BERT_SDL {p['BERT_SDL'][attack]}, "
             f"MT-DNN_MDL {p['MT-DNN_MDL'][attack]}): no conclusion from these runs: {c.why}" if c.kind != LIKE else '')

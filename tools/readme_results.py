@@ -11,7 +11,7 @@ import json, math, sys
 from pathlib import Path
 import pandas as pd
 from stance_nb.experiment import get_experiment, stored_run, build_table, table_conditions
-from stance_nb.experiment.compare import Side, compare, run_facets, RUN, LIKE, NOT_COMPARABLE, family
+from stance_nb.experiment.compare import Side, compare_sides, run_facets, RUN, LIKE, NOT_COMPARABLE, family
 from stance_nb.robustness import paper_table11, robustness_tables, PAPER_C
 from stance_nb.data.benchmark import BENCHMARK
 from stance_nb.reference import reference
@@ -88,7 +88,7 @@ def _cell(tables:dict, table:str, row:str, column:str, metric:str='f1_macro') ->
 def _said(c:dict, fmt:str='{:.3f}') -> str:
     "The paper's number of a cell and what the comparability check says of ours beside it."
     o, p = c['sides']
-    cmp = compare(o, p)
+    cmp = compare_sides(o, p)
     if cmp.kind == NOT_COMPARABLE: return f"{fmt.format(c['paper'])}: {cmp.why}, no Δ" if pd.notna(c['paper']) else f"{cmp.why}, no Δ"
     return f"{fmt.format(c['paper'])} (Δ {c['delta']:+.3f}; {cmp.kind})" if cmp.kind != LIKE else f"{fmt.format(c['paper'])} (Δ {c['delta']:+.3f})"
 
@@ -119,7 +119,7 @@ def claims_table() -> str:
     rel = {(s, a): _cell(tables, '6', a, s, 'relative_drop') for s in ('BERT_SDL', 'BERT_MDL') for a in ('Spelling', 'Negation')}
     res = {s: _cell(tables, '7', 'Overall', s, 'resilience_rel') for s in ('BERT_SDL', 'BERT_MDL')}
     p_mdl = _paper_mdl_robustness(seven)
-    why = compare(*_mdl_side(cond, seven)).why
+    why = compare_sides(*_mdl_side(cond, seven)).why
     r10 = {s: _cell(tables, '8', s, '10%') for s in ('BERT_SDL', 'BERT_MDL')}
     r100 = {s: _cell(tables, '8', s, '100%') for s in ('BERT_SDL', 'BERT_MDL')}
     six = list(r10['BERT_SDL']['sides'][0].datasets)
@@ -137,7 +137,7 @@ def claims_table() -> str:
          f"SDL {rel['BERT_SDL', 'Spelling']['ours_mean']:.1f} %, {rel['BERT_SDL', 'Negation']['ours_mean']:.1f} %, {res['BERT_SDL']['ours_mean']:.1f}; "
          f"MDL {rel['BERT_MDL', 'Spelling']['ours_mean']:.1f} %, {rel['BERT_MDL', 'Negation']['ours_mean']:.1f} %, {res['BERT_MDL']['ours_mean']:.1f}"),
         ('MDL helps most with 10 % of the data (Table 8)',
-         f"SDL {p8['BERT_SDL']:.3f}, MT-DNN_MDL {p8['MT-DNN_MDL']:.3f} over its ten datasets: " + compare(*r10['BERT_SDL']['sides']).why + ', no Δ',
+         f"SDL {p8['BERT_SDL']:.3f}, MT-DNN_MDL {p8['MT-DNN_MDL']:.3f} over its ten datasets: " + compare_sides(*r10['BERT_SDL']['sides']).why + ', no Δ',
          f"{len(six)} datasets: SDL {r10['BERT_SDL']['ours_mean']:.3f}, MDL {r10['BERT_MDL']['ours_mean']:.3f} "
          f"({r10['BERT_MDL']['ours_mean'] - r10['BERT_SDL']['ours_mean']:+.3f}); at 100 % {r100['BERT_SDL']['ours_mean']:.3f} and "
          f"{r100['BERT_MDL']['ours_mean']:.3f}"),

@@ -15,7 +15,7 @@ from ..metrics import f1_macro
 from ..reference import reference
 from ..robustness import relative_drop, resilience_rel
 from ..experiment import Row, correctness_ratios, common_keys, RunResult, get_experiment
-from ..experiment.compare import Side, compare, run_sides, NOT_COMPARABLE, is_mdl
+from ..experiment.compare import Side, compare_sides, run_sides, NOT_COMPARABLE, is_mdl
 from ..stats import (best_and_ties, mean_ranks, friedman, nemenyi_cd, seed_test, too_few_examples, EXACT_MAX_DIFFERING,
                              MIN_TEST_EXAMPLES)
 from .spec import NLI_MODEL, NLI_PRESET, FAMILIES, other_papers
@@ -74,7 +74,7 @@ def published_compared(pub:dict, rows:dict, res:RunResult, keys:Sequence[str]) -
         mdl = is_mdl(exp, row)
         ours = Side.of(keys[:1], row, (), keys if mdl else (), 1.0, 'f1_macro', **o_run)
         paper = Side.of(keys[:1], row, (), sorted(exp.data) if mdl else (), 1.0, 'f1_macro', **p_run)
-        c = compare(ours, paper)
+        c = compare_sides(ours, paper)
         if c.why: said[sy] = c.why
         if c.kind == NOT_COMPARABLE: out = {k: v for k, v in out.items() if k[0] != sy}
     return out, said

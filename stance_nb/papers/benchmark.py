@@ -56,8 +56,8 @@ def _reference_data() -> dict:
     return {k: dict(paper_n=dict(zip(('train', 'dev', 'test'), TABLE3[k][0])),
                     checked={s: checked[k][s] for s in ('all', 'test')} if k in checked else {}) for k in BENCHMARK}
 
-_PAPER_RUN = dict(recipe='paper', seeds=5, precision='fp32')   # §3.2: five fixed seeds, a Tesla P-100, MT-DNN's defaults (no mixed precision); its random
-                                                            # baseline's seeds are not stated
+# §3.2: five fixed seeds, a Tesla P-100, MT-DNN's defaults (no mixed precision); its random baseline's seeds are not stated
+_PAPER_RUN = dict(recipe='paper', seeds=5, precision='fp32')
 _PAPER_RUNS = {**{r: dict(_PAPER_RUN, encoder='bert-large-uncased') for r in ('BERT_SDL', 'BERT_MDL')},
                **{r: dict(_PAPER_RUN, encoder='mt_dnn_large_uncased.pt') for r in ('MT-DNN_SDL', 'MT-DNN_MDL')}}   # the authors' checkpoint file
 
