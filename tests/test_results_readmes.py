@@ -88,5 +88,13 @@ def test_the_noise_block_with_one_seed_and_with_three():
     three = rr.noise(_jobs({'before': {1: 0.56, 2: 0.58, 3: 0.60}, 'after': {1: 0.57}}), [(0.05, 'argmin under BERT_SDL')])
     sd = np.std([0.56, 0.58, 0.60], ddof=1)
     assert f'| BERT_SDL | argmin | 0.560 / 0.580 / 0.600 (std {sd:.4f}) | 0.460 / 0.480 / 0.500 (std {sd:.4f}) | – |' in three
-    assert 'Against twice these stds (clean test, 3 seeds), 1 of the 1 before → after moves are larger: argmin under BERT_SDL.' in three
-    assert '0 of the 1' in rr.noise(_jobs({'before': {1: 0.56, 2: 0.58, 3: 0.60}}), [(0.03, 'argmin under BERT_SDL')])
+    assert ('on the 1 cell(s) with three seeds or more: 1 of their before → after moves are larger (argmin under BERT_SDL).') in three
+    assert '0 of their before → after moves are larger.' in rr.noise(_jobs({'before': {1: 0.56, 2: 0.58, 3: 0.60}}), [(0.03, 'argmin under BERT_SDL')])
+
+def test_the_noise_block_tests_only_cells_with_three_seeds():
+    "A cell with one seed beside one with three is said untested, never counted as within noise."
+    jobs = pd.concat([_jobs({'before': {1: 0.56, 2: 0.58, 3: 0.60}}),
+                      _jobs({'before': {1: 0.70}}).assign(scores=lambda d: [x.assign(key='ibmcs') for x in d.scores])], ignore_index=True)
+    said = rr.noise(jobs, [(0.01, 'argmin under BERT_SDL'), (0.5, 'ibmcs under BERT_SDL')])
+    assert 'on the 1 cell(s) with three seeds or more: 0 of their before → after moves are larger; the other 1 cell(s) have fewer seeds' in said
+    assert '| BERT_SDL | ibmcs | 0.700 (one seed) |' in said

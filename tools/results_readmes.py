@@ -18,7 +18,7 @@ from stance_nb.data.benchmark import BENCHMARK
 from stance_nb.experiment.compare import Side, guarded_delta, model_tag
 from stance_nb.experiment.store import stored_scores
 from stance_nb.robustness import PAPER_C
-from results_text import (ROOT, RESULTS, MODEL_DIR, load_json, f3, sgn, count, secs, names, md_table, hardware, commits, precisions, span,
+from results_text import (ROOT, RESULTS, MODEL_DIR, load_json, f3, sgn, count, secs, names, md_table, hardware, machines, commits, precisions, span,
                           sizes)
 from results_benchmark import benchmark_page, earlier_page
 
@@ -126,8 +126,8 @@ def c_a_page() -> tuple[Path, list]:
         f"- {hardware(rec['hardware'])}; wall time {secs(rec['wall_time'])}; commit `{rec['git'][:10]}`"
         + (' (a working tree with uncommitted changes)' if rec['git'].endswith('+dirty') else '')])
     result = '\n\n'.join([
-        f"**c_a = {m['spelling_c_a']:.3f}** ({int(per.correct.sum())} of {m['spelling_c_a_n']} samples) against the paper's "
-        f"{PAPER_C['spelling']:.3f} over its {len(BENCHMARK)} datasets: {beside}. {ties} of the {len(samples)} samples "
+        f"**c_a = {f3(m['spelling_c_a'])}** ({int(per.correct.sum())} of {m['spelling_c_a_n']} samples) against the paper's "
+        f"{f3(PAPER_C['spelling'])} over its {len(BENCHMARK)} datasets: {beside}. {ties} of the {len(samples)} samples "
         f"({100 * ties / len(samples):.0f} %) keep exactly the grade of their original (counted correct). One sample seed: "
         "how far another draw of samples moves c_a is not measured here.",
         md_table(['dataset', 'samples', 'correct', 'c_a'], [[r.dataset, r.n, r.correct, f3(r.c_a)] for r in pd.concat([per, pooled]).itertuples()])])
@@ -185,7 +185,7 @@ def timing(jobs:pd.DataFrame, cond:dict) -> tuple[str, list]:
         moves += [(abs(fa[k] - fb[k]), f'{k} under {row}') for k in fb]
         rows.append([f"{row} {keys} ({count(steps(keys, cond, x.rec))} steps)", f'{x.wall:.0f} / {x.train:.0f} / {x.evaluate:.0f}',
                      f'{y.wall:.0f} / {y.train:.0f} / {y.evaluate:.0f}', f'**{y.wall / x.wall:.2f}**',
-                     names(f'{fb[k]:.3f} → {fa[k]:.3f}' for k in fb)])
+                     names(f'{f3(fb[k])} → {f3(fa[k])}' for k in fb)])
     rows.append([f'all {len(b)} (job time)', f'{b.wall.sum():.0f}', f'{a.wall.sum():.0f}', f'**{a.wall.sum() / b.wall.sum():.2f}**', ''])
     ph = lambda d: pd.DataFrame(list(d.phases)).sum()
     pb, pa = ph(b), ph(a)
@@ -195,7 +195,7 @@ def timing(jobs:pd.DataFrame, cond:dict) -> tuple[str, list]:
     text = '\n\n'.join([md_table(['job (seed ' + str(min(jobs.seed)) + ')', 'before: wall / train / evaluate (s)', 'after', 'after / before',
                                   'test macro-F1, before → after'], rows),
                         f"By phase, all jobs: {by}. From the first job's start to the last one's end: {names(spans)}. The clean test "
-                        f"scores move by at most {big[0]:.3f} ({big[1]})."])
+                        f"scores move by at most {f3(big[0])} ({big[1]})."])
     return text, moves
 
 TESTS = {'test': 'clean', 'spelling': 'spelling', 'negation': 'negation'}
@@ -203,7 +203,7 @@ TESTS = {'test': 'clean', 'spelling': 'spelling', 'negation': 'negation'}
 def seed_values(v:pd.Series) -> str:
     "One cell's value per seed and their std (ddof 1), or 'one seed'."
     if not len(v): return '–'
-    return ' / '.join(f'{x:.3f}' for x in v) + (f' (std {np.std(v, ddof=1):.4f})' if len(v) > 1 else ' (one seed)')
+    return ' / '.join(f'{f3(x)}' for x in v) + (f' (std {np.std(v, ddof=1):.4f})' if len(v) > 1 else ' (one seed)')
 
 def noise(jobs:pd.DataFrame, moves:list) -> str:
     "Per recipe, row and dataset: each test set's macro-F1 of every seed found and their std; with three seeds or more, the moves against it."
@@ -220,14 +220,19 @@ def noise(jobs:pd.DataFrame, moves:list) -> str:
     return '\n\n'.join(out)
 
 def noise_verdict(s:pd.DataFrame, seeds:list, moves:list) -> str:
-    "Whether the before → after moves of the clean test scores exceed twice the before recipe's seed std, where three seeds or more measure it."
-    if len(seeds) < 3:
-        return (f"{'One seed' if len(seeds) == 1 else f'{len(seeds)} seeds'}: the seed-to-seed noise of these cells is not measured yet, so "
-                "whether the before → after moves exceed it is not tested.")
-    sd = s[s.test == 'test'].groupby(['key', 'row']).value.std(ddof=1)
-    over = [w for m, w in moves for k, r in [w.split(' under ')] if m > 2 * sd[(k, r)]]
-    return (f"Against twice these stds (clean test, {len(seeds)} seeds), {len(over)} of the {len(moves)} before → after moves are larger"
-            + (f": {names(over)}." if over else '.'))
+    "Whether the before → after moves of the clean test scores exceed twice the before recipe's seed std, on the cells three seeds or more measure."
+    clean = s[s.test == 'test'].groupby(['key', 'row']).value
+    n, sd = clean.count(), clean.std(ddof=1)
+    cells = {w: (m, tuple(w.split(' under '))) for m, w in moves}
+    measured = {w: (m, c) for w, (m, c) in cells.items() if n.get(c, 0) >= 3}
+    if not measured:
+        return (f"{'One seed' if len(seeds) == 1 else 'Fewer than three seeds of each cell'}: the seed-to-seed noise of these cells is not "
+                "measured yet, so whether the before → after moves exceed it is not tested.")
+    over = [w for w, (m, c) in measured.items() if m > 2 * sd[c]]
+    rest = len(cells) - len(measured)
+    return (f"Against twice the std of the clean test score over its seeds, on the {len(measured)} cell(s) with three seeds or more: "
+            f"{len(over)} of their before → after moves are larger" + (f" ({names(over)})" if over else '')
+            + (f"; the other {rest} cell(s) have fewer seeds, not tested." if rest else '.'))
 
 BENCH = ROOT/'outputs'/'bench'
 
@@ -264,7 +269,7 @@ def subset_page() -> tuple[Path, list]:
         f"{names(sorted(set(jobs[jobs.row == 'BERT_MDL']['keys'])))}, at full data (train / dev / test rows: {sizes(cond)})",
         f"- {model_tag(cfg['model'])}, the benchmark's recipe with {cfg['epochs']} epochs and lr {cfg['lr']:g}, batch {cfg['batch_size']}; "
         f"training precision {precisions(recs)}",
-        f"- machine (the records'): {hardware(jobs.rec.iloc[0].hardware)}; " + (f"load average at the end of the {len(la)} jobs that recorded "
+        f"- machine (the records'): {machines(recs)}; " + (f"load average at the end of the {len(la)} jobs that recorded "
         f"it {min(la):.2f} to {max(la):.2f}" if la else 'no load average recorded'),
         f"- {days}; {secs(took)} from the first job's start to the last one's end",
         f"- code: {commits(recs)}"])
@@ -278,7 +283,7 @@ def subset_page() -> tuple[Path, list]:
         ('commands', '\n'.join(['```bash', MODEL_DIR,
                                 '# before: the recipe\'s random batches, padded to their longest row; Adamax\'s plain step',
                                 f"stance_nb reproduce benchmark -p model=$M -p rows=BERT_SDL,BERT_MDL -p datasets={','.join(cond['data'])} \\",
-                                f"  -p seeds={names(cond['seeds'])} -p ratios=1.0 -p epochs={cfg['epochs']} -p lr={cfg['lr']:g} "
+                                f"  -p seeds={','.join(map(str, sorted(set(jobs[jobs.recipe == 'before'].seed))))} -p ratios=1.0 -p epochs={cfg['epochs']} -p lr={cfg['lr']:g} "
                                 "-p run_name=subset-before --threads 2",
                                 '# after: the same batches packed and Adamax\'s step compiled',
                                 'stance_nb reproduce benchmark ... -p pack=True -p compile_optimizer=True -p run_name=subset-after '

