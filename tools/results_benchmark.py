@@ -323,10 +323,10 @@ def runs_table(runs:dict) -> str:
     src = earlier_sources()
     rows = []
     for run, c in runs.items():
-        ch = c['settings'].get('mdl_changes') or {}
+        ch, encoder = c['settings'].get('mdl_changes') or {}, {'BERT_SDL', 'BERT_MDL'} & set(c['rows'])
         prec = src[run]['precision'] if run in src else 'not recorded'
-        rows.append([f'`{run}`', names(c['rows']), f"{len(c['data'])}: {names(c['data'])}", names(c['seeds']),
-                     names(f'{k} {v:g}' if isinstance(v, float) else f'{k} {v}' for k, v in ch.items()), prec, vm(c['hardware']),
+        changes = names(f'{k} {v:g}' if isinstance(v, float) else f'{k} {v}' for k, v in ch.items()) if encoder else '–'
+        rows.append([f'`{run}`', names(c['rows']), f"{len(c['data'])}: {names(c['data'])}", names(c['seeds']), changes, prec, vm(c['hardware']),
                      secs(c['job_seconds']), f"{c['phases'].get('train', 0):,.0f} / {c['phases'].get('evaluate', 0):,.0f}"])
     return md_table(['run (`<run>_*` files)', 'rows', 'datasets', 'seeds', 'recipe changes', 'precision', 'machine', 'job time',
                      'train / evaluate (s)'], rows, right={7, 8})
@@ -470,7 +470,7 @@ def earlier_page() -> tuple[Path, list]:
     runs = earlier_runs()
     return EARLIER/'README.md', [
         '# The benchmark paper on a CPU, all-MiniLM-L6-v2 standing in for BERT-large: the earlier partial runs',
-        'The stand-in\'s first runs, over two machines, trained in fp32 on one and in bf16 on the other, each run with its own tables. '
+        'The stand-in\'s first runs, on the machines and in the precisions the table below names, each run with its own tables. '
         '**Their job records were not kept**: every number here is read from the committed tables (`<run>_table<N>.csv`), the runs\' '
         'conditions (`<run>_conditions.json`), the imported leaderboard (`benchmark-minilm-earlier_leaderboard.*`) and '
         '[`sources.json`](sources.json), which names the precision each run trained in (the tables of that version do not record it). '

@@ -262,6 +262,7 @@ def subset_page() -> tuple[Path, list]:
     cfg = jobs.rec.iloc[0].metrics['info']['config']
     took, days = span(recs)
     la = [r.load_average[0] for r in jobs.rec if r.load_average]
+    seeds = ','.join(map(str, sorted(set(jobs[jobs.recipe == 'before'].seed))))
     conds = '\n'.join([
         f"- jobs (`runs/`): {len(jobs)} records: " + names(f'{k} {v}' for k, v in jobs.groupby('recipe', sort=False).size().items())
         + '; seeds: ' + names(f"{k} {names(sorted(set(g.seed)))}" for k, g in jobs.groupby('recipe', sort=False)),
@@ -283,7 +284,7 @@ def subset_page() -> tuple[Path, list]:
         ('commands', '\n'.join(['```bash', MODEL_DIR,
                                 '# before: the recipe\'s random batches, padded to their longest row; Adamax\'s plain step',
                                 f"stance_nb reproduce benchmark -p model=$M -p rows=BERT_SDL,BERT_MDL -p datasets={','.join(cond['data'])} \\",
-                                f"  -p seeds={','.join(map(str, sorted(set(jobs[jobs.recipe == 'before'].seed))))} -p ratios=1.0 -p epochs={cfg['epochs']} -p lr={cfg['lr']:g} "
+                                f"  -p seeds={seeds} -p ratios=1.0 -p epochs={cfg['epochs']} -p lr={cfg['lr']:g} "
                                 "-p run_name=subset-before --threads 2",
                                 '# after: the same batches packed and Adamax\'s step compiled',
                                 'stance_nb reproduce benchmark ... -p pack=True -p compile_optimizer=True -p run_name=subset-after '
