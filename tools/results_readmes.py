@@ -1,13 +1,14 @@
-"""Write the committed results' READMEs (`results/<run>/README.md`) from what is committed beside them, so that no number in them is typed by hand.
+"""Write the committed results' READMEs (`results/<run>/README.md`) from what is committed beside them: no number typed by hand.
 
     python tools/results_readmes.py           # rewrite them
     python tools/results_readmes.py --check   # exit 1 naming each file and generated block that is not what the committed files give
 
 Each README is owned by this script: its fixed prose carries no number, and every number sits in a block
 `<!-- generated:NAME -->` ... `<!-- /generated:NAME -->` written from the job records (`stance_nb.experiment.store`), the runs'
-conditions, tables and leaderboard files, and the other committed records beside them. `numbers_outside` is the guard: it lists
-every number of a Markdown text outside generated blocks, fenced code, inline code and link targets, except references
-(Table 4, Figure 2b, §3.2), citation years and digits inside names (semeval2016t6, all-MiniLM-L6-v2, bf16).
+conditions, tables and leaderboard files, and the other committed records beside them; no data mirror is read. The pages of
+`results/benchmark-minilm*` are in `results_benchmark.py`, the helpers that read and say numbers in `results_text.py`.
+`numbers_outside` is the guard: it lists every number of a Markdown text outside generated blocks, fenced code, inline code and
+link targets, except references (Table 4, Figure 2b, §3.2), citation years and digits inside names (semeval2016t6, bf16).
 """
 import re, sys
 from pathlib import Path
@@ -192,7 +193,8 @@ def timing(jobs:pd.DataFrame, cond:dict) -> tuple[str, list]:
     by = names(f'{k} {pb[k]:.0f} → {pa[k]:.0f} s' for k in pb.sort_values(ascending=False).index if round(pb[k]) > 0)
     spans = [f"{x}: {secs(max(d.started + d.wall) - min(d.started))}" for x, d in (('before', b), ('after', a))]
     big = max(moves)
-    text = '\n\n'.join([md_table(['job (seed ' + str(min(jobs.seed)) + ')', 'before: wall / train / evaluate (s)', 'after', 'after / before',
+    text = '\n\n'.join([md_table(['job (seed ' + str(min(jobs.seed)) + ')', 'before: wall / train / evaluate (s)',
+                                  'after: wall / train / evaluate (s)', 'after / before',
                                   'test macro-F1, before → after'], rows),
                         f"By phase, all jobs: {by}. From the first job's start to the last one's end: {names(spans)}. The clean test "
                         f"scores move by at most {f3(big[0])} ({big[1]})."])
