@@ -493,8 +493,8 @@ def earlier_page() -> tuple[Path, list]:
         'on the two machines, and again in the later one-run job store:',
         ('precision', precision_pair()),
         'Across precisions and machines the same seed does not give the same model: torch\'s CPU kernels differ by CPU, and over a long '
-        'training run small float differences grow. Within one machine and precision a run repeats (the later run\'s *Against the '
-        'earlier runs* compares the same jobs).',
+        'training run small float differences grow. The later run\'s *Against the earlier runs* compares the same jobs on the same CPU '
+        'model in the same precision.',
         '## Batches and learning rate', ('recipes', recipe_runs()),
         '## Commands',
         'As the runs were made (the run names are the files\' stems):',
