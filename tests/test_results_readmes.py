@@ -99,3 +99,16 @@ def test_the_noise_block_tests_only_cells_with_three_seeds():
     said = rr.noise(jobs, [(0.01, 'argmin under BERT_SDL'), (0.5, 'ibmcs under BERT_SDL')])
     assert 'on the 1 cell(s) with three seeds or more: 0 of their before → after moves are larger; the other 1 cell(s) have fewer seeds' in said
     assert '| BERT_SDL | ibmcs | 0.700 (one seed) |' in said
+
+README_RESULTS = [('## What is reproduced', '**Without the Hugging Face Hub.**'), ('## Analyses', '## Running the result notebooks')]   # its results
+
+def test_readme_results_sections_type_no_number():
+    """The main README's results sections (what is reproduced, the stand-in, the analyses, the transfers) hold numbers only in the blocks
+    `tools/readme_results.py` writes from the committed records (a test holds those to the records)."""
+    text = (ROOT/'README.md').read_text(encoding='utf-8')
+    for start, stop in README_RESULTS:
+        part = text[text.index(start):text.index(stop)]
+        assert rr.numbers_outside(part) == [], start
+        assert rr.blocks(part), start
+    lb = text[text.index('<!-- generated:leaderboard -->'):text.index('<!-- /generated:leaderboard -->')]
+    assert '| random |' in lb   # the leaderboard's example table is generated too
