@@ -160,6 +160,7 @@ def run_notes_text(st:dict) -> list:
         notes.append("the other papers' datasets, one split each: " + '; '.join(st['other_papers'].values())
                      + "; no published number beside them (their papers report other splits, means over folds or other systems), "
                        "except EZ-STANCE's for nli and nli-ft run with its checkpoint and recipe.")
+    notes += [f'shared texts: {n}' for n in st.get('shared_texts') or []]
     if st.get('not_applicable'): notes.append('no meaning there, not run: ' + '; '.join(f'{k}: {v}' for k, v in st['not_applicable'].items()) + '.')
     if st.get('not_taken'): notes.append('not taken from the other job stores (run here instead): '
                                          + '; '.join(f'{k}: {v}' for k, v in st['not_taken'].items()) + '.')

@@ -16,6 +16,7 @@ from .build import (Leaderboard, gold_and_predictions, published, build_leaderbo
                                          run_notes)
 from .render import write_leaderboard
 from .probes import probe_pairs, probe_verdicts
+from ..data.overlap import shared_text_notes
 
 # %% auto #0
 __all__ = ['SMOKE_RUN', 'LeaderboardRun', 'leaderboard_rows', 'leaderboard_run_kw', 'not_applicable', 'prepare_leaderboard',
@@ -135,6 +136,7 @@ def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, 
     table, tests, stats = build_leaderboard(res, gold, preds, run.rows, a.n_resamples, seed, a.alpha, pub)
     if a.attacks or a.ratios: table, stats = _robust(run, res, table, stats)
     stats.update(run_notes(a, run, res))
+    stats['shared_texts'] = shared_text_notes({k: prep.inp.frames[k, 1.0] for k in prep.keys if (k, 1.0) in prep.inp.frames})
     pairs, prior = probe_pairs(a.systems(), run.rows)
     if pairs or prior: stats['probes'] = probe_verdicts(gold, preds, pairs, prior, a.n_resamples, seed, a.alpha).to_dict('records')
     lb = Leaderboard(table, tests, stats, res)
