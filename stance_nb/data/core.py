@@ -174,8 +174,8 @@ def require_file(folder:Path, rel:str, dataset:str='') -> Path:
     p = Path(folder)/rel
     if not p.exists():
         src = DATASETS[dataset].source if dataset in DATASETS else ''
-        raise StanceDataError(f"missing file{' of dataset ' + repr(dataset) if dataset else ''}. {src} ({files_found(p.parent)})".replace('.  (', '. ('),
-                              path=p, expected='the file to exist')
+        what = f"missing file{' of dataset ' + repr(dataset) if dataset else ''}. {src}".strip()
+        raise StanceDataError(f"{what} ({files_found(p.parent)})", path=p, expected='the file to exist')
     return p
 
 # %% ../../nbs/01_data.core.ipynb #bd817b5c
