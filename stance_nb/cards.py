@@ -187,7 +187,8 @@ def dataset_card(name:str,                       # a key of `DATASETS`
     sections = _audit_sections(a) if a else []
     sections.append(('Shortcut probes', lines or ['No probe run on this dataset was given.'], ptab))
     if a: sections.append(('Texts shared with other datasets', shared_lines or ['None with the other datasets loaded.'], sh))
-    summary = (a.statements if a else []) + [s for s in lines if s.startswith('On ')] + shared_lines
+    summary = ([f"Audited on {df.attrs['partial']}."] if df is not None and df.attrs.get('partial') else []) + (a.statements if a else [])
+    summary += [s for s in lines if s.startswith('On ')] + shared_lines
     return Card(name, summary, _about(name), _sizes(name, a), sections, card_figures(df, name) if df is not None and figures else {}, absent, a)
 
 # %% ../nbs/16_cards.ipynb #cef991e0
@@ -197,7 +198,12 @@ def _load_all(names:Sequence[str], data_dir) -> tuple[dict, dict]:
     for n in names:
         if DATASETS[n].folder is None: continue
         if miss := missing_files(n, data_dir):
-            absent[n] = f"its files are not in the data folder (lacks {', '.join(miss[:3])}{' ...' * (len(miss) > 3)})"; continue
+            lacks = f"lacks {', '.join(miss[:3])}{' ...' * (len(miss) > 3)}"
+            if 'splits' in DATASETS[n].options:   # a loader that reads some splits alone: audit those that are there
+                try: frames[n] = load(n, data_dir, splits=['dev', 'test']); frames[n].attrs['partial'] = f"the dev and test splits only ({lacks})"
+                except (StanceDataError, OSError, ValueError): pass
+            if n not in frames: absent[n] = f"its files are not in the data folder ({lacks})"
+            continue
         try: frames[n] = load(n, data_dir)
         except (StanceDataError, OSError, ValueError) as e: absent[n] = f"it does not load: {str(e).splitlines()[0][:300]}"
     return frames, absent
@@ -226,10 +232,11 @@ def _text_findings(probes:Sequence[ProbeRun]) -> list:
         solved = v[v.text_verdict.fillna('').str.contains('the text alone nearly solves')]
         shares = ', '.join(f"{x.key} {x.text_share:.0%}" for x in solved.itertuples())
         matters = v[v.target_verdict.fillna('').str.contains('the target matters')]
-        out.append(f"`{r.name}` (seeds {r.conditions.get('seeds')}{cap}): the text alone nearly solves {len(solved)} of "
-                   f"{int(v.text.notna().sum())} datasets ({shares or 'none'}: share of the full score, the full input not "
-                   f"significantly above it); a shuffled target lowers the score significantly on {len(matters)} of "
-                   f"{int(v.shuffled.notna().sum())} ({', '.join(matters.key) or 'none'}).")
+        said = ([f"the text alone nearly solves {len(solved)} of {int(v.text.notna().sum())} datasets ({shares or 'none'}: share of the "
+                 "full score, the full input not significantly above it)"] if v.text.notna().any() else [])
+        said += ([f"a shuffled target lowers the score significantly on {len(matters)} of {int(v.shuffled.notna().sum())} datasets "
+                  f"({', '.join(matters.key) or 'none'})"] if v.shuffled.notna().any() else [])
+        if said: out.append(f"`{r.name}` (seeds {r.conditions.get('seeds')}{cap}): " + '; '.join(said) + '.')
     return out
 
 def headline_findings(cards:Sequence[Card], probes:Sequence[ProbeRun]=(), shared:pd.DataFrame|None=None) -> list:
