@@ -65,11 +65,12 @@ class NearIndex:
         sets = [self.sets.get(s) or shingles(s, self.kind, self.n) for s in strings]
         return MinHash.bulk([[x.encode('utf-8') for x in sh] for sh in sets], num_perm=NUM_PERM, seed=1)
 
-    def near(self, strings:Sequence[str]) -> dict:
-        "Each of `strings` (distinct, not empty) with a near match that is not equal to it: string -> (its closest match, Jaccard)."
+    def near(self, strings:Sequence[str], hashes:Mapping|None=None) -> dict:
+        """Each of `strings` (distinct, not empty) with a near match that is not equal to it: string -> (its closest match, Jaccard);
+        `hashes` (string -> its MinHash, from an index of the same field) spares computing them again."""
         qs = [s for s in dict.fromkeys(strings) if s]
         out = {}
-        for s, m in zip(qs, self._hashes(qs)):
+        for s, m in zip(qs, [hashes[q] for q in qs] if hashes is not None else self._hashes(qs)):
             a = shingles(s, self.kind, self.n)
             best = max(((c, jaccard(a, self.sets[c])) for c in self.lsh.query(m) if c != s), key=lambda cj: cj[1], default=None)
             if best and best[1] >= self.threshold: out[s] = best
@@ -150,12 +151,14 @@ def cross_overlap(frames:Mapping[str, pd.DataFrame], # data key -> tidy table (i
     test = {k: normalised(f.loc[f.split == 'test', 'text']) for k, f in frames.items()}
     index = {k: NearIndex(list(v), 'text', threshold) for k, v in train.items()} if near else {}
     out = []
-    for a in frames:
-        for b in frames:
+    for b in frames:
+        qs = [x for x in dict.fromkeys(test[b]) if x]
+        hashes = dict(zip(qs, next(iter(index.values()))._hashes(qs))) if near and index and qs else {}   # each test text hashed once
+        for a in frames:
             if a == b or not len(test[b]): continue
             t = test[b][test[b] != '']
             exact = t.isin(train[a])
-            nr = index[a].near([x for x in dict.fromkeys(t[~exact])]) if near else {}
+            nr = index[a].near([x for x in dict.fromkeys(t[~exact])], hashes) if near else {}
             n_near = int(t[~exact].isin(list(nr)).sum())
             ex = next((x for x in t[exact]), None)
             example = repr(ex[:80]) if ex else (f"{next(iter(nr))[:80]!r} ~ {next(iter(nr.values()))[0][:80]!r}" if nr else '')
