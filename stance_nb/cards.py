@@ -213,7 +213,8 @@ def cards_index(cards:Sequence[Card], probes:Sequence[ProbeRun]=()) -> str:
     "The README of a folder of cards: one row per dataset, loaded rows, its first statements, links to the Markdown and the page."
     rows = ['| dataset | loaded (train / dev / test) | what the card finds first | card |', '|---|---|---|---|']
     for c in cards:
-        loaded = ' / '.join(_num(v) for v in c.sizes.loaded) if c.sizes.loaded.notna().any() and not c.absent else 'not in the data folder'
+        has = 'loaded' in c.sizes and c.sizes.loaded.notna().any() and not c.absent
+        loaded = ' / '.join(_num(v) for v in c.sizes.loaded) if has else 'not in the data folder'
         first = ' '.join(c.summary[:2]).replace('|', '\\|') or (c.absent and 'not audited')
         rows.append(f"| {c.name} | {loaded} | {first} | [{c.name}.md]({c.name}.md), [{c.name}.html]({c.name}.html) |")
     runs = '; '.join(f"`{r.name}` (seeds {r.conditions.get('seeds')}, " + (f"at most {r.conditions['max_train']:,} training rows"
