@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from .core import outputs_dir, portable, portable_path, write_csv, write_json, write_text, write_bytes, atomic_files
 from .data.core import DATASETS
+from .data.overlap import shared_text_notes
 from .data.explore import figure_bytes
 from .stats import paired_bootstrap, MIN_TEST_EXAMPLES
 from .metrics import f1_macro
@@ -219,7 +220,8 @@ def transfer_notes(cells:pd.DataFrame, frames:Mapping, conditions:Mapping) -> li
                  f"on {hw.get('cpu') or hw.get('machine') or '-'}"
                  f"{', ' + str(hw.get('gpu')) if hw.get('gpu') else ''}; git {c.get('git')}.")
     notes += [line.removeprefix('- ').replace("the jobs' code:", "The jobs' code:", 1) + '.' for line in job_commits(c)]
-    return notes
+    own = {r.train: frames[r.key] for r in cells[cells.train == cells.test].drop_duplicates('train').itertuples() if r.key in frames}
+    return notes + shared_text_notes(own)   # where a training set and another dataset's test set share texts
 
 # %% ../nbs/15_transfer.ipynb #41742c65
 def transfer_markdown(cells:pd.DataFrame, notes:Sequence[str]) -> str:

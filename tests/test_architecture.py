@@ -109,7 +109,7 @@ def test_the_systems_are_a_package_found_through_entry_points():
     import configparser, importlib.metadata
     cfg = configparser.ConfigParser(delimiters=['=']); cfg.read(ROOT/'settings.ini', encoding='utf-8')
     declared = dict(e.split('=') for e in cfg['DEFAULT']['system_modules'].split())
-    assert set(declared) == {'baselines', 'encoders', 'mdl', 'nli', 'zeroshot', 'llm'}
+    assert set(declared) == {'baselines', 'encoders', 'mdl', 'nli', 'zeroshot', 'llm', 'probes'}
     assert all(v.startswith('stance_nb.systems.') and v in _modules() for v in declared.values()), declared
     assert (PKG/'systems'/'__init__.py').exists() and not (PKG/'experiment'/'systems').exists()
     installed = {e.name: e.value for e in importlib.metadata.entry_points(group='stance_nb.systems')}

@@ -152,7 +152,7 @@ def test_other_papers_datasets_and_max_train(tmp_path, capfd, monkeypatch):
     lb = _json(argv + ['--max-train', '2'], capfd)
     st, table = lb['stats'], pd.DataFrame(lb['table']).set_index('system')
     assert st['common'] == ['cheese', 'ezstance', 'ibmcs', 'semeval2016t6', 'vast', 'xstance'] and st['max_train'] == 2
-    field = {'pstance_trump', 'pstance_biden', 'pstance_sanders', 'covid19', 'wtwt', 'emergent', 'mtsd', 'rumoureval2017'}
+    field = {'pstance_trump', 'pstance_biden', 'pstance_sanders', 'covid19', 'wtwt', 'emergent', 'mtsd', 'rumoureval2017', 'poldeb', 'rumor'}
     assert set(st['skipped']) == {'arc', 'argmin', 'fnc1', 'iac1', 'perspectrum', 'scd', 'semeval2019t7', 'snopes'} | field
     assert 'lacks arc_bodies.csv' in st['skipped']['arc'] and set(st['other_papers']) == {'xstance', 'cheese', 'ezstance', 'vast'}
     assert all(v['n']['train'] == 2 and v['options']['max_train'] == 2 for v in lb['conditions']['data'].values())

@@ -229,6 +229,16 @@ def _write_if_changed(path, data):
     "Write `data` only when it differs, so Sphinx rebuilds only pages whose source changed."
     if not path.exists() or path.read_bytes() != data: path.write_bytes(data)
 
+CARDS = ROOT/'results'/'cards'   # the committed dataset cards (`stance_nb cards`): the site links them and copies them under cards/
+
+def _cards() -> str:
+    "The home page's list of the committed dataset cards, as raw HTML links to `cards/<name>.html` ('' where there are none)."
+    names = sorted(p.stem for p in CARDS.glob('*.html'))
+    if not names: return ''
+    links = ''.join(f'<li><a href="cards/{n}.html">{n}</a></li>' for n in names)
+    return ('## Dataset cards\n\nEach registered dataset: source, licence, splits, labels, audits and the shortcut probes\' verdicts '
+            '(`stance_nb cards`).\n\n<ul>' + links + '</ul>\n')
+
 def stage(nbs, executed, src):
     "Copy the processed notebooks into the Sphinx source folder `src`, with the contents added to the home page."
     src.mkdir(parents=True, exist_ok=True)
@@ -243,6 +253,7 @@ def stage(nbs, executed, src):
         if p.stem == 'index':
             toc = _toctree('Library', lib) + '\n' + _toctree('Result notebooks', res)
             nb['cells'].append({'cell_type': 'markdown', 'metadata': {}, 'source': toc})
+            if cards := _cards(): nb['cells'].append({'cell_type': 'markdown', 'metadata': {}, 'source': cards})
         nb['metadata'].setdefault('kernelspec', KERNELSPEC); nb['metadata'].setdefault('language_info', LANGUAGE_INFO)
         for i, c in enumerate(nb['cells']):                     # nbformat's schema: no extra keys, every cell an id
             if c['cell_type'] == 'markdown': c['source'] = _SOURCE_LINK.sub(r'\2\n\n[source](\1)\n', ''.join(c['source']))
@@ -297,6 +308,7 @@ def build(out=ROOT/'_site', jobs=2, use_cache=True, only=None):
     if r.returncode: raise DocsBuildError(f'sphinx failed ({r.returncode}): {" ".join(cmd)}\n{r.stdout}')
     shutil.rmtree(out, ignore_errors=True)
     shutil.copytree(CACHE/'html', out, ignore=shutil.ignore_patterns('.buildinfo', '.doctrees'))
+    if CARDS.is_dir(): shutil.copytree(CARDS, out/'cards', ignore=shutil.ignore_patterns('*.md', '*.png'))   # self-contained pages
     t2 = time.time()
     print(f'site: {out}/index.html ({len(nbs)} pages); execute {t1 - t0:.1f} s, sphinx {t2 - t1:.1f} s', flush=True)
     return {'execute': t1 - t0, 'sphinx': t2 - t1, 'notebooks': timings}

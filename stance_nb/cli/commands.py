@@ -481,6 +481,15 @@ def _scorecard(args) -> dict:
 
 COMMANDS['scorecard'] = _scorecard
 
+# %% ../../nbs/12a_cli.commands.ipynb #e0226f0c
+def _cards(args) -> dict:
+    "`stance_nb cards`: a card for every registered dataset (`stance_nb.cards`): audits from the data, verdicts from the committed probe runs."
+    from stance_nb.cards import write_cards   # imported on use, as every command's own code
+    names = split_names(args.datasets) if args.datasets else None
+    return dict(command='cards', files=write_cards(args.out, names, args.data_dir, args.probes or (), figures=not args.no_figures))
+
+COMMANDS['cards'] = _cards
+
 # %% ../../nbs/12a_cli.commands.ipynb #b00feccb
 def _analyze_choices(args) -> dict:
     "The systems, test sets and seeds `stance_nb analyze` compares; a wrong count or form is a `UsageError`."

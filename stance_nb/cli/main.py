@@ -198,6 +198,19 @@ def _scorecard_options(s):
 _HELP['scorecard'] = "a verdict for every cell of the four papers' tables, from the committed tables (stance_nb.scorecard)"
 _OPTIONS['scorecard'] = _scorecard_options
 
+# %% ../../nbs/12b_cli.main.ipynb #fa507019
+def _cards_options(s):
+    s.add_argument('--datasets', default=None, help='registered datasets, comma-separated (default: every one with a data folder)')
+    s.add_argument('--data-dir', default=None, help='folder holding the datasets (default: $STANCE_NB_DATA)')
+    s.add_argument('--probes', action='append', metavar='FILE', help="a committed probe run's <run>_leaderboard_probes.csv (repeatable)")
+    s.add_argument('--out', default=None, help='write <dataset>.md, .html, figures and README.md here (default: outputs/cards)')
+    s.add_argument('--no-figures', action='store_true', help='write no figures')
+    s.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
+
+_HELP['cards'] = ("a card for every registered dataset: source, licence, splits, labels, audits, shortcut probes' verdicts, figures "
+                  "(stance_nb.cards)")
+_OPTIONS['cards'] = _cards_options
+
 # %% ../../nbs/12b_cli.main.ipynb #7a8a0830
 def help_texts(width:int=100, # columns the texts are formatted for (`COLUMNS` while they are built)
               ) -> dict:
@@ -354,7 +367,6 @@ def sigterm_interrupts():
     signal.signal(signal.SIGTERM, raise_terminated)
     try: yield
     finally: signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
 
 # %% ../../nbs/12b_cli.main.ipynb #93747756
 def written_files(res:dict) -> list:

@@ -16,7 +16,7 @@ from ..records import clean_labels
 
 # %% auto #0
 __all__ = ['TIDY_COLUMNS', 'SPLITS', 'STANCE_LABELS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load',
-           'check_rows', 'fingerprint', 'require_text', 'require_file', 'read_table', 'to_stance_labels',
+           'check_rows', 'fingerprint', 'require_text', 'files_found', 'require_file', 'read_table', 'to_stance_labels',
            'safe_extract', 'missing_files', 'download']
 
 # %% ../../nbs/01_data.core.ipynb #cb518c99
@@ -34,6 +34,7 @@ class DatasetInfo:
     metric:str                  # the official metric (a name from `stance_nb.metrics`)
     folder:str|None             # sub-folder of the data directory; `None`: the loader takes explicit paths
     files:tuple=()              # files the loader needs, relative to `folder`
+    alt_files:tuple=()          # the files of another layout the loader reads instead (a copy that circulates): either set will do
     citation:str=''             # BibTeX key + short reference
     license:str=''
     source:str=''               # where to obtain it (URL, or the request procedure)
@@ -110,7 +111,8 @@ def load(name:str,            # a key of `DATASETS`
                         f"valid: {sorted(valid)}")
     folder = None if info.folder is None or source == 'hub' else _data_dir(data_dir, info.folder)
     if folder is not None and not folder.is_dir():
-        raise StanceDataError(f"dataset {name!r} not found. {info.source}", path=folder, expected=f"the files {list(info.files)}")
+        raise StanceDataError(f"dataset {name!r} not found. {info.source} ({files_found(folder.parent)})", path=folder,
+                              expected=f"the files {list(info.files)}")
     df = _from_hub(info, hub_path, options) if source == 'hub' else info.loader(folder, **{**info.options, **options})
     attrs = dict(df.attrs)
     df = df.reset_index(drop=True)
@@ -159,12 +161,21 @@ def require_text(value, # a text or target read from a data file
     raise StanceDataError(f"{kind} {what}", path=path, row=row, field=field, expected='a string' if allow_empty else 'a non-empty string')
 
 # %% ../../nbs/01_data.core.ipynb #681f3e8b
+def files_found(folder:str|Path, limit:int=8) -> str:
+    "What `folder` holds, in words for an error: its first `limit` names (folders marked `/`) and how many there are."
+    folder = Path(folder)
+    if not folder.is_dir(): return f"{folder} does not exist" if not folder.exists() else f"{folder} is a file, not a folder"
+    names = sorted(p.name + ('/' if p.is_dir() else '') for p in folder.iterdir() if not p.name.startswith('.'))
+    if not names: return f"{folder} is empty"
+    return f"found in {folder}: {', '.join(names[:limit])}" + (f" and {len(names) - limit} more ({len(names)} in all)" if len(names) > limit else '')
+
 def require_file(folder:Path, rel:str, dataset:str='') -> Path:
-    "The path `folder/rel`, or a clear error saying which file is missing."
+    "The path `folder/rel`, or a clear error saying which file is missing and what the folder holds instead."
     p = Path(folder)/rel
     if not p.exists():
         src = DATASETS[dataset].source if dataset in DATASETS else ''
-        raise StanceDataError(f"missing file{' of dataset ' + repr(dataset) if dataset else ''}. {src}".strip(), path=p, expected='the file to exist')
+        what = f"missing file{' of dataset ' + repr(dataset) if dataset else ''}. {src}".strip()
+        raise StanceDataError(f"{what} ({files_found(p.parent)})", path=p, expected='the file to exist')
     return p
 
 # %% ../../nbs/01_data.core.ipynb #bd817b5c
@@ -289,6 +300,7 @@ def missing_files(name:str,                  # a key of `DATASETS`
     info = DATASETS[name]
     if info.folder is None: return []
     folder = _data_dir(data_dir, info.folder)
+    if info.alt_files and all((folder/f).exists() for f in info.alt_files): return []   # the other layout is there whole
     return [f for f in info.files if not (folder/f).exists()]
 
 # %% ../../nbs/01_data.core.ipynb #45aa1934

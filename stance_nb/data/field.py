@@ -4,7 +4,7 @@
 
 # %% ../../nbs/01e_data.field.ipynb #2ad12039
 from __future__ import annotations
-import json
+import json, re
 from pathlib import Path
 import pandas as pd
 from ..core import StanceDataError
@@ -14,11 +14,12 @@ from ..records import read_jsonl, clean_labels
 
 # %% auto #0
 __all__ = ['HYDRATED', 'HYDRATE_HOWTO', 'PSTANCE_TARGETS', 'PSTANCE_LABELS', 'PSTANCE_FILES', 'PSTANCE_COUNTS', 'COVID19_TARGETS',
-           'COVID19_LABELS', 'COVID19_FILES', 'COVID19_COUNTS', 'WTWT_MERGERS', 'WTWT_ALIASES', 'WTWT_LABELS',
-           'WTWT_TOTAL', 'EMERGENT_LABELS', 'EMERGENT_FILES', 'EMERGENT_TEST', 'MTSD_FILE', 'MTSD_LABELS',
-           'MTSD_SPLITS', 'RUMOUREVAL_LABELS', 'RUMOUREVAL2017_KEYS', 'RUMOUREVAL2017_THREADS', 'RUMOUREVAL2017_COUNTS',
-           'read_hydrated', 'attach_text', 'read_split_csv', 'want_splits', 'load_covid19', 'load_wtwt',
-           'load_emergent', 'load_mtsd', 'read_threads', 'load_rumoureval2017']
+           'COVID19_LABELS', 'COVID19_FILES', 'COVID19_COUNTS', 'COVID19_ONECOL', 'COVID19_TARGET_NAMES',
+           'WTWT_MERGERS', 'WTWT_ALIASES', 'WTWT_LABELS', 'WTWT_TOTAL', 'EMERGENT_LABELS', 'EMERGENT_FILES',
+           'EMERGENT_TEST', 'MTSD_FILE', 'MTSD_LABELS', 'MTSD_SPLITS', 'RUMOUREVAL_LABELS', 'RUMOUREVAL2017_KEYS',
+           'RUMOUREVAL2017_THREADS', 'RUMOUREVAL2017_COUNTS', 'read_hydrated', 'attach_text', 'read_split_csv',
+           'want_splits', 'covid19_layout', 'read_covid19_onecol', 'load_covid19', 'load_wtwt', 'load_emergent',
+           'load_mtsd', 'read_threads', 'load_rumoureval2017']
 
 # %% ../../nbs/01e_data.field.ipynb #5291ebed
 HYDRATED = 'tweets.jsonl'
@@ -141,13 +142,39 @@ def _tweet_ids(df:pd.DataFrame, path, column:str) -> pd.DataFrame:
                                        expected='a numeric tweet id')
     return df
 
+# %% ../../nbs/01e_data.field.ipynb #6ed1bee6
+COVID19_ONECOL = {'train': 'raw_train_all_onecol.csv', 'dev': 'raw_val_all_onecol.csv', 'test': 'raw_test_all_onecol.csv'}
+_ONECOL_COLS = {'Tweet': 'text', 'Target 1': 'target', 'Stance 1': 'label'}
+_slug = lambda t: re.sub(r'[^a-z0-9]+', '_', str(t).lower()).strip('_')
+COVID19_TARGET_NAMES = {'wearing_a_face_mask': 'face_masks', 'anthony_s_fauci_m_d': 'fauci', 'keeping_schools_closed': 'school_closures',
+                        'stay_at_home_orders': 'stay_at_home_orders'}   # the paper's target names (as slugs) -> `COVID19_TARGETS`
+
+def covid19_layout(folder:Path, targets=COVID19_TARGETS) -> str:
+    "'ids' where the id files of `targets` and the hydrated tweets are all there, else 'onecol' where its three CSV files are, else 'ids'."
+    ids = [COVID19_FILES[s].format(t) for t in targets for s in SPLITS] + [HYDRATED]
+    if all((Path(folder)/f).exists() for f in ids): return 'ids'
+    return 'onecol' if all((Path(folder)/f).exists() for f in COVID19_ONECOL.values()) else 'ids'
+
+def read_covid19_onecol(folder:Path, targets=None, splits=None) -> pd.DataFrame:
+    "The circulating CSV files with texts (`COVID19_ONECOL`); `targets` keeps the rows whose target is one of them (by name or slug)."
+    frames = []
+    for s in want_splits(splits):
+        path = require_file(folder, COVID19_ONECOL[s], 'covid19')
+        df = read_split_csv(path, _ONECOL_COLS, COVID19_LABELS)
+        if targets is not None:
+            key = df.target.map(lambda t: COVID19_TARGET_NAMES.get(_slug(t), _slug(t)))
+            df = df[key.isin(targets)]
+        frames.append(df.assign(id=[f'{s}-{i}' for i in df.index + 1], split=s))
+    return pd.concat(frames, ignore_index=True)[['id', 'split', 'target', 'text', 'label']]
+
 # %% ../../nbs/01e_data.field.ipynb #bfb47e04
 @register_dataset('covid19', labels=list(COVID19_LABELS), pair=True, metric='f1_macro', folder='covid19',
     files=tuple(f.format(t) for t in COVID19_TARGETS for f in COVID19_FILES.values()) + (HYDRATED,),
     citation='glandt-etal-2021-stance: Glandt et al. (2021), Stance Detection in COVID-19 Tweets, ACL-IJCNLP',
     license='tweet ids for research use; see https://github.com/kglandt/stance-detection-in-covid-19-tweets',
     source='COVID-19-Stance releases tweet ids: copy dataset/*.csv of https://github.com/kglandt/stance-detection-in-covid-19-tweets into '
-           f'<data_dir>/covid19/. {HYDRATE_HOWTO}',
+           f'<data_dir>/covid19/. {HYDRATE_HOWTO} Or put the copy with texts that circulates, {", ".join(COVID19_ONECOL.values())}, there.',
+    alt_files=tuple(COVID19_ONECOL.values()),
     paper='glandt2021_covid', domain='social media: tweets on COVID-19 policies and Anthony Fauci (2020)',
     options=dict(targets=None, splits=None, missing='drop'),
     label_map={'AGAINST': 'AGAINST', 'FAVOR': 'FAVOR', 'NONE': 'NONE'})
@@ -159,6 +186,7 @@ def load_covid19(folder:Path,
     "COVID-19-Stance: the released ids, targets and labels, with the texts of the hydrated tweets."
     targets = list(COVID19_TARGETS) if targets is None else [targets] if isinstance(targets, str) else list(targets)
     if bad := sorted(set(targets) - set(COVID19_TARGETS)): raise ValueError(f"unknown COVID-19-Stance target(s) {bad}; use {list(COVID19_TARGETS)}")
+    if covid19_layout(folder, targets) == 'onecol': return read_covid19_onecol(folder, None if len(targets) == 4 else targets, splits)
     frames = []
     for t in targets:
         for s in want_splits(splits):

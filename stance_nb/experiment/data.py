@@ -113,9 +113,10 @@ def load_data(spec:DataSpec,            # what to load
         first = str(e).splitlines()[0]
         if info.folder is None:   # the user's own files: what is wrong with them, not where a registered dataset lives
             raise StanceDataError(f"cannot read your dataset {spec.key!r} ({spec.dataset}): {first}") from e
-        how = (f"stance_nb.data.download({spec.dataset!r})" if getattr(info, 'url', None) else 'request it from its authors') + f"; {info.source}"
+        how = [f"stance_nb.data.download({spec.dataset!r})"] if getattr(info, 'url', None) else []
+        if info.source and info.source not in first: how.append(info.source)   # the loader's error says it already: once is enough
         raise StanceDataError(f"cannot read dataset {spec.dataset!r} ({spec.key}) from {_data_dir(data_dir, info.folder)}: {first}. "
-                              f"Point data_dir or $STANCE_NB_DATA at a folder holding it ({how})") from e
+                              f"Point data_dir or $STANCE_NB_DATA at a folder holding it" + (f" ({'; '.join(how)})" if how else '')) from e
     if spec.fold is not None:
         if 'fold' not in df: raise StanceDataError(f"{spec.key}: dataset {spec.dataset!r} has no 'fold' column for cross-validation", field='fold')
         attrs = dict(df.attrs)

@@ -245,6 +245,7 @@ def run_notes(args,      # the leaderboard's parameters (`LeaderboardArgs`)
     if run.own: notes['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in run.own}
     if args.max_train is not None: notes['max_train'] = args.max_train
     if prep.not_taken: notes['not_taken'] = prep.not_taken
+    if getattr(run, 'not_applicable', None): notes['not_applicable'] = run.not_applicable
     notes['recipes'] = {}
     for m in sorted(args.systems(), key=lambda m: FAMILIES.index(m.family)):
         for k, v in (m.notes(args, run.more, res) if m.notes else {}).items():

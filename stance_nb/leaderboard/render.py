@@ -14,6 +14,7 @@ from ..core import write_csv, write_json, write_text, write_bytes, atomic_files,
 from ..data.explore import figure_bytes
 from ..stats import cd_diagram, p_floor_rule
 from ..page import html_table, inline_html, markdown_html, section, html_page
+from .probes import probes_markdown
 from .build import Leaderboard
 
 # %% auto #0
@@ -162,6 +163,8 @@ def run_notes_text(st:dict) -> list:
         notes.append("the other papers' datasets, one split each: " + '; '.join(st['other_papers'].values())
                      + "; no published number beside them (their papers report other splits, means over folds or other systems), "
                        "except EZ-STANCE's for nli and nli-ft run with its checkpoint and recipe.")
+    notes += [f'shared texts: {n}' for n in st.get('shared_texts') or []]
+    if st.get('not_applicable'): notes.append('no meaning there, not run: ' + '; '.join(f'{k}: {v}' for k, v in st['not_applicable'].items()) + '.')
     if st.get('not_taken'): notes.append('not taken from the other job stores (run here instead): '
                                          + '; '.join(f'{k}: {v}' for k, v in st['not_taken'].items()) + '.')
     return notes + [f"not merged: {n}." for n in (st.get('imported') or {}).get('left_out') or []]
@@ -202,11 +205,17 @@ def _robust_markdown(lb:Leaderboard) -> str:
               for k, v in rob.items() if k != 'attacks']
     return '\n'.join(lines) + '\n\n' + '\n'.join(f'- {n}' for n in notes) + '\n'
 
+# %% ../../nbs/11g_leaderboard.render.ipynb #aa8fced2
+def _probes_markdown(lb:Leaderboard) -> str:
+    "The shortcut probes' verdicts and table (`stance_nb.leaderboard.probes`), where the run has probes."
+    return probes_markdown(pd.DataFrame(lb.stats['probes']), alpha=lb.stats['alpha']) if lb.stats.get('probes') else ''
+
 # %% ../../nbs/11g_leaderboard.render.ipynb #1355884b
 def leaderboard_markdown(lb:Leaderboard) -> str:
     "The leaderboard as Markdown: its table, the notes on its tests and its run, each dataset's own metric, the robustness groups."
     notes = portable(cell_notes(lb) + run_notes_text(lb.stats))   # paths as committed files write them: relative to the repository
-    return (table_markdown(lb) + '\n\n' + '\n'.join(f'- {n}' for n in notes) + '\n' + _official_markdown(lb) + _robust_markdown(lb))
+    return (table_markdown(lb) + '\n\n' + '\n'.join(f'- {n}' for n in notes) + '\n' + _official_markdown(lb) + _robust_markdown(lb)
+            + _probes_markdown(lb))
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #8970b1ee
 def _heatmap(t, keys:list) -> Figure:
@@ -337,7 +346,7 @@ def page_table(lb:Leaderboard) -> str:
 def leaderboard_html(lb:Leaderboard, run_name:str, imgs:Sequence[str]=()) -> str:
     "The self-contained page of this run: findings, the rendered table, the notes, each dataset's own metric, robustness, figures."
     notes = portable(cell_notes(lb) + run_notes_text(lb.stats))
-    more = markdown_html(_official_markdown(lb) + _robust_markdown(lb))
+    more = markdown_html(_official_markdown(lb) + _robust_markdown(lb) + _probes_markdown(lb))
     parts = [section('Table', tables=[page_table(lb)]), '<h2>Notes</h2><ul>' + ''.join(f'<li>{inline_html(n)}</li>' for n in notes) + '</ul>',
              more, section('Figures') + ''.join(imgs) if imgs else '']
     title = f"Stance leaderboard: {run_name}{' (imported results)' if lb.stats.get('imported') else ''}"
@@ -349,6 +358,7 @@ def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
     "Write `<run_name>_leaderboard.csv|.md|.html`, the tests (`_tests.csv`), figures (`.png`) and the conditions (`.json`) to `folder`."
     folder = Path(folder); stem = folder/f'{run_name}_leaderboard'
     files = dict(csv=write_csv(f'{stem}.csv', lb.table, index=False), tests=write_csv(f'{stem}_tests.csv', lb.tests, index=False))
+    if lb.stats.get('probes'): files['probes'] = write_csv(f'{stem}_probes.csv', pd.DataFrame(lb.stats['probes']), index=False)
     md = leaderboard_markdown(lb)
     files['md'] = write_text(f'{stem}.md', f"# {run_name}\n\n" + md)
     imgs = []
@@ -362,4 +372,5 @@ def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
     files['html'] = write_text(f'{stem}.html', leaderboard_html(lb, run_name, imgs))
     for name in FIGURES:   # a figure an earlier leaderboard of this name drew and this one does not: gone, not shown beside it
         if name not in files: Path(f'{stem}_{name}.png').unlink(missing_ok=True)
+    if 'probes' not in files: Path(f'{stem}_probes.csv').unlink(missing_ok=True)   # nor an earlier run's probes
     return {k: portable_path(v) for k, v in files.items()}

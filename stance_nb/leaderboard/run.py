@@ -5,7 +5,7 @@
 # %% ../../nbs/11h_leaderboard.run.ipynb #1a109934
 from __future__ import annotations
 import contextlib, os, tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from ..core import outputs_dir, portable, portable_path, repo_root
 from ..experiment import get_experiment, run_arguments, prepare, execute, run_on, executor_from, Executor, JobsFailed
@@ -15,10 +15,13 @@ from .params import LeaderboardArgs
 from .build import (Leaderboard, gold_and_predictions, published, build_leaderboard, robust_and_low_resource,
                                          run_notes)
 from .render import write_leaderboard
+from .probes import probe_pairs, probe_verdicts
+from ..data.overlap import shared_text_notes
 
 # %% auto #0
-__all__ = ['SMOKE_RUN', 'LeaderboardRun', 'leaderboard_rows', 'leaderboard_run_kw', 'prepare_leaderboard', 'run_jobs',
-           'leaderboard', 'kept_defaults', 'smoke_args', 'smoke_outputs', 'run_leaderboard', 'leaderboard_figures']
+__all__ = ['SMOKE_RUN', 'LeaderboardRun', 'leaderboard_rows', 'leaderboard_run_kw', 'not_applicable', 'prepare_leaderboard',
+           'run_jobs', 'leaderboard', 'kept_defaults', 'smoke_args', 'smoke_outputs', 'run_leaderboard',
+           'leaderboard_figures']
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #2c3ccb57
 @dataclass
@@ -33,6 +36,7 @@ class LeaderboardRun:
     prep:object            # the planned jobs (`Prepared`)
     own:list               # keys holding your data under a registered name
     absent:dict            # registered datasets left out, with why
+    not_applicable:dict=field(default_factory=dict)   # '<system> on <data key>' -> why the system has no meaning there: no job run
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #a5505ab0
 def leaderboard_rows(args:LeaderboardArgs, exp) -> tuple[dict, list]:
@@ -68,6 +72,20 @@ def leaderboard_run_kw(args:LeaderboardArgs, # the leaderboard's parameters, che
     if args.reuse_from: run_kw['reuse'] = [str(Path(r).expanduser()) for r in args.reuse_from]
     return exp, rows, more, run_kw
 
+# %% ../../nbs/11h_leaderboard.run.ipynb #12f787ac
+def not_applicable(args:LeaderboardArgs, rows:dict, run_kw:dict, prep) -> dict:
+    """'<system> on <data key>' -> why the system has no meaning there (`SystemMeta.applies` on the loaded data): those jobs leave
+    `prep`'s plan, and the system's row in `run_kw` runs on the other datasets only."""
+    out, keep = {}, {}
+    for m in (m for m in args.systems() if m.applies is not None and m.row in rows):
+        bad = {k: why for k in prep.keys if (why := m.applies(prep.inp.frames[k, 1.0], k))}
+        out.update({f'{rows[m.row]} on {k}': why for k, why in bad.items()})
+        if bad: keep[m.row] = tuple(k for k in prep.keys if k not in bad)
+    if keep:
+        run_kw['rows'] = prep.rows = [replace(r, data=keep[r.name]) if r.name in keep else r for r in run_kw['rows']]
+        prep.plan[:] = [it for it in prep.plan if it[0].row.name not in keep or set(it[0].keys) <= set(keep[it[0].row.name])]
+    return out
+
 # %% ../../nbs/11h_leaderboard.run.ipynb #83b71b09
 def prepare_leaderboard(args:LeaderboardArgs, # the leaderboard's parameters, checked (`LeaderboardArgs.checked`)
                         plan:bool=False,      # for a plan (`--plan`): other stores' finished jobs are counted, not taken in; no folder made
@@ -81,7 +99,7 @@ def prepare_leaderboard(args:LeaderboardArgs, # the leaderboard's parameters, ch
     prep = prepare(**run_kw)
     own = check_own_data(prep, args.data)
     check_nli_labels(prep, args.systems())
-    return LeaderboardRun(args, P, exp, rows, more, run_kw, prep, own, absent)
+    return LeaderboardRun(args, P, exp, rows, more, run_kw, prep, own, absent, not_applicable(args, rows, run_kw, prep))
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #be74b14f
 def _robust(run:LeaderboardRun, res, table, stats) -> tuple:
@@ -118,6 +136,9 @@ def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, 
     table, tests, stats = build_leaderboard(res, gold, preds, run.rows, a.n_resamples, seed, a.alpha, pub)
     if a.attacks or a.ratios: table, stats = _robust(run, res, table, stats)
     stats.update(run_notes(a, run, res))
+    stats['shared_texts'] = shared_text_notes({k: prep.inp.frames[k, 1.0] for k in prep.keys if (k, 1.0) in prep.inp.frames})
+    pairs, prior = probe_pairs(a.systems(), run.rows)
+    if pairs or prior: stats['probes'] = probe_verdicts(gold, preds, pairs, prior, a.n_resamples, seed, a.alpha).to_dict('records')
     lb = Leaderboard(table, tests, stats, res)
     out = outputs_dir(None, 'leaderboard')
     lb.files = write_leaderboard(lb, out, a.run_name)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #d0be2c12
 from __future__ import annotations
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
 from ..core import data_dir as data_folder
@@ -14,20 +14,22 @@ from ..data.benchmark import BENCHMARK
 from ..train import check_encoder
 from ..systems.nli import stance_nli_map
 from ..systems.llm import LLM_PROMPTS
-from ..experiment import Row, data_specs
+from ..systems.probes import PROBES, PROBE_TRANSFORMS, probe_applies
+from ..experiment import Row, data_specs, get_experiment
 from ..systems.llm import check_llm, parse_failures
 from ..papers.benchmark import BenchmarkArgs
 
 # %% auto #0
 __all__ = ['NLI_MODEL', 'NLI_PRESET', 'LLM_MODEL', 'FAMILIES', 'LEADERBOARD_SYSTEMS', 'SMALL_ENCODER', 'LEADERBOARD_BENCHMARK',
            'SystemMeta', 'nli_row', 'nli_ft_row', 'llm_row', 'encoder_names', 'encoder_size', 'encoder_recipe',
-           'Benchmark', 'leaderboard_datasets', 'benchmark_data', 'other_papers', 'check_nli_labels', 'check_own_data']
+           'probe_row', 'prior_row', 'Benchmark', 'leaderboard_datasets', 'benchmark_data', 'other_papers',
+           'check_nli_labels', 'check_own_data']
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #fca64e36
 NLI_MODEL = 'facebook/bart-large-mnli'   # the EZ-STANCE paper's zero-shot NLI row (Zhao & Caragea 2024, Table 7: BART-MNLI)
 NLI_PRESET = 'ezstance_roberta'          # its recipe for fine-tuning BART-MNLI's encoder (BART-MNLI-e; `stance_nb.train.PRESETS`)
 LLM_MODEL = 'meta-llama/Llama-2-13b-chat-hf'   # the EZ-STANCE paper's LLaMA 2 row
-FAMILIES = ('encoder', 'baseline', 'nli', 'llm')   # the systems' families, in the order the notes state their recipes
+FAMILIES = ('encoder', 'baseline', 'nli', 'llm', 'probe')   # the systems' families, in the order the notes state their recipes
 
 @dataclass(frozen=True)
 class SystemMeta:
@@ -44,6 +46,8 @@ class SystemMeta:
     check:Callable|None=None     # (leaderboard parameters) -> None: loads its model before any job, or raises naming it
     settings:Callable|None=None  # (leaderboard parameters) -> its part of the run's settings: the models it names, its recipe
     notes:Callable|None=None     # (leaderboard parameters, the run's rows beyond the benchmark's, the run) -> its part of the stats
+    probe:tuple=()               # a shortcut probe: (the system whose input it changes, or None, and which probe it is, e.g. 'text')
+    applies:Callable|None=None   # (a dataset's tidy table, its key) -> why the system has no meaning on it ('' where it has): no job there
 
 LEADERBOARD_SYSTEMS = Registry('model', group='stance_nb.systems', describe=lambda m: f"{m.recipe} ({m.paper})")
 # leaderboard name -> `SystemMeta`, in the table's order; a system family's module (entry-point group `stance_nb.systems`) may add its own
@@ -165,6 +169,52 @@ for _m in [
     SystemMeta('llm', 'llm', "a causal LM or an endpoint asked EZ-STANCE's ChatGPT prompt with each dataset's labels", 'zhao2024',
                'LLM prompting', fields=('llm_model', 'llm_endpoint'), make_row=lambda a: llm_row(), check=_check_llm, notes=_llm_notes,
                settings=lambda a: {'models': {'LLM': a.llm_endpoint or a.llm_model or LLM_MODEL}})]:
+    LEADERBOARD_SYSTEMS.register(_m.name, _m)
+
+# %% ../../nbs/11d_leaderboard.spec.ipynb #a4588a42
+def probe_row(base:str,  # the benchmark's row the probe changes ('fastText', 'BERT_SDL')
+              probe:str, # a key of `PROBE_TRANSFORMS`
+             ) -> Row:
+    "The benchmark's row `base` on the input of `probe`: its options and the transform; the clean test set, all the training data."
+    row = get_experiment('benchmark').row(base)
+    return replace(row, name=f'{row.name} ({PROBES[probe]})', options={**row.options, 'transform': PROBE_TRANSFORMS[probe]}, tables=('4',),
+                   ratios=(1.0,), attacks=(), note=f'a shortcut probe: {row.name} reading the {PROBES[probe]}')
+
+def prior_row() -> Row:
+    "The label prior: each target's most frequent training label (the global one for a target training lacks)."
+    return Row('Label prior', 'target_majority', {'by': 'target'}, tables=('4',), note="a shortcut probe: each target's most frequent label")
+
+# %% ../../nbs/11d_leaderboard.spec.ipynb #ec4de75b
+def _probe_encoder(a) -> str:
+    "The encoder the `sdl-*` probes read: the first of `model` (the benchmark's without one)."
+    return list(encoder_names(a.model or [BenchmarkArgs().model]))[0]
+
+def _probe_settings(a) -> dict:
+    "The run setting of the encoder probes: the encoders' preset where it is not the benchmark's (as `sdl` sets it)."
+    preset, _ = encoder_recipe(a)
+    return {'mdl_preset': preset} if preset != 'paper' else {}
+
+def _probe_notes(a, more:list, res) -> dict:
+    "The probes' recipes in words, beside the table."
+    used = sorted({m.probe[0] for m in a.systems() if m.probe and m.probe[0]})
+    said = {'fasttext': 'fastText, its own recipe (preset benchmark)',
+            'sdl': f"{_probe_encoder(a)} fine-tuned alone on each dataset, preset {encoder_recipe(a)[0]}"}
+    return {'recipes': {'probes': '; '.join([*(f"{s}-*: {said[s]} on the changed input" for s in used),
+                                             "prior: each target's most frequent training label"])}}
+
+# %% ../../nbs/11d_leaderboard.spec.ipynb #135ed7e0
+def _probe_meta(system:str, probe:str) -> SystemMeta:
+    "The leaderboard system `<system>-<probe>`: the full system's row on the probe's input."
+    enc = system == 'sdl'
+    return SystemMeta(f'{system}-{probe}', 'probe', f"{system} reading the {PROBES[probe]} (a shortcut probe)", 'schiller2021',
+                      f"{'BERT_SDL' if enc else 'fastText'} ({PROBES[probe]})", fields=('encoder_preset',) if enc else ('fasttext_preset',),
+                      make_row=lambda a: probe_row('BERT_SDL' if enc else 'fastText', probe),
+                      check=(lambda a: check_encoder(_probe_encoder(a))) if enc else None, settings=_probe_settings if enc else None,
+                      notes=_probe_notes, probe=(system, probe), applies=lambda df, key: probe_applies(df, probe, key))
+
+for _m in [*(_probe_meta(s, p) for s in ('fasttext', 'sdl') for p in PROBE_TRANSFORMS),
+           SystemMeta('prior', 'probe', "each target's most frequent training label (a shortcut probe)", 'schiller2021', 'Label prior',
+                      make_row=lambda a: prior_row(), notes=_probe_notes, probe=(None, 'prior'))]:
     LEADERBOARD_SYSTEMS.register(_m.name, _m)
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #bbced0d1
