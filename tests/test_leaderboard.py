@@ -238,15 +238,15 @@ def test_bad_input_stops_before_any_job(tmp_path, capfd, monkeypatch):
              (['--models', 'majority', '--data', '{"mine": {"dataset": "csv", "colour": 1}}'], "unknown option(s) ['colour']"),
              (['--models', 'majority', '--datasets', 'ibmcs', '--from', str(tmp_path/'nowhere')], f"reuse_from: no job store at {tmp_path/'nowhere'}"),
              (['--models', 'majority,nli', '--datasets', 'ibmcs', '--nli-model', str(broken)], f"model {str(broken)!r}: its config does not load"),
-             (['--models', 'majority', '--datasets', 'ibmcs', '--nli-model', 'roberta-large-mnli'], 'add nli or nli-ft to models'),
+             (['--models', 'majority', '--datasets', 'ibmcs', '--nli-model', 'roberta-large-mnli'], 'is for nli, nli-ft: add one of them to models'),
              (['--models', 'majority,sdl', '--datasets', 'ibmcs', '--preset', 'huge'], "parameter encoder_preset: unknown ['huge']; valid: ['paper', 'small', 'smoke']"),
-             (['--models', 'majority', '--datasets', 'ibmcs', '--fasttext-preset', 'xstance'], "fasttext_preset='xstance' is for fasttext: add fasttext to models"),
+             (['--models', 'majority', '--datasets', 'ibmcs', '--fasttext-preset', 'xstance'], "fasttext_preset='xstance' is for fasttext, fasttext-text, fasttext-target, fasttext-shuffled: add one of them to models"),
              (['--models', 'majority', '--datasets', 'ibmcs', '--llm-model', 'meta-llama/Llama-2-7b-chat-hf'], 'add llm to models'),
              (['--models', 'majority,llm', '--datasets', 'ibmcs', '--llm-model', '{"model": "x"}'], "an LLM endpoint needs 'base_url' and 'model'"),
              (['--models', 'majority,llm', '--datasets', 'ibmcs', '--llm-model', '{"base_url": '], '--llm-model: an endpoint is a JSON object'),
              (['--models', 'majority,llm', '--datasets', 'ibmcs', '--llm-model', str(broken)], f"model {str(broken)!r}: its config does not load"),
              (['--models', 'majority,nli-ft', '--datasets', 'ibmcs', '--nli-preset', 'huge'], "parameter nli_preset: unknown ['huge']"),
-             (['--models', 'majority', '--datasets', 'ibmcs', '--nli-preset', 'smoke'], "nli_preset='smoke' is for nli-ft: add nli-ft to models"),
+             (['--models', 'majority', '--datasets', 'ibmcs', '--nli-preset', 'smoke'], "nli_preset='smoke' is for nli-ft: add it to models"),
              (['--import-tables', str(tmp_path), '--seeds', '1'], '--import-tables reads finished tables')]
     for argv, msg in cases:
         with pytest.raises(SystemExit) as e: main(['leaderboard', *argv])

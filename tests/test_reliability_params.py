@@ -74,7 +74,7 @@ INVALID = {
                         ({'smoke': 'yes'}, 'smoke'), ({'attacks': ['bogus']}, "attacks: unknown ['bogus']"),
                         ({'max_train': 0}, 'max_train=0: expected > 0'), ({'max_train': 50, 'ratios': [0.1]}, 'max_train and ratios'),
                         ({'datasets': ['ezstance']}, "dataset 'ezstance':"), ({'reuse_from': ['/nonexistent/store']}, 'reuse_from: no job store at'),
-                        ({'nli_model': 'roberta-large-mnli', 'models': ['majority']}, 'add nli or nli-ft to models'),
+                        ({'nli_model': 'roberta-large-mnli', 'models': ['majority']}, 'is for nli, nli-ft: add one of them to models'),
                         ({'nli_preset': 'huge', 'models': ['nli-ft']}, "nli_preset: unknown ['huge']"),
                         ({'llm_model': 'meta-llama/Llama-2-7b-chat-hf', 'models': ['majority']}, 'add llm to models'),
                         ({'llm_endpoint': {'model': 'x'}, 'models': ['llm']}, "an LLM endpoint needs 'base_url' and 'model'"),
