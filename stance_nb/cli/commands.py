@@ -276,6 +276,9 @@ def _evaluate(args) -> dict:
 def _push(args) -> dict:
     "Upload a run folder's model with its model card (stance_nb.publish; imported on use: data and metrics code)."
     from stance_nb.publish import push_run
+    from stance_nb.hub import check_repo_id
+    try: check_repo_id(args.repo_id)
+    except ValueError as e: raise UsageError(str(e)) from None
     return dict(command='push', **push_run(args.run, args.repo_id, data_dir=args.data_dir, dry_run=args.dry_run, private=args.private))
 
 # %% ../../nbs/12a_cli.commands.ipynb #e8d305bf
