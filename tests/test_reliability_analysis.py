@@ -101,7 +101,8 @@ CLI = {
     'three_systems': (['--systems', 'A,B,C'], 2, 'stance_nb analyze: error: --systems: one or two values, got 3 (A,B,C)'),
     'robustness_without_attack': (['--tests', 'test'], 2, 'robustness: --tests names the attacked test sets'),
     'bad_seed': (['--seeds', 'one'], 2, "--seeds 'one': expected one or two whole numbers"),
-    'no_resamples': (['--n', '0'], 2, '--n 0: expected a positive number of resamples'),
+    'no_resamples': (['--n', '0'], 2, '--n 0: expected at least 100 bootstrap resamples'),
+    'few_resamples': (['--n', '10'], 2, '--n 10: expected at least 100 bootstrap resamples (as transfer --n-resamples)'),
     'no_job_store': (['--from', 'no/such/store'], 1, 'stance_nb: error: no/such/store: no job store here'),
     'absent_row': (['--systems', 'BERT_SDL'], 1, "stance_nb: error: file {store}: no finished job of row 'BERT_SDL' on 'k' at ratio 1"),
 }

@@ -493,7 +493,7 @@ def _analyze_choices(args) -> dict:
         if len(v) > 2 or (o != 'seeds' and not v): raise UsageError(f"--{o}: one or two values, got {len(v)} ({','.join(v)})")
     if args.kind == 'robustness' and not [t for t in pick['tests'] if t != 'test']:
         raise UsageError('robustness: --tests names the attacked test sets, e.g. spelling,negation')
-    if args.n < 1: raise UsageError(f'--n {args.n}: expected a positive number of resamples')
+    if args.n < 100: raise UsageError(f'--n {args.n}: expected at least 100 bootstrap resamples (as transfer --n-resamples)')
     try: pick['seeds'] = [int(s) for s in pick['seeds']] or [None]
     except ValueError: raise UsageError(f'--seeds {args.seeds!r}: expected one or two whole numbers') from None
     return pick
