@@ -20,6 +20,7 @@ from .experiment import RunArgs, arg, prepare, Executor, JobsFailed, EXECUTORS
 from .experiment.spec import DataSpec
 from .systems.baselines import FASTTEXT_PRESETS
 from .systems.mdl import MDL_PRESETS
+from .train import CPU_PRECISIONS
 from .leaderboard.spec import LEADERBOARD_BENCHMARK
 from .leaderboard.params import LeaderboardArgs
 from .leaderboard.run import leaderboard_run_kw, smoke_outputs, kept_defaults, run_jobs
@@ -94,6 +95,8 @@ class TransferArgs(RunArgs):
     fasttext_preset:str|None = arg(None, 'in fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
     epochs:int|None = arg(None, 'positive')   # sdl: override the recipe's epochs
     lr:float|None = arg(None, 'positive')     # sdl: override the recipe's learning rate
+    cpu_precision:str|None = arg(None, 'in cpu_precisions')  # sdl on a CPU: what the recipe's 'auto' trains in; bf16 takes in a store made in bf16
+                                              # on any CPU (emulated, slow, where the CPU lacks bf16 instructions); None: by the CPU
     max_train:int|None = arg(None, 'positive')  # train on a seeded sample of at most this many rows (the pooled set too: the same budget)
     data_dir:str|None = arg(None)             # folder holding the datasets; None: $STANCE_NB_DATA
     reuse_from:list[str] = arg([])            # other job stores whose finished jobs are taken in
@@ -107,7 +110,7 @@ class TransferArgs(RunArgs):
         "Valid values of the `in NAME` constraints."
         ds = [k for k, d in DATASETS.items() if d.label_map is not None and k in LEADERBOARD_BENCHMARK.datasets]
         return dict(transfer_models=list(TRANSFER_MODELS), transfer_datasets=ds, encoder_presets=list(MDL_PRESETS),
-                    fasttext_presets=list(FASTTEXT_PRESETS), executors=list(EXECUTORS))
+                    fasttext_presets=list(FASTTEXT_PRESETS), executors=list(EXECUTORS), cpu_precisions=list(CPU_PRECISIONS))
 
     def checked(self) -> 'TransferArgs':
         "Your own files named as datasets (`csv`, `jsonl`) are refused first, for what they lack; then every field as `RunArgs.checked`."
@@ -125,8 +128,8 @@ class TransferArgs(RunArgs):
 
     def leaderboard_args(self) -> LeaderboardArgs:
         "The leaderboard's parameters of the same systems, recipes and datasets (whose jobs a transfer's jobs train like), checked."
-        keep = ('models', 'datasets', 'seeds', 'model', 'encoder_preset', 'fasttext_preset', 'epochs', 'lr', 'max_train', 'data_dir',
-                'reuse_from', 'n_resamples', 'executor', 'workers', 'slurm')
+        keep = ('models', 'datasets', 'seeds', 'model', 'encoder_preset', 'fasttext_preset', 'epochs', 'lr', 'cpu_precision', 'max_train',
+                'data_dir', 'reuse_from', 'n_resamples', 'executor', 'workers', 'slurm')
         return LeaderboardArgs(**{k: getattr(self, k) for k in keep}, run_name=self.run_name).checked()
 
 # %% ../nbs/15_transfer.ipynb #7ef1442a

@@ -189,7 +189,8 @@ def _precision(job:Job, inp:_Inputs, ts:dict, settings:dict) -> tuple[str|None, 
     from stance_nb.train import resolve_precision   # torch, imported only by runs that train an encoder
     try: cfg, _ = sysm.budget(Context(job.row, job.seed, job.ratio, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, Path('.'), settings))
     except RowSkipped: return None, None   # no model: the job is reported as not run
-    return resolve_precision(cfg.mixed_precision), (job_device(job, settings) if cfg.mixed_precision == 'auto' else None)
+    prec = resolve_precision(cfg.mixed_precision, settings.get('cpu_precision') if job_device(job, settings) == 'cpu' else None)
+    return prec, (job_device(job, settings) if cfg.mixed_precision == 'auto' else None)
 
 # %% ../../nbs/10j_experiment.runner.ipynb #a25fad61
 def _plan(exp:Experiment, rows:list, seeds, ratios, inp:_Inputs, settings:dict, root:Path) -> list[tuple]:
