@@ -109,8 +109,8 @@ def check_scores(s:RunSummary, ds:str, gold:list, pred:list):
     for m, v in s.scores[ds].items():
         got, key = score(None, gold, pred, metric=m, labels=run_labels(s, ds)), f'test_{m}' if s.kind == 'train' else f'{ds}/{m}'
         if abs(got - v) > 1e-9:
-            raise StanceDataError(f"its test {m} of {ds} is {v:.4f}, but its {len(pred)} predictions score {got:.4f} against the test labels: "
-                                  "the record or the data changed after the run", path=s.run_dir/'record.json', field=f'metrics.{key}',
+            raise StanceDataError(f"its test {m} of {data_name(s, ds)} is {v:.4f}, but its {len(pred)} predictions score {got:.4f} against the "
+                                  "test labels: the record or the data changed after the run", path=s.run_dir/'record.json', field=f'metrics.{key}',
                                   expected='the scores its predictions give (refusing to publish scores they do not support)')
 
 def intervals(s:RunSummary, data_dir=None, n_resamples:int=1000, seed:int=0) -> dict:
