@@ -34,7 +34,7 @@ def own_run(tmp_path_factory):
     err = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(err):
         rc = main(['train', '--dataset', 'csv', '--path', ','.join(f"{s}={d/'fx'/f'{s}.csv'}" for s in n), '--columns',
-                   'text=sentence,target=topic,label=stance', '--name', 'ibmcs', '--preset', 'smoke', '--model', str(d/'tiny'), '--epochs', '1',
+                   'text=sentence,target=topic,label=stance', '--max-train', '60', '--name', 'ibmcs', '--preset', 'smoke', '--model', str(d/'tiny'), '--epochs', '1',
                    '--seeds', '1', '--output-dir', str(d/'out'), '--json'])
     assert rc == 0, err.getvalue()[-3000:]
     return Path(json.loads(out.getvalue())['records'][0]).parent
@@ -83,8 +83,9 @@ def test_card_of_your_own_data_claims_nothing_registered(own_run, tmp_path, capf
     card = (run/'model_card.md').read_text(encoding='utf-8')
     for claim in ('datasets:', 'Bar-Haim', 'IBM', 'ibmcs', 'fx', 'base_model', str(own_run.parents[2])):
         assert claim not in card, (claim, card)
-    assert '| your own data (`train.csv`, `dev.csv`, `test.csv`) | CON, PRO | 80 / 20 / 30 |' in card, card
+    assert '| your own data (`train.csv`, `dev.csv`, `test.csv`) | CON, PRO | 60 / 20 / 30 |' in card, card
     assert 'from a local model folder' in card and '| `model` | a local model folder |' in card
+    assert '| `max_train_rows` | 60 |' in card   # trained on a sample of the training rows: the recipe says so
     rec = json.loads((run/'record.json').read_text())
     acc = rec['metrics']['test_accuracy']
     assert f"| your own data (`train.csv`, `dev.csv`, `test.csv`) | accuracy | {acc:.4f} | " in card and ' – ' in card.split('## Test scores')[1]
@@ -94,3 +95,10 @@ def test_card_of_your_own_data_claims_nothing_registered(own_run, tmp_path, capf
     gold = pd.read_csv(own_run.parents[2]/'fx'/'test.csv').stance.tolist()
     pred = [json.loads(l)['label'] for l in (run/'predictions.jsonl').read_text().splitlines()]
     assert abs(score(None, gold, pred, metric='accuracy') - acc) < 1e-12   # the score the card prints is the predictions' own
+
+def test_train_records_its_sample_of_the_training_rows(own_run):
+    """`train --max-train 60` (of 80 training rows) records `max_train_rows` and the sample's seed (it recorded nothing of the sample), and the
+    card lists it in the recipe: a model trained on less data says so."""
+    rec = json.loads((own_run/'record.json').read_text())
+    assert (rec['params']['max_train_rows'], rec['params']['split_seed'], rec['params']['n']['train']) == (60, 0, 60)
+    assert rec['params']['dataset'] == 'csv' and rec['params']['data_spec']['options']['max_train'] == 60
