@@ -101,7 +101,7 @@ def _test_labels(s:RunSummary, ds:str, data_dir) -> list:
     "The test labels the run predicted for `ds`, read as its record says it read them; a `LookupError` where it does not say."
     said = data_read(s, ds)
     spec = spec_from_record(said['data_spec']) if said.get('data_spec') else DataSpec.of(ds) if registered(s, ds) else None
-    if spec is None: raise LookupError('your own data, and the record does not say how the run read it')
+    if spec is None: raise LookupError('the record does not say how the run read its data')
     return split_of(load_data(spec, data_dir), 'test').label.tolist()
 
 def check_scores(s:RunSummary, ds:str, gold:list, pred:list):
@@ -160,6 +160,7 @@ def registered(s:RunSummary, ds:str):
 def data_name(s:RunSummary, ds:str) -> str:
     "How the card names dataset `ds`: a registered one by its name; your own data as such, with its files' names (never a folder's name)."
     if registered(s, ds): return f'`{ds}`'
+    if not data_read(s, ds): return f'`{ds}` (the record does not say what data the run read)'   # a run from before records said it
     opts = (data_read(s, ds).get('data_spec') or {}).get('options') or {}
     paths = opts.get('path') or {}
     files = [Path(str(p)).name for p in (paths.values() if isinstance(paths, dict) else [paths])]
@@ -172,7 +173,7 @@ def _data_rows(s:RunSummary) -> list:
         i, nd = registered(s, ds), n.get(ds, n) if isinstance(n.get(ds), dict) else n   # an MDL record: per dataset
         labels = ', '.join(i.labels or []) if i else ', '.join(map(str, run_labels(s, ds) or []))
         rows.append((data_name(s, ds), labels, ' / '.join(str(nd.get(k, '?')) for k in ('train', 'dev', 'test')) if nd else '',
-                     i.citation if i else 'your own data', i.source if i else ''))
+                     i.citation if i else 'your own data' if data_read(s, ds) else 'not recorded', i.source if i else ''))
     return rows
 
 # %% ../nbs/09a_publish.ipynb #babe4083
