@@ -80,7 +80,7 @@ def test_precision_is_in_the_key(mine, tmp_path, capfd, monkeypatch):
     here = json.loads((tmp_path/'a'/'benchmark'/'runs'/first['folders'][0]/'record.json').read_text())['params']['precision']
     assert here in ('no', 'bf16')
     other = 'bf16' if here == 'no' else 'no'
-    monkeypatch.setattr(train, 'resolve_precision', lambda p: other)   # as on a machine where 'auto' resolves otherwise
+    monkeypatch.setattr(train, 'resolve_precision', lambda p, cpu=None: other)   # as on a machine where 'auto' resolves otherwise
     again = _reproduce(mine, tmp_path/'a', capfd, monkeypatch, **opts)
     assert again['reused'] == 0 and again['folders'] != first['folders']
     assert json.loads((tmp_path/'a'/'benchmark'/'runs'/again['folders'][0]/'record.json').read_text())['params']['precision'] == other
