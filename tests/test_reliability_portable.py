@@ -126,17 +126,18 @@ def test_bf16_store_taken_in_on_a_cpu_without_bf16(home, tmp_path, capfd, monkey
     job's plan says it trains in bf16 emulated."""
     from stance_nb.train import optim, loop
     a = tmp_path/'a'; shutil.copytree(home, a)
-    first = _reproduce(a, capfd, monkeypatch, extra=['-p', 'cpu_precision=bf16'])   # bf16 on any CPU (emulated where it has no bf16)
+    enc = ['-p', 'rows=BERT_SDL', '-p', 'cpu_precision=bf16']   # the encoder row alone (the baselines have no precision)
+    first = _reproduce(a, capfd, monkeypatch, extra=enc)   # bf16 on any CPU (emulated where it has no bf16)
     assert first['conditions']['train_precision'] == {'BERT_SDL': ['bf16']}, first['conditions']['train_precision']
     for m in (optim, loop): monkeypatch.setattr(m, 'cpu_supports_bf16', lambda *a, **k: False)
     assert optim.resolve_precision('auto') == 'no'
-    assert _reproduce(a, capfd, monkeypatch, plan=True)['plan']['jobs'] == 1   # the encoder job: 'auto' is fp32 here
-    named = _reproduce(a, capfd, monkeypatch, extra=['-p', 'cpu_precision=bf16'], plan=True)
+    assert _reproduce(a, capfd, monkeypatch, extra=enc[:2], plan=True)['plan']['jobs'] == 1   # the encoder job: 'auto' is fp32 here
+    named = _reproduce(a, capfd, monkeypatch, extra=enc, plan=True)
     assert named['plan']['jobs'] == 0 and named['plan']['precision'] is None   # nothing to train: no word of emulation
-    again = _reproduce(a, capfd, monkeypatch, extra=['-p', 'cpu_precision=bf16'])
-    assert again['conditions']['reused'] == again['conditions']['jobs'] == 3
+    again = _reproduce(a, capfd, monkeypatch, extra=enc)
+    assert again['conditions']['reused'] == again['conditions']['jobs'] == 1
     cells = lambda r: {(c['row'], c['column'], c['metric']): c['ours_mean'] for c in r['tables']['4']}
     assert cells(again) == cells(first)
-    new = _reproduce(a, capfd, monkeypatch, extra=['-p', 'cpu_precision=bf16', '-p', 'seeds=1,2'], plan=True)   # seed 2: new jobs
-    assert new['plan']['jobs'] == 2 and 'trains in bf16 emulated' in new['plan']['precision'], new['plan']
+    new = _reproduce(a, capfd, monkeypatch, extra=[*enc, '-p', 'seeds=1,2'], plan=True)   # seed 2: a new job
+    assert new['plan']['jobs'] == 1 and 'trains in bf16 emulated' in new['plan']['precision'], new['plan']
     assert 'trains in bf16 emulated' in new['err']   # printed with the plan, before any job
