@@ -16,14 +16,15 @@ from .stats import paired_bootstrap, resampled_f1_macro, percentile_ci, bootstra
 from .robustness import potency, resilience_rel, relative_drop, PAPER_C
 from .records import RunRecord, read_predictions
 from .data.core import fingerprint, DATASETS
-from .experiment.data import load_data, split_of
+from .experiment.data import load_data, split_of, spec_from_record
 from .experiment.spec import DataSpec
+from .transfer import transfer_test_spec
 
 # %% auto #0
-__all__ = ['BLOCK_CELLS', 'ANALYSES', 'paired_rows', 'bootstrap_f1', 'attack_drop', 'drop_difference', 'pooled_drop_difference',
-           'seed_spread', 'potency_interval', 'holm', 'by_target', 'targets_of', 'run_kappa', 'confusions', 'run_diff',
-           'find_job', 'job_predictions', 'job_conditions', 'load_test_rows', 'same_rows', 'runs_of', 'analyze',
-           'markdown_table', 'write_analysis']
+__all__ = ['BLOCK_CELLS', 'ANALYSES', 'MIN_RESAMPLES', 'paired_rows', 'bootstrap_f1', 'attack_drop', 'drop_difference',
+           'pooled_drop_difference', 'seed_spread', 'potency_interval', 'holm', 'by_target', 'targets_of', 'run_kappa',
+           'confusions', 'run_diff', 'find_job', 'job_predictions', 'job_conditions', 'load_test_rows', 'recorded_spec',
+           'same_rows', 'runs_of', 'analyze', 'interval_columns', 'interval_text', 'markdown_table', 'write_analysis']
 
 # %% ../nbs/14_analysis.ipynb #e2dad42e
 def paired_rows(gold:Sequence,        # gold labels of the test rows
@@ -225,6 +226,12 @@ def find_job(runs:str|Path, row:str, key:str, # the job store, the row (system) 
     if len(hit) == 1: return hit[0][0]
     rows = sorted({str(p.get('row')) for _, p in jobs})
     if not hit:
+        other = sorted({p.get('seed') for _, p in jobs if p.get('row') == row and f'{key}:test' in (p.get('data') or {})
+                        and p.get('ratio', 1.0) == ratio}, key=str)
+        if seed is not None and other:   # the row is there, with other seeds (a seedless system has none)
+            raise StanceDataError(f"row {row!r} has no job on {key!r} with training seed {seed}: its jobs there have seeds {other}" +
+                                  (' (a seedless system)' if other == [None] else ''), path=runs,
+                                  expected='a seed of its jobs' + (', or no seed (leave out --seeds)' if other == [None] else ''))
         at = f"ratio {ratio:g}" + (f', seed {seed}' if seed is not None else '')
         raise StanceDataError(f"no finished job of row {row!r} on {key!r} at {at}", path=runs, expected=f'a row among {rows}')
     seeds = sorted({p.get('seed') for _, p in hit}, key=str)
@@ -262,6 +269,19 @@ def load_test_rows(spec, data_dir=None, # the data key's `DataSpec` (an experime
                               source=f'the data of {spec.key!r} ({spec.dataset})', expected=f'fingerprint {expected} (the data the job ran on)')
     return rows
 
+# %% ../nbs/14_analysis.ipynb #7bea97a1
+def recorded_spec(folder:str|Path, key:str) -> DataSpec:
+    """The `DataSpec` of `key` as the job in `folder` recorded it (your own files, a transfer's data keys); for a job store whose records keep
+    none, the registered dataset `key`, or the test dataset of a transfer key (`A-to-B`); else a `StanceDataError` saying so."""
+    d = (RunRecord.load(Path(folder)/'record.json').metrics.get('data_specs') or {}).get(key)
+    if d: return spec_from_record(d)
+    if key in DATASETS: return DataSpec.of(key)
+    try: return transfer_test_spec(key)
+    except (ValueError, KeyError) as e:
+        raise StanceDataError(f"the job records no data spec of {key!r} (a job store written before records kept one), and {key!r} is no "
+                              f"registered dataset or transfer key ({e})", path=folder,
+                              expected='a job store written by this version (run the jobs again), or a registered dataset') from None
+
 # %% ../nbs/14_analysis.ipynb #cf58beac
 def same_rows(folders:Sequence[str|Path], key:str, test:str='test') -> str:
     """The fingerprint of `key`'s test set `test` (clean or attacked) shared by every job in `folders`; jobs that predicted other rows
@@ -274,6 +294,7 @@ def same_rows(folders:Sequence[str|Path], key:str, test:str='test') -> str:
 
 # %% ../nbs/14_analysis.ipynb #5150c26f
 ANALYSES = ('robustness', 'targets', 'diff')
+MIN_RESAMPLES = 100   # the fewest bootstrap resamples an analysis draws, as a transfer's intervals (`TransferArgs.n_resamples`)
 
 def _two(values:Sequence, what:str) -> list:
     "One or two values as a pair (one value serves both runs); else a `ValueError` naming `what`."
@@ -289,7 +310,7 @@ def runs_of(runs:str|Path, key:str, systems:Sequence[str], tests:Sequence[str], 
     training seed, and the two runs' `job_conditions` (A's, B's; the same job twice where one job serves both)."""
     systems, seeds = _two(systems, 'systems'), _two(seeds, 'seeds')
     folders = {(s, sd): find_job(runs, s, key, seed=sd) for s, sd in zip(systems, seeds)}
-    rows = load_test_rows(DataSpec.of(key), data_dir, same_rows(list(folders.values()), key))
+    rows = load_test_rows(recorded_spec(next(iter(folders.values())), key), data_dir, same_rows(list(folders.values()), key))
     for t in tests:   # an attacked set too: compared only where every job predicted the same rows (its attack seed, its data)
         if t != 'test': same_rows(list(folders.values()), key, t)
     jobs = [{**(c := job_conditions(folders[s, sd], key)), 'data': {t: c['data'].get(t) for t in tests}} for s, sd in zip(systems, seeds)]
@@ -355,6 +376,7 @@ def analyze(kind:str,            # one of `ANALYSES`
     """The tables (`name -> DataFrame`) answering `kind` for the runs asked for, a caption of each (`captions`), and `about`: what was
     compared, on which data (split, fingerprint), with which metric, training seeds, jobs and resamples."""
     if kind not in ANALYSES: raise ValueError(f'unknown analysis {kind!r}; valid: {", ".join(ANALYSES)}')
+    if n < MIN_RESAMPLES: raise ValueError(f'n={n}: expected at least {MIN_RESAMPLES} bootstrap resamples (a 95% interval of fewer is too coarse)')
     attacks = [t for t in tests if t != 'test']
     if kind == 'robustness' and not attacks: raise ValueError('robustness: name the attacked test sets (e.g. spelling, negation)')
     used = ['test', *attacks] if kind == 'robustness' else list(dict.fromkeys(tests))
@@ -376,6 +398,24 @@ def analyze(kind:str,            # one of `ANALYSES`
                 tables={'confusion': d['confusion'], 'flipped': d['flipped']}, captions=_captions(kind, about, target_column))
 
 # %% ../nbs/14_analysis.ipynb #702052cc
+def interval_columns(df:pd.DataFrame) -> pd.DataFrame:
+    "`df` with each column of intervals (`(low, high)` pairs, e.g. `drop_ci`) as two numeric columns `<name>_low` and `<name>_high`."
+    out = df.copy()
+    for c in [c for c in df.columns if len(df) and df[c].map(lambda v: isinstance(v, (tuple, list)) and len(v) == 2).all()]:
+        at = out.columns.get_loc(c)
+        lo, hi = out.pop(c).map(lambda v: float(v[0])), df[c].map(lambda v: float(v[1]))
+        out.insert(at, f'{c}_high', hi); out.insert(at, f'{c}_low', lo)
+    return out
+
+def interval_text(df:pd.DataFrame) -> pd.DataFrame:
+    "`df` with each pair of columns `<name>_low`, `<name>_high` as one column `<name>` written `0.106–0.165` (a page's way)."
+    out = df.copy()
+    for c in [c[:-4] for c in df.columns if c.endswith('_low') and f'{c[:-4]}_high' in df.columns]:
+        at = out.columns.get_loc(f'{c}_low')
+        text = [f'{lo:.3f}–{hi:.3f}' for lo, hi in zip(out.pop(f'{c}_low'), out.pop(f'{c}_high'))]
+        out.insert(at, c, text)
+    return out
+
 def markdown_table(df:pd.DataFrame, max_rows:int=30, max_chars:int=80,
                    sig:Sequence[str]=('p', 'p_floor', 'p_holm'), # columns of p-values: three significant digits, so a p shows beside its floor
                   ) -> str:
@@ -412,10 +452,10 @@ def write_analysis(res:dict, # `analyze`'s result
     a, out = res['about'], Path(out)
     stem = f"{a['kind']}_{re.sub(r'[^A-Za-z0-9._-]+', '_', a['key'])}"
     flat = lambda t: t.set_axis([' '.join(map(str, c)) if isinstance(c, tuple) else c for c in t.columns], axis=1)   # side-by-side confusions
-    tables = {name: flat(t.reset_index() if name == 'confusion' else t) for name, t in res['tables'].items()}
+    tables = {name: interval_columns(flat(t.reset_index() if name == 'confusion' else t)) for name, t in res['tables'].items()}
     files = [str(write_csv(out/f'{stem}_{name}.csv', t)) for name, t in tables.items()]
     files.append(str(write_json(out/f'{stem}_conditions.json', a)))
     text = [f"# {a['kind']} on {a['key']}: {' against '.join(a['runs'])}", '', *_about_lines(a), '']
     for name, t in tables.items():
-        text += [f'## {name}', '', *([res['captions'][name], ''] if name in res.get('captions', {}) else []), markdown_table(t), '']
+        text += [f'## {name}', '', *([res['captions'][name], ''] if name in res.get('captions', {}) else []), markdown_table(interval_text(t)), '']
     return files + [str(write_text(out/f'{stem}.md', '\n'.join(text)))]

@@ -14,9 +14,9 @@ from .registry import Registry
 
 # %% auto #0
 __all__ = ['ATTACKS', 'KEYBOARD_NEIGHBOURS', 'NEGATION_PREFIX', 'DEFAULT_TRANSLATION_MODELS', 'ANNOTATORS', 'NEGATION_C',
-           'register_attack', 'attack_texts', 'apply_attack', 'input_columns', 'misspell', 'spelling', 'sentences',
-           'negation', 'TranslationCache', 'translate', 'paraphrase', 'correctness_sample', 'attack_pairs', 'fk_grade',
-           'spelling_judgements', 'export_annotation', 'read_annotation', 'paraphrase_correctness',
+           'register_attack', 'strings_sha256', 'attack_texts', 'apply_attack', 'input_columns', 'misspell', 'spelling',
+           'sentences', 'negation', 'TranslationCache', 'translate', 'paraphrase', 'correctness_sample', 'attack_pairs',
+           'fk_grade', 'spelling_judgements', 'export_annotation', 'read_annotation', 'paraphrase_correctness',
            'spelling_correctness']
 
 # %% ../nbs/08_attacks.ipynb #d2f6c8e3
@@ -51,17 +51,29 @@ def _attack_file(name:str, fn:Callable, texts:list[str], seed:int, options:dict)
     for t in texts: h.update(t.encode('utf-8', 'surrogatepass') + b'\x1e')
     return cache_dir()/'attacks'/f"{re.sub(r'[^A-Za-z0-9._-]+', '_', name)}-{h.hexdigest()[:24]}.json"
 
+def strings_sha256(strings:Sequence[str]) -> str:
+    "The SHA-256 of a list of strings (each ended by a record separator): what an attack cache file keeps of its strings, checked on read."
+    h = hashlib.sha256()
+    for t in strings: h.update(t.encode('utf-8', 'surrogatepass') + b'\x1e')
+    return h.hexdigest()
+
+def _cached_strings(f:Path, n:int) -> list[str]:
+    "The `n` attacked strings of cache file `f`; a `ValueError` when it holds another count or strings that are not what it was written with."
+    d = json.loads(f.read_text(encoding='utf-8'))
+    new = d['out']
+    if not (isinstance(new, list) and len(new) == n and all(isinstance(x, str) for x in new)): raise ValueError(f"expected {n} strings")
+    if d.get('sha256') != strings_sha256(new):
+        raise ValueError('its strings are not the ones it was written with (their SHA-256 differs: edited after it was written)')
+    return new
+
 def attack_texts(name:str, texts:list[str], seed:int=0, cache:bool=True, **options) -> list[str]:
     """Attack `name` of the distinct strings `texts`: read from the on-disk cache (`cache_dir()/'attacks'`) where the same attack code,
-    seed, options and strings ran before (another run, another worker process), else computed and kept there. A damaged cache
-    file is said, computed again and replaced."""
+    seed, options and strings ran before (another run, another worker process), else computed and kept there with the SHA-256 of its
+    strings. A damaged cache file, or one whose strings no longer match that hash, is said, computed again and replaced."""
     fn = ATTACKS[name]
     f = _attack_file(name, fn, texts, seed, options) if cache and texts else None
     if f is not None and f.exists():
-        try:
-            new = json.loads(f.read_text(encoding='utf-8'))['out']
-            if isinstance(new, list) and len(new) == len(texts) and all(isinstance(x, str) for x in new): return new
-            raise ValueError(f"expected {len(texts)} strings")
+        try: return _cached_strings(f, len(texts))
         except (OSError, ValueError, KeyError, TypeError) as e:
             warnings.warn(f"attack cache {f} is damaged ({type(e).__name__}: {e}); attacking again and replacing it")
     new = fn(texts, seed=seed, **options) if texts else []
@@ -69,7 +81,8 @@ def attack_texts(name:str, texts:list[str], seed:int=0, cache:bool=True, **optio
     if f is not None:
         try:
             f.parent.mkdir(parents=True, exist_ok=True)
-            with atomic_write(f) as fh: json.dump(dict(attack=name, seed=seed, options=options, n=len(texts), out=list(new)), fh)
+            with atomic_write(f) as fh: json.dump(dict(attack=name, seed=seed, options=options, n=len(texts), out=list(new),
+                                                       sha256=strings_sha256(new)), fh)
         except OSError as e: warnings.warn(f"attack {name!r} not cached in {f}: {e}")
     return list(new)
 

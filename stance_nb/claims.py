@@ -125,6 +125,13 @@ def _write_claim(path:Path):
         if out_of_space(e): raise disk_full(path.parent, e, 'claim') from e
         raise
 
+# %% ../nbs/00b_claims.ipynb #ca1be186
+def _drop_own(path:Path):
+    "Remove the claim file `path` where it names this process (one it was writing or taking when interrupted), never another's."
+    o = claim_owner(path)
+    if o.get('pid') == os.getpid() and o.get('host') == socket.gethostname():
+        with contextlib.suppress(FileNotFoundError): path.unlink()
+
 # %% ../nbs/00b_claims.ipynb #35e86671
 class ClaimBusy(RuntimeError):
     "The folder is held by another live process (the message names it)."
@@ -147,20 +154,25 @@ class RunLock:
             path = self.folder/f'.lock.{claims[-1][0] + 1 if claims else 1}'
             try: _write_claim(path)
             except FileExistsError: continue   # another process took this generation first: look again
-            gen, now = int(path.name.rsplit('.', 1)[1]), _fs_now(self.folder)
-            older = [p for g, p in _claims(self.folder) if g < gen]
-            # the oldest live claim holds: a holder judged dead whose heartbeat was late, or a rival that took an older generation
-            # at the same moment; a rival with a newer one gives way to this one, so exactly one of them keeps its claim
-            if rivals := [p for p in older if _live(p, now)]:
-                with contextlib.suppress(FileNotFoundError): path.unlink()
-                self._busy(rivals[0])
-            for p in older:   # the dead claims this one replaces
-                with contextlib.suppress(FileNotFoundError): p.unlink()
-            self.path, self.lost = path, False
-            self._stop.clear()
-            self._beat = threading.Thread(target=self._heartbeat, daemon=True); self._beat.start()
-            return self
+            except BaseException: _drop_own(path); raise   # interrupted while writing it (Ctrl-C): not left behind
+            try: return self._hold(path)
+            except BaseException: _drop_own(path); raise   # a rival holds, or interrupted before holding it
         raise RuntimeError(f"could not claim {self.folder}: its claims changed 100 times while trying")
+    def _hold(self, path:Path) -> 'RunLock':
+        "Hold the claim `path` just written: give way to an older live claim, remove the dead ones it replaces, start the heartbeat."
+        gen, now = int(path.name.rsplit('.', 1)[1]), _fs_now(self.folder)
+        older = [p for g, p in _claims(self.folder) if g < gen]
+        # the oldest live claim holds: a holder judged dead whose heartbeat was late, or a rival that took an older generation
+        # at the same moment; a rival with a newer one gives way to this one, so exactly one of them keeps its claim
+        if rivals := [p for p in older if _live(p, now)]:
+            with contextlib.suppress(FileNotFoundError): path.unlink()
+            self._busy(rivals[0])
+        for p in older:   # the dead claims this one replaces
+            with contextlib.suppress(FileNotFoundError): p.unlink()
+        self.path, self.lost = path, False
+        self._stop.clear()
+        self._beat = threading.Thread(target=self._heartbeat, daemon=True); self._beat.start()
+        return self
     def _busy(self, path:Path):
         raise ClaimBusy(f"{self.folder} is in use by {_who(claim_owner(path))}; wait for it or choose another output folder")
     def _heartbeat(self):
@@ -176,11 +188,14 @@ class RunLock:
                                + (f" by {_who(claim_owner(newer[-1][1]))}" if newer else '')
                                + f" while it ran (no heartbeat for {stale_seconds():g} s); its results are not written")
     def release(self):
+        "Give the claim up: its file goes first, so an interrupt while the heartbeat stops (Ctrl-C after a job's record) leaves none behind."
         if self.path is None: return
+        path, self.path = self.path, None
         self._stop.set()
-        if self._beat is not None: self._beat.join(timeout=5)
-        with contextlib.suppress(FileNotFoundError): self.path.unlink()
-        self.path = None
+        try:
+            with contextlib.suppress(FileNotFoundError): path.unlink()
+        finally:
+            if self._beat is not None: self._beat.join(timeout=5)
     def __enter__(self): return self.acquire()
     def __exit__(self, *exc): self.release()
 

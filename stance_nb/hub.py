@@ -4,13 +4,13 @@
 
 # %% ../nbs/00d_hub.ipynb #b4a4abf9
 from __future__ import annotations
-import json, os, socket, sys
+import json, os, re, socket, sys
 from pathlib import Path
 from urllib.parse import urlparse
 
 # %% auto #0
-__all__ = ['HUB_STATE', 'TOKENIZER_LAYOUTS', 'hub_host', 'probe_hub', 'go_offline', 'hub_mode', 'missing_tokenizer_files',
-           'check_model_folder']
+__all__ = ['HUB_STATE', 'TOKENIZER_LAYOUTS', 'WEIGHT_FILES', 'hub_host', 'probe_hub', 'go_offline', 'hub_mode',
+           'missing_tokenizer_files', 'check_model_folder', 'missing_weights', 'check_repo_id', 'hub_model_id']
 
 # %% ../nbs/00d_hub.ipynb #77d91ccf
 HUB_STATE = 'STANCE_NB_HUB'   # the environment variable that carries the decision to child processes: 'online' or 'offline'
@@ -99,3 +99,26 @@ def check_model_folder(model,            # a local folder, a file or a Hub id
     if n < min(100, (size or n * 2) // 2):
         raise ValueError(f"{what} {str(p)!r}: the tokenizer has only {n} tokens for {size} embedding rows (config vocab_size) "
                          "(expected the model's own tokenizer files)")
+
+# %% ../nbs/00d_hub.ipynb #9e1b2c7c
+WEIGHT_FILES = ('model.safetensors', 'model.safetensors.index.json', 'pytorch_model.bin', 'pytorch_model.bin.index.json')
+
+def missing_weights(folder:str|Path) -> list[str]:
+    "`[]` when `folder` holds a model's weights (`WEIGHT_FILES`, one file or a shard index); else the files it would need."
+    return [] if any((Path(folder)/f).is_file() for f in WEIGHT_FILES) else [' or '.join(WEIGHT_FILES[::2])]
+
+_REPO_PART = re.compile(r'[A-Za-z0-9](?:[A-Za-z0-9._-]{0,94}[A-Za-z0-9])?')
+
+def check_repo_id(repo_id) -> str:
+    "`repo_id` when it is a Hub repository id `user/name`; else a `ValueError` saying what is expected."
+    parts = repo_id.split('/') if isinstance(repo_id, str) else []
+    if len(parts) != 2 or not all(_REPO_PART.fullmatch(x) and '--' not in x and '..' not in x for x in parts):
+        raise ValueError(f"repo id {repo_id!r}: expected 'user/name' (letters, digits, '-', '_', '.'; neither part starting or ending "
+                         "with '-' or '.', no '--' or '..', at most 96 characters each)")
+    return repo_id
+
+def hub_model_id(model) -> str|None:
+    "`model` where it names a model on the Hub (`name` or `user/name`, not a folder here or a path); `None` for a local folder."
+    m = str(model or '')
+    if not m or m.startswith(('/', '.', '~')) or m.count('/') > 1 or Path(m).expanduser().exists(): return None
+    return m if all(_REPO_PART.fullmatch(x) and '--' not in x and '..' not in x for x in m.split('/')) else None

@@ -9,15 +9,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import numpy as np
 from . import __version__
-from .core import StanceDataError, write_text
+from .core import StanceDataError, write_text, data_dir as data_dir_of
 from .records import RunRecord, read_predictions
-from .hub import hub_mode
-from .data import DATASETS, load
+from .hub import hub_mode, missing_tokenizer_files, missing_weights, check_repo_id, hub_model_id
+from .data import DATASETS
 from .metrics import score
+from .experiment.data import load_data, split_of, spec_from_record
+from .experiment.spec import DataSpec
 
 # %% auto #0
-__all__ = ['CARD_RECIPE', 'RunSummary', 'read_run', 'bootstrap_interval', 'intervals', 'run_labels', 'registered', 'model_card',
-           'push_run']
+__all__ = ['CARD_RECIPE', 'RunSummary', 'read_run', 'bootstrap_interval', 'check_scores', 'intervals', 'run_labels', 'data_read',
+           'registered', 'data_name', 'model_card', 'push_run']
 
 # %% ../nbs/09a_publish.ipynb #c665055f
 CARD_RECIPE = ('model', 'lr', 'epochs', 'batch_size', 'max_length', 'optimizer', 'weight_decay', 'warmup_ratio', 'dropout', 'grad_accum',
@@ -51,6 +53,18 @@ def _mdl_scores(rec:RunRecord) -> tuple[list, dict, dict]:
         if '/' in k: ds, m = k.split('/', 1); scores.setdefault(ds, {})[m] = v
     return list(scores), scores, {ds: rec.files.get(f'predictions/{ds}') for ds in scores}
 
+# %% ../nbs/09a_publish.ipynb #2b328eb0
+def _model_whole(kind:str, md:Path):
+    "A `StanceDataError` naming the folder and what it lacks where the saved model is not whole (weights, tokenizer files, MDL heads)."
+    enc = md/'encoder' if kind == 'mdl' else md
+    miss = [*(['encoder/config.json'] if kind == 'mdl' and not (enc/'config.json').is_file() else []),
+            *(['heads.safetensors'] if kind == 'mdl' and not (md/'heads.safetensors').is_file() else []),
+            *(f'weights ({w})' for w in missing_weights(enc)),
+            *([f"tokenizer files ({' or '.join(t)})"] if (t := missing_tokenizer_files(enc)) else [])]
+    if miss: raise StanceDataError(f"the saved model is not whole: no {', no '.join(miss)}", path=enc,
+                                   expected="the folder train or mdl saves (model, tokenizer and weights); refusing to publish a model that "
+                                            "does not load")
+
 # %% ../nbs/09a_publish.ipynb #c13539c9
 def read_run(run_dir:str|Path) -> RunSummary:
     "The model, datasets, recipe, seed and test scores of a `train` or MDL run folder; an error when it saved no model or no test score."
@@ -62,6 +76,7 @@ def read_run(run_dir:str|Path) -> RunSummary:
     if kind is None:
         raise StanceDataError('the run saved no model', path=md,
                               expected='model/config.json or model/mdl_config.json (a run without --no-save-model)')
+    _model_whole(kind, md)
     datasets, scores, preds = (_mdl_scores if kind == 'mdl' else _train_scores)(rec)
     bad = [d for d in datasets if not scores[d] or not all(_finite(v) for v in scores[d].values())] or ([] if datasets else ['(none)'])
     if bad: raise StanceDataError(f"no test score for {bad}: refusing to publish a model without its scores", path=run/'record.json',
@@ -82,18 +97,39 @@ def bootstrap_interval(gold:list, pred:list, metric:str, n_resamples:int=1000, s
     return float(lo), float(hi)
 
 # %% ../nbs/09a_publish.ipynb #5f9cfb66
+def _test_labels(s:RunSummary, ds:str, data_dir) -> list:
+    "The test labels the run predicted for `ds`, read as its record says it read them; a `LookupError` where it does not say."
+    said = data_read(s, ds)
+    spec = spec_from_record(said['data_spec']) if said.get('data_spec') else DataSpec.of(ds) if registered(s, ds) else None
+    if spec is None: raise LookupError('the record does not say how the run read its data')
+    return split_of(load_data(spec, data_dir), 'test').label.tolist()
+
+def check_scores(s:RunSummary, ds:str, gold:list, pred:list):
+    "The record's test scores of `ds` are what its predictions score against `gold`; else a `StanceDataError` naming the record's field and both."
+    for m, v in s.scores[ds].items():
+        got, key = score(None, gold, pred, metric=m, labels=run_labels(s, ds)), f'test_{m}' if s.kind == 'train' else f'{ds}/{m}'
+        if abs(got - v) > 1e-9:
+            raise StanceDataError(f"its test {m} of {data_name(s, ds)} is {v:.4f}, but its {len(pred)} predictions score {got:.4f} against the "
+                                  "test labels: the record or the data changed after the run", path=s.run_dir/'record.json', field=f'metrics.{key}',
+                                  expected='the scores its predictions give (refusing to publish scores they do not support)')
+
 def intervals(s:RunSummary, data_dir=None, n_resamples:int=1000, seed:int=0) -> dict:
-    "dataset -> {metric: (low, high)}, or dataset -> the reason there is none."
-    out = {}
+    "dataset -> {metric: (low, high)} after `check_scores`, or dataset -> the reason there is none (its scores then the record's, unchecked)."
+    out, unchecked = {}, ' (the score is the record\'s, not checked against its predictions)'
     for ds in s.datasets:
-        if registered(s, ds) is None: out[ds] = 'no interval: your own data (the card does not read it)'; continue
-        try:
-            gold = load(ds, data_dir, splits=['test']).label.tolist() if 'splits' in DATASETS[ds].options else \
-                   [l for l, sp in zip(*load(ds, data_dir)[['label', 'split']].T.values) if sp == 'test']
-            pred = read_predictions(s.predictions[ds])
-            out[ds] = {m: bootstrap_interval(gold, pred, m, n_resamples, seed) for m in s.scores[ds]}
-        except StanceDataError as e: out[ds] = f"no interval: the test labels were not found{f' in {e.path}' if e.path else ''}"
-        except (KeyError, TypeError, ValueError, FileNotFoundError) as e: out[ds] = f"no interval: {(str(e).splitlines() or [''])[0]}"
+        try: gold, pred = _test_labels(s, ds, data_dir), read_predictions(s.predictions[ds]) if s.predictions.get(ds) else None
+        except LookupError as e: out[ds] = f'no interval: {e}{unchecked}'; continue
+        except StanceDataError:
+            where = f' in {data_dir_of(data_dir, i.folder)}' if (i := registered(s, ds)) else ' (your own files are not here)'
+            out[ds] = f"no interval: the test labels were not found{where}{unchecked}"; continue
+        if pred is None: out[ds] = f'no interval: the run kept no test predictions{unchecked}'; continue
+        if len(pred) != len(gold):
+            if s.recipe.get('max_eval_rows'):
+                out[ds] = f'no interval: the run scored {len(pred)} of the {len(gold)} test rows (max_eval_rows)'; continue
+            raise StanceDataError(f"{len(pred)} predictions for the {len(gold)} test rows of {ds}", path=s.run_dir/s.predictions[ds],
+                                  expected='one prediction per test row (the data or the predictions changed after the run)')
+        check_scores(s, ds, gold, pred)
+        out[ds] = {m: bootstrap_interval(gold, pred, m, n_resamples, seed) for m in s.scores[ds]}
     return out
 
 # %% ../nbs/09a_publish.ipynb #c88bfea5
@@ -107,12 +143,28 @@ def run_labels(s:RunSummary, ds:str) -> list|None:
     try: return json.loads((s.model_dir/'mdl_config.json').read_text(encoding='utf-8'))['tasks'][ds]['labels']
     except (OSError, ValueError, KeyError, TypeError): return None
 
+def data_read(s:RunSummary, ds:str) -> dict:
+    "What the record says the run's data `ds` was read as (`stance_nb.train.data_said`: dataset, data spec, preparation); `{}`: nothing."
+    p = s.record.params
+    if s.kind == 'mdl': return dict((p.get('data_read') or {}).get(ds) or {})
+    return {k: p[k] for k in ('dataset', 'data_spec', 'dev_fraction', 'max_train_rows', 'split_seed') if p.get(k) is not None}
+
 def registered(s:RunSummary, ds:str):
-    """The registered dataset `ds` names where the run trained on it: its name is a registered one and its labels are the run's (a
-    folder of your own named `ibmcs`, or `--name`, is no claim to IBM's data); else `None` (your own data)."""
-    i, labels = DATASETS.get(ds), run_labels(s, ds)
-    if i is None or i.folder is None: return None
+    """The registered dataset `ds` where the record says the run loaded it (its dataset and data fingerprint) and its labels are the
+    run's; else `None`: your own data (a file of your own under `--name ibmcs`, or in a folder named `ibmcs`, is no claim to IBM's data)."""
+    i, labels, p = DATASETS.get(ds), run_labels(s, ds), s.record.params
+    fp = p.get('data_sha') if s.kind == 'train' else (p.get('data') or {}).get(ds)
+    if i is None or i.folder is None or data_read(s, ds).get('dataset') != ds or not fp: return None
     return i if i.labels is None or labels is None or sorted(map(str, labels)) == sorted(map(str, i.labels)) else None
+
+def data_name(s:RunSummary, ds:str) -> str:
+    "How the card names dataset `ds`: a registered one by its name; your own data as such, with its files' names (never a folder's name)."
+    if registered(s, ds): return f'`{ds}`'
+    if not data_read(s, ds): return f'`{ds}` (the record does not say what data the run read)'   # a run from before records said it
+    opts = (data_read(s, ds).get('data_spec') or {}).get('options') or {}
+    paths = opts.get('path') or {}
+    files = [Path(str(p)).name for p in (paths.values() if isinstance(paths, dict) else [paths])]
+    return 'your own data' + (f" ({', '.join(f'`{f}`' for f in files)})" if files else '')
 
 def _data_rows(s:RunSummary) -> list:
     n = s.record.params.get('n', {})
@@ -120,13 +172,14 @@ def _data_rows(s:RunSummary) -> list:
     for ds in s.datasets:
         i, nd = registered(s, ds), n.get(ds, n) if isinstance(n.get(ds), dict) else n   # an MDL record: per dataset
         labels = ', '.join(i.labels or []) if i else ', '.join(map(str, run_labels(s, ds) or []))
-        rows.append((f'`{ds}`', labels, ' / '.join(str(nd.get(k, '?')) for k in ('train', 'dev', 'test')) if nd else '',
-                     i.citation if i else 'your own data', i.source if i else ''))
+        rows.append((data_name(s, ds), labels, ' / '.join(str(nd.get(k, '?')) for k in ('train', 'dev', 'test')) if nd else '',
+                     i.citation if i else 'your own data' if data_read(s, ds) else 'not recorded', i.source if i else ''))
     return rows
 
 # %% ../nbs/09a_publish.ipynb #babe4083
 def _score_rows(s:RunSummary, iv:dict) -> list:
-    return [(f'`{ds}`', m, f'{v:.4f}', f'{iv[ds][m][0]:.4f} – {iv[ds][m][1]:.4f}' if isinstance(iv.get(ds), dict) else iv.get(ds, 'not computed'))
+    return [(data_name(s, ds), m, f'{v:.4f}',
+             f'{iv[ds][m][0]:.4f} – {iv[ds][m][1]:.4f}' if isinstance(iv.get(ds), dict) else iv.get(ds, 'not computed'))
             for ds in s.datasets for m, v in s.scores[ds].items()]
 
 # %% ../nbs/09a_publish.ipynb #bc9b5269
@@ -134,7 +187,7 @@ def _limits(s:RunSummary) -> list:
     out = []
     for ds in s.datasets:
         i = registered(s, ds)
-        if i is None: out.append(f'- `{ds}`: your own data; the card knows nothing of its domain.'); continue
+        if i is None: out.append(f'- {data_name(s, ds)}: the card knows nothing of its domain.'); continue
         note = f' Mapped to the common stance labels, {i.label_map_note}.' if i.label_map_note else ''
         out.append(f"- `{ds}`: {i.domain}; labels {', '.join(i.labels or [])}.{note}")
     return out
@@ -144,15 +197,18 @@ def model_card(s:RunSummary, repo_id:str, iv:dict|None=None) -> str:
     "The Markdown model card (with the Hub's YAML header) of a run folder."
     r, iv = s.record, iv or {}
     hw = r.hardware or {}
+    claimed, base = [ds for ds in s.datasets if registered(s, ds)], hub_model_id(s.recipe.get('model'))   # a local folder: no base model
     head = ['---', 'library_name: transformers' if s.kind == 'train' else 'library_name: stance_nb', 'tags: [stance-detection, stance_nb]',
-            f"datasets: [{', '.join(s.datasets)}]", f"metrics: [{', '.join(sorted({m for v in s.scores.values() for m in v}))}]",
-            *([f"base_model: {s.recipe['model']}"] if s.recipe.get('model') else []), '---', '']
+            *([f"datasets: [{', '.join(claimed)}]"] if claimed else []), f"metrics: [{', '.join(sorted({m for v in s.scores.values() for m in v}))}]",
+            *([f"base_model: {base}"] if base else []), '---', '']
     body = [f'# {repo_id}', '',
             f"A stance classifier ({'one encoder fine-tuned on one dataset' if s.kind == 'train' else 'one encoder with a head per dataset (MDL)'}) "
-            f"trained with stance_nb {r.versions.get('stance_nb') or __version__} from `{s.recipe.get('model', '?')}`: given a target and a text, "
+            f"trained with stance_nb {r.versions.get('stance_nb') or __version__} from {f'`{base}`' if base else 'a local model folder'}: "
+            "given a target and a text, "
             'it says which stance the text takes towards the target.', '',
             '## Training data', '', *_table(_data_rows(s), ('dataset', 'labels', 'train / dev / test rows', 'citation', 'how to obtain')), '',
-            '## Recipe', '', *_table([(f'`{k}`', v) for k, v in s.recipe.items()], ('setting', 'value')), '',
+            '## Recipe', '', *_table([(f'`{k}`', base or 'a local model folder' if k == 'model' else v) for k, v in s.recipe.items()],
+                                     ('setting', 'value')), '',
             '## Seeds', '', f'One run, seed {r.seed}. Its scores are one draw: another seed moves them '
             '(report a mean over seeds to compare models).', '',
             '## Test scores', '', 'Intervals: 95 % percentile bootstrap over the test examples (1,000 resamples, seed 0).', '',
@@ -184,14 +240,16 @@ def push_run(run_dir:str|Path,      # a train or MDL run folder with a saved mod
              api=None,              # a `huggingface_hub.HfApi` (default: a new one)
              n_resamples:int=1000,
             ) -> dict:
-    "Upload a run's model with its model card to `repo_id`; returns the card's path, the files sent and the commit."
+    """Upload a run's model with its model card to `repo_id`; returns the files uploaded (`upload`: path and bytes), the files written here
+    (`files`: the card of a dry run) and the commit."""
+    check_repo_id(repo_id)
     s = read_run(run_dir)
     card = model_card(s, repo_id, intervals(s, data_dir, n_resamples))
     files = _files(s)
     listing = [dict(path=k, bytes=v.stat().st_size) for k, v in files.items()] + [dict(path='README.md', bytes=len(card.encode()))]
     if dry_run:
-        write_text(s.run_dir/'model_card.md', card)
-        return dict(repo_id=repo_id, dry_run=True, card=str(s.run_dir/'model_card.md'), files=listing)
+        f = write_text(s.run_dir/'model_card.md', card)
+        return dict(repo_id=repo_id, dry_run=True, card=str(f), upload=listing, files=[str(f)])
     if api is None:
         if hub_mode() == 'offline':
             raise ConnectionError('the Hugging Face Hub is unreachable (offline mode): nothing was pushed; dry_run=True writes the card')
@@ -202,5 +260,5 @@ def push_run(run_dir:str|Path,      # a train or MDL run folder with a saved mod
         write_text(Path(tmp)/'README.md', card)
         api.create_repo(repo_id, repo_type='model', private=private, exist_ok=True)
         commit = api.upload_folder(repo_id=repo_id, folder_path=tmp, repo_type='model',
-                                   commit_message=f'stance_nb {__version__}: {s.kind} run {s.run_dir.name} ({", ".join(s.datasets)})')
-    return dict(repo_id=repo_id, dry_run=False, files=listing, commit=str(getattr(commit, 'oid', commit)))
+                                   commit_message=f'stance_nb {__version__}: {s.kind} run {s.run_dir.name}')
+    return dict(repo_id=repo_id, dry_run=False, upload=listing, files=[], commit=str(getattr(commit, 'oid', commit)))

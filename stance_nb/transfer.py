@@ -23,16 +23,17 @@ from .experiment.report import job_commits
 from .experiment.compare import Side, Comparison, compare_sides, LIKE
 from .systems.baselines import FASTTEXT_PRESETS
 from .systems.mdl import MDL_PRESETS
+from .train import CPU_PRECISIONS
 from .leaderboard.spec import LEADERBOARD_BENCHMARK
 from .leaderboard.params import LeaderboardArgs
 from .leaderboard.run import leaderboard_run_kw, smoke_outputs, kept_defaults, run_jobs
 from .leaderboard.build import first_seed
 
 # %% auto #0
-__all__ = ['TRANSFER_MODELS', 'REST', 'SMOKE_TRANSFER', 'transfer_key', 'split_key', 'transfer_specs', 'TransferArgs',
-           'transfer_cells', 'transfer_matrix', 'transfer_notes', 'transfer_markdown', 'transfer_heatmap',
-           'TransferRun', 'prepare_transfer', 'Transfer', 'write_transfer', 'transfer', 'transfer_smoke_args',
-           'run_transfer']
+__all__ = ['TRANSFER_MODELS', 'REST', 'SMOKE_TRANSFER', 'transfer_key', 'split_key', 'transfer_test_spec', 'transfer_specs',
+           'TransferArgs', 'transfer_cells', 'transfer_matrix', 'transfer_notes', 'transfer_markdown',
+           'transfer_heatmap', 'TransferRun', 'prepare_transfer', 'Transfer', 'write_transfer', 'transfer',
+           'transfer_smoke_args', 'run_transfer']
 
 # %% ../nbs/15_transfer.ipynb #1e0605a6
 TRANSFER_MODELS = ('majority', 'random', 'fasttext', 'sdl')   # the systems a transfer runs: one model per training set
@@ -57,6 +58,10 @@ def _own(name:str, max_train:int|None) -> tuple:
                          "it cannot take part in a transfer")
     cap = {'max_train': max_train} if max_train is not None else {}
     return tuple(sorted({**DATASETS[name].split, 'stance_labels': True, **cap}.items()))
+
+def transfer_test_spec(key:str) -> DataSpec:
+    "The `DataSpec` whose test split the jobs of transfer data key `key` (`A-to-B`, `rest-to-B`) predict: B's, in the common labels."
+    return DataSpec(key, (b := split_key(key)[1]), _own(b, None))
 
 def transfer_specs(datasets:Sequence[str],      # two or more registered datasets with a `label_map`
                    leave_one_out:bool=True,     # also `rest-to-B` for each B (three datasets or more)
@@ -93,6 +98,8 @@ class TransferArgs(RunArgs):
     fasttext_preset:str|None = arg(None, 'in fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
     epochs:int|None = arg(None, 'positive')   # sdl: override the recipe's epochs
     lr:float|None = arg(None, 'positive')     # sdl: override the recipe's learning rate
+    cpu_precision:str|None = arg(None, 'in cpu_precisions')  # sdl on a CPU: what the recipe's 'auto' trains in; bf16 takes in a store made in bf16
+                                              # on any CPU (emulated, slow, where the CPU lacks bf16 instructions); None: by the CPU
     max_train:int|None = arg(None, 'positive')  # train on a seeded sample of at most this many rows (the pooled set too: the same budget)
     data_dir:str|None = arg(None)             # folder holding the datasets; None: $STANCE_NB_DATA
     reuse_from:list[str] = arg([])            # other job stores whose finished jobs are taken in
@@ -106,7 +113,15 @@ class TransferArgs(RunArgs):
         "Valid values of the `in NAME` constraints."
         ds = [k for k, d in DATASETS.items() if d.label_map is not None and k in LEADERBOARD_BENCHMARK.datasets]
         return dict(transfer_models=list(TRANSFER_MODELS), transfer_datasets=ds, encoder_presets=list(MDL_PRESETS),
-                    fasttext_presets=list(FASTTEXT_PRESETS), executors=list(EXECUTORS))
+                    fasttext_presets=list(FASTTEXT_PRESETS), executors=list(EXECUTORS), cpu_precisions=list(CPU_PRECISIONS))
+
+    def checked(self) -> 'TransferArgs':
+        "Your own files named as datasets (`csv`, `jsonl`) are refused first, for what they lack; then every field as `RunArgs.checked`."
+        names = self.datasets.split(',') if isinstance(self.datasets, str) else list(self.datasets or [])
+        if own := [d for d in names if d in DATASETS and DATASETS[d].folder is None]:
+            raise ValueError(f"parameter datasets: {own}: your own files have no label map (how their labels map onto AGAINST, FAVOR, NONE), "
+                             f"so they cannot take part in a transfer; datasets that declare one: {self.choices()['transfer_datasets']}")
+        return RunArgs.checked(self)
 
     def validate(self) -> None:
         "Two datasets or more, and the leaderboard's checks of the same systems and datasets (present, models that load)."
@@ -116,8 +131,8 @@ class TransferArgs(RunArgs):
 
     def leaderboard_args(self) -> LeaderboardArgs:
         "The leaderboard's parameters of the same systems, recipes and datasets (whose jobs a transfer's jobs train like), checked."
-        keep = ('models', 'datasets', 'seeds', 'model', 'encoder_preset', 'fasttext_preset', 'epochs', 'lr', 'max_train', 'data_dir',
-                'reuse_from', 'n_resamples', 'executor', 'workers', 'slurm')
+        keep = ('models', 'datasets', 'seeds', 'model', 'encoder_preset', 'fasttext_preset', 'epochs', 'lr', 'cpu_precision', 'max_train',
+                'data_dir', 'reuse_from', 'n_resamples', 'executor', 'workers', 'slurm')
         return LeaderboardArgs(**{k: getattr(self, k) for k in keep}, run_name=self.run_name).checked()
 
 # %% ../nbs/15_transfer.ipynb #782001d0
@@ -194,6 +209,7 @@ def transfer_notes(cells:pd.DataFrame, frames:Mapping, conditions:Mapping) -> li
     notes, ds = [], list(dict.fromkeys(cells.test))
     for d in ds:
         if DATASETS[d].label_map_note: notes.append(f"{d}: {DATASETS[d].label_map_note}.")
+        if DATASETS[d].split and DATASETS[d].setting: notes.append(f"{d}: its stated split, {DATASETS[d].setting}.")   # e.g. a dev split cut
     for key, f in sorted(frames.items()):
         if f.attrs.get('unseen_test_labels'):
             notes.append(f"{key}: the test labels {f.attrs['unseen_test_labels']} are not in the training data; its models never learnt them.")

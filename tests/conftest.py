@@ -49,16 +49,3 @@ def write_splits(folder, n:int, labels, splits=('train', 'test'), rename:dict|No
         df = df[[(t, x) not in seen for t, x in zip(df.target, df.text)]]
         seen |= set(zip(df.target, df.text))
         df.rename(columns=rename)[cols].to_csv(folder/f'{s}.csv', index=False)
-
-
-def skip_unless_same_precision(runs):
-    """Skip where `mixed_precision='auto'` resolves here to another precision than the committed encoder jobs of the job store `runs`
-    trained in (bf16 on a CPU with native bf16): another precision gives other numbers, so those jobs are not taken in but trained
-    again (hours), and a test that rebuilds them cannot hold."""
-    import json
-    from pathlib import Path
-    from stance_nb.train import resolve_precision
-    trained = {json.loads(p.read_text())['params'].get('precision') for p in Path(runs).glob('*/record.json')} - {None}
-    if trained and trained != {resolve_precision('auto')}:
-        pytest.skip(f"the committed encoder jobs of {Path(runs).parent.name} trained in {sorted(trained)}; 'auto' is "
-                    f"{resolve_precision('auto')!r} on this machine")

@@ -1,5 +1,7 @@
 """Faults of the analyses of finished runs: predictions of other rows, a missing target column, lengths that differ. Each stops
 with one error that names the run, the column or the job; none yields a number."""
+import json, os, re
+from pathlib import Path
 import pandas as pd
 import pytest
 from stance_nb.analysis import (attack_drop, by_target, run_diff, drop_difference, same_rows, find_job, job_predictions, load_test_rows,
@@ -101,7 +103,8 @@ CLI = {
     'three_systems': (['--systems', 'A,B,C'], 2, 'stance_nb analyze: error: --systems: one or two values, got 3 (A,B,C)'),
     'robustness_without_attack': (['--tests', 'test'], 2, 'robustness: --tests names the attacked test sets'),
     'bad_seed': (['--seeds', 'one'], 2, "--seeds 'one': expected one or two whole numbers"),
-    'no_resamples': (['--n', '0'], 2, '--n 0: expected a positive number of resamples'),
+    'no_resamples': (['--n', '0'], 2, '--n 0: expected at least 100 bootstrap resamples'),
+    'few_resamples': (['--n', '10'], 2, '--n 10: expected at least 100 bootstrap resamples (as transfer --n-resamples)'),
     'no_job_store': (['--from', 'no/such/store'], 1, 'stance_nb: error: no/such/store: no job store here'),
     'absent_row': (['--systems', 'BERT_SDL'], 1, "stance_nb: error: file {store}: no finished job of row 'BERT_SDL' on 'k' at ratio 1"),
 }
@@ -115,3 +118,70 @@ def test_analyze_command_exit_codes(case, tmp_path, capsys):
     rc, err = _cli(['analyze', 'robustness', *(x for kv in opts.items() for x in kv)], capsys)
     assert rc == code and line.format(store=tmp_path) in err, (rc, err)
     assert not (tmp_path/'out').exists()   # nothing written
+
+# ================================================================ your own data, a transfer's store, seeds, intervals
+
+def _baselines_store(tmp_path) -> tuple:
+    "Majority and random on your own CSV files (folder `fx`) through `stance_nb baselines`: its job store and data key."
+    from conftest import write_splits, run_cli
+    (tmp_path/'fx').mkdir(); write_splits(tmp_path/'fx', 40, ['AGAINST', 'FAVOR'])
+    code, out, err = run_cli(['baselines', '--dataset', 'csv', '--path', f"train={tmp_path/'fx'/'train.csv'},test={tmp_path/'fx'/'test.csv'}",
+                              '--systems', 'majority,random', '--seeds', '1', '--output-dir', str(tmp_path/'out'), '--json'])
+    assert code == 0, err[-2000:]
+    return Path(json.loads(out)['records'][0]).parents[1], 'fx'
+
+def _transfer_store(tmp_path, old:bool=False) -> tuple:
+    "Majority and random in a transfer over two fixture datasets: its job store and a transfer data key (`old`: records without data specs)."
+    from conftest import run_cli
+    from stance_nb.fixtures.benchmark import write_benchmark_fixtures
+    data = write_benchmark_fixtures(tmp_path/'data', ['ibmcs', 'perspectrum'])
+    code, out, err = run_cli(['transfer', '--models', 'majority,random', '--datasets', 'ibmcs,perspectrum', '--data-dir', str(data),
+                              '--output-dir', str(tmp_path/'out'), '--json'])
+    assert code == 0, err[-2000:]
+    os.environ['STANCE_NB_DATA'] = str(data)
+    store = tmp_path/'out'/'transfer'/'runs'
+    if old:   # a store written before records kept their data spec (the committed transfer-minilm)
+        for p in store.glob('*/record.json'):
+            r = json.loads(p.read_text()); r['metrics'].pop('data_specs'); p.write_text(json.dumps(r))
+    return store, 'ibmcs-to-perspectrum'
+
+STORES = {'own_data': _baselines_store, 'transfer': _transfer_store, 'transfer_earlier': lambda t: _transfer_store(t, old=True)}
+
+@pytest.mark.parametrize('case', list(STORES))
+def test_analyze_your_own_data_and_a_transfer_store(case, tmp_path, capsys, monkeypatch):
+    """`analyze diff` on the job store of a run on your own files (data key `fx`) or of a transfer (`ibmcs-to-perspectrum`, also from
+    records of an earlier version that keep no data spec): the test rows are rebuilt from the spec the jobs recorded (or the transfer's
+    test dataset) and checked against their fingerprint; it stopped with `UnknownName`."""
+    monkeypatch.setenv('STANCE_NB_DATA', os.environ.get('STANCE_NB_DATA', ''))   # restored after the case
+    store, key = STORES[case](tmp_path)
+    from stance_nb.cli.main import main
+    capsys.readouterr()
+    rows = 'majority,random' if case == 'own_data' else 'Majority baseline,Random baseline'
+    rc = main(['analyze', 'diff', '--from', str(store), '--dataset', key, '--systems', rows, '--out', str(tmp_path/'an')])
+    assert rc == 0, capsys.readouterr().err[-2000:]
+    md = (tmp_path/'an'/f'diff_{key}.md').read_text()
+    assert md.startswith(f'# diff on {key}: {rows.split(",")[0]}') and re.search(r'- test rows: [1-9]\d*\n', md), md[:800]
+
+def test_analyze_a_seed_of_a_seedless_row(tmp_path, capsys):
+    "`analyze --seeds 1` on a seedless row (majority): one line that says its jobs have no seed (it named the row as absent, listing it)."
+    store, key = _baselines_store(tmp_path)
+    rc, err = _cli(['analyze', 'diff', '--from', str(store), '--dataset', key, '--systems', 'majority', '--seeds', '1,2',
+                    '--out', str(tmp_path/'an')], capsys)
+    assert rc == 1 and "row 'majority' has no job on 'fx' with training seed 1: its jobs there have seeds [None] (a seedless system)" in err, err
+    assert 'leave out --seeds' in err
+
+def test_analysis_intervals_as_a_reader_and_a_program_read_them(tmp_path):
+    """A robustness table's intervals: `0.106–0.165` on the page, two numeric columns `drop_ci_low`, `drop_ci_high` in the CSV (as the
+    per-target table's `ci_low`, `ci_high`); they were written as "(0.106, 0.165)" in both."""
+    from stance_nb.analysis import attack_drop, write_analysis
+    gold = ['pro', 'con'] * 50
+    att = ['pro'] * 100
+    r = attack_drop(gold, gold, att, n=200, seed=0)
+    drops = pd.DataFrame([dict(system='A', attack='negation', **{k: v for k, v in r.items() if k not in ('n', 'seed')})])
+    res = dict(about=dict(kind='robustness', key='k', runs=['A'], rows=100), tables={'drops': drops})
+    write_analysis(res, tmp_path)
+    csv = pd.read_csv(tmp_path/'robustness_k_drops.csv')
+    assert {'drop_ci_low', 'drop_ci_high', 'rel_ci_low', 'rel_ci_high', 'resilience_ci_low', 'resilience_ci_high'} <= set(csv.columns)
+    assert 'drop_ci' not in csv.columns and csv.drop_ci_low.dtype.kind == 'f' and csv.drop_ci_low[0] == r['drop_ci'][0]
+    md = (tmp_path/'robustness_k.md').read_text()
+    assert f"| {r['drop_ci'][0]:.3f}–{r['drop_ci'][1]:.3f} |" in md and '(0.' not in md.split('## drops')[1], md

@@ -339,3 +339,45 @@ def test_sigterm_to_papermill_during_grid_cleans_up(tmp_path):
     t0 = time.time()
     while alive() and time.time() - t0 < 20: time.sleep(0.25)
     assert alive() == '', f'processes of the stopped run are still alive: {alive()}'
+
+# ================================================================ datasets without a dev split, your own files in a transfer
+
+@pytest.fixture(scope='module')
+def no_dev(tmp_path_factory):
+    "Emergent and WT-WT fixtures (their releases have no dev split) and a tiny three-label BERT."
+    from stance_nb.fixtures.field import write_emergent, write_wtwt
+    from stance_nb.test_utils import tiny_bert
+    d = tmp_path_factory.mktemp('nodev')
+    write_emergent(d/'data'/'emergent', train={'for': 12, 'against': 8, 'observing': 10}, test={'for': 12, 'against': 8, 'observing': 10})
+    write_wtwt(d/'data'/'wtwt', per_merger=12)
+    tiny_bert(d/'tiny', num_labels=3)
+    return d
+
+def test_transfer_over_datasets_without_a_dev_split(no_dev, tmp_path):
+    """`transfer --models fasttext,sdl` over Emergent and WT-WT, whose releases have no dev split (fastText chooses its grid cell and sdl
+    its epoch on dev): each dataset's stated split cuts a seeded 10 % of its training rows as dev, every cell has a score (both systems
+    failed in every cell), and the notes say how the dev split was cut."""
+    code, out, err = run_cli(['transfer', '--models', 'fasttext,sdl', '--model', str(no_dev/'tiny'), '--encoder-preset', 'smoke', '--epochs', '1',
+                              '--datasets', 'emergent,wtwt', '--data-dir', str(no_dev/'data'), '--output-dir', str(tmp_path/'out'), '--json'])
+    assert code == 0, err[-3000:]
+    res = json.loads(out)
+    cells = pd.DataFrame(res['cells'])
+    assert len(cells) == 8 and cells.f1.notna().all(), cells[['system', 'key', 'f1']]
+    for d in ('emergent', 'wtwt'):
+        assert any(n.startswith(f'{d}: its stated split,') and 'a stratified 10 % of the training rows (seed 0) is dev' in n for n in res['notes'])
+    rec = json.loads(Path(res['records'][0]).read_text())
+    assert any(s['options'].get('dev_fraction') == 0.1 for s in rec['metrics']['data_specs'].values())   # the job records how it read its rows
+
+def test_mdl_on_a_dataset_without_a_dev_split(no_dev, tmp_path):
+    "`mdl --datasets emergent` (no dev split: it stopped with \"has no ['dev'] rows\") trains with the stated dev split and says so."
+    code, out, err = run_cli(['mdl', '--datasets', 'emergent', '--data-dir', str(no_dev/'data'), '--preset', 'smoke', '--model', str(no_dev/'tiny'),
+                              '--epochs', '1', '--seeds', '1', '--no-save-model', '--output-dir', str(tmp_path/'out'), '--json'])
+    assert code == 0, err[-3000:]
+    res = json.loads(out)
+    assert res['runs'][0]['scores'][0]['n_dev'] == 3 and res['runs'][0]['scores'][0]['n_train'] == 27   # 10 % of 30 training rows
+    assert "emergent: its stated split, Emergent (Ferreira & Vlachos 2016)" in err and res['notes']
+
+def test_transfer_of_your_own_files_is_refused_for_what_they_lack(tmp_path):
+    "`transfer --datasets csv,ibmcs`: exit 2 with one line that says your own files have no label map (it said `unknown ['csv']`)."
+    code, out, err = run_cli(['transfer', '--datasets', 'csv,ibmcs', '--plan'])
+    assert code == 2 and "['csv']: your own files have no label map (how their labels map onto AGAINST, FAVOR, NONE)" in _one_line(err), err

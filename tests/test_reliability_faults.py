@@ -1,7 +1,7 @@
 """Faults that used to give a silent wrong result or a raw error: user files (csv/jsonl loaders), metrics on user labels,
 fastText inputs and model files, trainer settings, damaged checkpoints, lock takeover races, SIGTERM during a fastText
 grid, and CLI seeds. Each either works correctly or stops with one clear error."""
-import json, multiprocessing, os, re, shutil, signal, subprocess, sys, textwrap, time, warnings
+import json, multiprocessing, os, re, shutil, signal, subprocess, sys, textwrap, threading, time, warnings
 from pathlib import Path
 import pytest
 
@@ -297,6 +297,27 @@ def test_run_lock_takeover_is_atomic(tmp_path):
         for p in procs: p.join(30)
         holders.append(sum(results.get(timeout=5) for _ in procs))
     assert holders == [1]*len(holders), f'trials with several holders: {[h for h in holders if h != 1]}'
+
+class _Interrupted(threading.Thread):
+    "A heartbeat thread that a Ctrl-C interrupts as it starts and as it is joined."
+    def start(self): raise KeyboardInterrupt
+    def join(self, timeout=None): raise KeyboardInterrupt
+
+@pytest.mark.parametrize('when', ['giving_up', 'taking'])
+def test_interrupted_claim_leaves_no_lock(when, tmp_path, monkeypatch):
+    """Ctrl-C while a job's claim is given up (its record written, the heartbeat stopping) or taken (written, before its heartbeat):
+    the claim file goes with the interrupt (after Ctrl-C to `--workers 2`, a `.lock.1` stayed in a finished job's folder)."""
+    from stance_nb import claims
+    lock = claims.RunLock(tmp_path).acquire()
+    if when == 'giving_up':
+        beat, lock._beat = lock._beat, _Interrupted()
+        with pytest.raises(KeyboardInterrupt): lock.release()
+        beat.join(5)
+    else:
+        lock.release()
+        monkeypatch.setattr(claims.threading, 'Thread', _Interrupted)
+        with pytest.raises(KeyboardInterrupt): claims.RunLock(tmp_path).acquire()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 # ================================================================ CLI
 

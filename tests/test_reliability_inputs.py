@@ -202,3 +202,93 @@ def test_vocab_txt_without_tokenizer_config_is_whole(folders):
     check_model_folder(d/'vocab_txt_only', '--model'); check_encoder(str(d/'vocab_txt_only'))
     tok = AutoTokenizer.from_pretrained(str(d/'vocab_txt_only'))
     assert len(tok) == n and '[UNK]' not in tok.tokenize('school uniforms')
+
+# ================================================================ delimiters, encodings and rows a loader drops or repeats
+
+SEPARATED = {   # file name, its text, --sep as typed (None: not given) -> exit status and what stderr says (None: exit 0)
+    'tab_as_typed': ('te.txt', 'text\tlabel\nwe want it\tFAVOR\nno way\tAGAINST\n', '\\t', None),   # a shell passes the two characters \t
+    'tab_by_name': ('te.txt', 'text\tlabel\nwe want it\tFAVOR\nno way\tAGAINST\n', 'tab', None),
+    'comma_tsv': ('te.tsv', 'text,label\nwe want it,FAVOR\nno way,AGAINST\n', None,
+                  "te.tsv: one column 'text,label': the file looks separated by ',', not '\\t' (a .tsv file is read tab-separated)"),
+    'long_sep': ('te.txt', 'text::label\nwe want it::FAVOR\n', '::', "sep='::': expected one character"),
+}
+
+@pytest.mark.parametrize('case', list(SEPARATED))
+def test_separator_as_typed_and_named(case, tmp_path, monkeypatch):
+    """`--sep '\\t'` as a shell passes it (a backslash and a t) or `--sep tab` reads a tab-separated file (it raised a raw `TypeError`);
+    a comma-separated file named `.tsv` is named as such, as `;` and `|` were; a separator of several characters is refused by name."""
+    monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path/'cache'))
+    name, text, sep, said = SEPARATED[case]
+    (tmp_path/name).write_text(text, encoding='utf-8')
+    code, out, err = _cli(['attack', '--dataset', 'csv', '--path', f'test={tmp_path/name}', *(['--sep', sep] if sep else []),
+                           '--attack', 'spelling', '--output', str(tmp_path/'att.csv'), '--json'])
+    if said is None:
+        assert code == 0, err[-2000:]
+        assert pd.read_csv(tmp_path/'att.csv').label.tolist() == ['FAVOR', 'AGAINST']
+    else: assert code == 1 and said in _error(err) and not (tmp_path/'att.csv').exists(), err[-2000:]
+
+def test_pstance_saved_as_utf8_warns(tmp_path):
+    """A P-Stance file saved again as UTF-8 is read as the release's ISO-8859-1 (which decodes any byte) with a warning that names the
+    file, an example of the mojibake and `encoding='utf-8'` (it loaded `CafÃ©` without a word); read as UTF-8 it is right."""
+    from stance_nb.data import load
+    from stance_nb.fixtures.field import write_pstance, PSTANCE_TWEETS
+    write_pstance(tmp_path/'pstance')
+    f = tmp_path/'pstance'/'raw_test_trump.csv'
+    f.write_bytes(f.read_bytes().decode('latin-1').encode('utf-8'))
+    with pytest.warns(UserWarning, match=r"raw_test_trump.csv: read as latin-1, but it decodes as UTF-8 .*'é', which latin-1 reads as 'Ã©'.*"
+                                         r"encoding='utf-8'"):
+        df = load('pstance_trump', tmp_path, splits=['test'])
+    assert df.text.iloc[0].startswith('CafÃ©')   # what the warning is about
+    assert load('pstance_trump', tmp_path, splits=['test'], encoding='utf-8').text.iloc[0] == PSTANCE_TWEETS['trump'][0] + ' test0'
+
+def test_pstance_test_rows_all_none_name_drop_none(tmp_path):
+    "A P-Stance test file whose rows are all NONE: the error names `drop_none` and how many rows it dropped (it said only \"no ['test'] rows\")."
+    from stance_nb.fixtures.field import write_pstance
+    write_pstance(tmp_path/'pstance')
+    f = tmp_path/'pstance'/'raw_test_trump.csv'
+    f.write_bytes(f.read_bytes().replace(b',FAVOR\n', b',NONE\n').replace(b',AGAINST\n', b',NONE\n'))
+    code, out, err = _cli(['baselines', '--dataset', 'pstance_trump', '--data-dir', str(tmp_path), '--json'])
+    assert code == 1 and "has no ['test'] rows (test: 2 NONE row(s) dropped (drop_none=True" in _error(err), err[-2000:]
+
+def _covid_twice(r):
+    f = r/'covid19'/'fauci_test.csv'; f.write_text(f.read_text() + f.read_text().splitlines()[1] + '\n')
+def _wtwt_twice(r):
+    f = r/'wtwt'/'wtwt_ids.json'; recs = json.loads(f.read_text()); f.write_text(json.dumps(recs + [dict(recs[0], stance='refute')]))
+def _emergent_twice(r):
+    from stance_nb.data.field import EMERGENT_FILES
+    f = r/'emergent'/EMERGENT_FILES['test']; f.write_text(f.read_text() + f.read_text().splitlines()[1] + '\n')
+def _mtsd_twice(r):
+    from stance_nb.data.field import MTSD_FILE
+    f = r/'mtsd'/MTSD_FILE; f.write_text(f.read_text() + f.read_text().splitlines()[1].replace('night 0', 'night zero') + '\n')
+
+REPEATED = {   # dataset -> (writer, the repeat, the error: the file, the row, the field and both rows)
+    'covid19': ('write_covid19', _covid_twice, "fauci_test.csv, row 4, field 'Tweet Id': duplicate tweet id", '(rows 1 and 4)'),
+    'wtwt': ('write_wtwt', _wtwt_twice, "wtwt_ids.json, row 21, field 'tweet_id': duplicate merger and tweet id 'CVS_AET:", '(rows 1 and 21)'),
+    'emergent': ('write_emergent', _emergent_twice, "clean-test.csv, row 5, field 'articleId': duplicate claimId_articleId id", '(rows 1 and 5)'),
+    'mtsd': ('write_mtsd', _mtsd_twice, "all_data_tweet_text.csv, row 31, field 'ID': duplicate id '1'", '(rows 1 and 31)'),
+}
+
+@pytest.mark.parametrize('name', list(REPEATED))
+def test_field_loader_refuses_a_repeated_id(name, tmp_path):
+    """A row repeated within a split of COVID-19-Stance, WT-WT, Emergent or MTSD: one `StanceDataError` naming the file, the row, the field
+    and both rows, as the paper loaders do (they loaded silently and `evaluate` then blamed the predictions file)."""
+    from stance_nb.core import StanceDataError
+    from stance_nb.data import load
+    import stance_nb.fixtures.field as fx
+    writer, repeat, where, rows = REPEATED[name]
+    getattr(fx, writer)(tmp_path/name); repeat(tmp_path)
+    with pytest.raises(StanceDataError) as e: load(name, tmp_path)
+    assert where in str(e.value) and rows in str(e.value), str(e.value)
+
+def test_a_tweet_labelled_for_two_targets_is_two_rows(tmp_path):
+    """COVID-19-Stance's ids are tweet ids, and one tweet may be labelled for two targets (WT-WT: two mergers): two rows with two ids,
+    `<target>:<tweet id>`, unique in the split; `evaluate` matches predictions to them by id."""
+    from stance_nb.data import load
+    from stance_nb.fixtures.field import write_covid19
+    write_covid19(tmp_path/'covid19')
+    f, g = tmp_path/'covid19'/'fauci_test.csv', tmp_path/'covid19'/'face_masks_test.csv'
+    row = f.read_text().splitlines()[1]; tid = row.split(',')[0]
+    g.write_text(g.read_text() + row.replace(',fauci,', ',face_masks,') + '\n')
+    df = load('covid19', tmp_path)
+    test = df[df.split == 'test']
+    assert test.id.is_unique and sorted(test.id[test.tweet_id == tid]) == [f'face_masks:{tid}', f'fauci:{tid}']

@@ -80,7 +80,7 @@ def test_precision_is_in_the_key(mine, tmp_path, capfd, monkeypatch):
     here = json.loads((tmp_path/'a'/'benchmark'/'runs'/first['folders'][0]/'record.json').read_text())['params']['precision']
     assert here in ('no', 'bf16')
     other = 'bf16' if here == 'no' else 'no'
-    monkeypatch.setattr(train, 'resolve_precision', lambda p: other)   # as on a machine where 'auto' resolves otherwise
+    monkeypatch.setattr(train, 'resolve_precision', lambda p, cpu=None: other)   # as on a machine where 'auto' resolves otherwise
     again = _reproduce(mine, tmp_path/'a', capfd, monkeypatch, **opts)
     assert again['reused'] == 0 and again['folders'] != first['folders']
     assert json.loads((tmp_path/'a'/'benchmark'/'runs'/again['folders'][0]/'record.json').read_text())['params']['precision'] == other
@@ -285,3 +285,46 @@ def test_checkpoint_altered_weights_fall_back(tiny_model, tmp_path):
     with pytest.warns(UserWarning, match=rf"resuming from checkpoint {re.escape(str(older))}.*model\.safetensors was altered after the checkpoint was written"):
         r = train_classifier(synthetic_stance(24, seed=0), cfg, name='ckpt', out_dir=tmp_path/'alt', save_model=False)
     assert r.fit.resumed_from < ref.fit.steps and r.predictions == ref.predictions and r.test == ref.test
+
+# ================================================================ cache entries edited after they were written
+
+def _attack_edited(tmp_path, monkeypatch) -> tuple:
+    "The spelling attack's cache entry of two texts, its strings reversed (valid JSON, the same count)."
+    from stance_nb.attacks import apply_attack
+    df = pd.DataFrame(dict(split='test', id=['1', '2'], target='', text=['we support the wind farms', 'nuclear power is dangerous'], label='FAVOR'))
+    first = apply_attack(df, 'spelling', seed=0, columns=('text',)).text.tolist()
+    f, = (tmp_path/'cache'/'stance_nb'/'attacks').glob('spelling-*.json')
+    d = json.loads(f.read_text()); d['out'] = [s[::-1] for s in d['out']]; f.write_text(json.dumps(d))
+    return f, lambda: apply_attack(df, 'spelling', seed=0, columns=('text',)).text.tolist(), first, 'attack cache'
+
+def _tokens_edited(tmp_path, monkeypatch) -> tuple:
+    "A tokenized entry rewritten as a valid file with every word id [UNK] (the same count of tokens)."
+    import numpy as np
+    from stance_nb.test_utils import tiny_bert
+    from stance_nb.train import batches, token_cache_dir, tokenize_pairs
+    tok = tiny_bert(None)[1]
+    args = (['we support the wind farms', 'bad'], ['wind farms', 'coal'], 16)
+    enc = tokenize_pairs(tok, *args, cache_dir=token_cache_dir())
+    f, = token_cache_dir().glob('*.npz')
+    z = dict(np.load(f)); ids = z['input_ids_flat']
+    z['input_ids_flat'] = np.where(np.isin(ids, tok.all_special_ids), ids, tok.unk_token_id).astype(ids.dtype)
+    with open(f, 'wb') as fh: np.savez(fh, **z)
+    def again():
+        batches._TOKEN_CACHE.clear()   # another process: the disk entry is what it reads
+        return [r.tolist() for r in tokenize_pairs(tok, *args, cache_dir=token_cache_dir())['input_ids']]
+    return f, again, [r.tolist() for r in enc['input_ids']], 'tokenized data cache'
+
+EDITED = {'attack_reversed': _attack_edited, 'tokens_unk': _tokens_edited}
+
+@pytest.mark.parametrize('case', list(EDITED))
+def test_edited_cache_entry_is_detected(case, tmp_path, monkeypatch):
+    """An attack-cache entry whose strings were reversed, a tokenized-cache entry rewritten with every word id `[UNK]` (both valid files
+    of the same size): each entry keeps a hash of its content, so the edit is named in a warning and the entry computed again and
+    replaced (the reversed strings were returned as the attack; the [UNK] ids took a run's test macro-F1 from 0.52 to 0.17, exit 0)."""
+    monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path/'cache'))
+    f, again, first, what = EDITED[case](tmp_path, monkeypatch)
+    with pytest.warns(UserWarning, match=rf"{what} {re.escape(str(f))} is damaged .*not the ones it was written with"): got = again()
+    assert got == first
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')   # replaced by the entry as computed: read back without a word
+        assert again() == first

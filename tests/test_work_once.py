@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stance_nb.attacks import ATTACKS, apply_attack, attack_texts, register_attack
+from stance_nb.attacks import ATTACKS, apply_attack, attack_texts, register_attack, strings_sha256
 
 CALLS = []
 
@@ -83,8 +83,9 @@ def test_negation_read_back_in_another_process(cache):
     assert first[0] != 'the council said plan 0 would cut costs for 0 towns' and len(set(first)) == 400
     f, = (cache/'attacks').glob('negation-*.json')
     d = json.loads(f.read_text()); assert d['out'] == first
-    f.write_text(json.dumps({**d, 'out': [f'marked {i}' for i in range(400)]}))
-    assert run() == [f'marked {i}' for i in range(400)]
+    marked = [f'marked {i}' for i in range(400)]
+    f.write_text(json.dumps({**d, 'out': marked, 'sha256': strings_sha256(marked)}))   # a file written as the package writes one
+    assert run() == marked
 
 
 # ================================================================ tokenization

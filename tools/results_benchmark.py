@@ -247,11 +247,11 @@ def commands(folder:Path, stem:str, cond:dict, scores:pd.DataFrame) -> str:
         '# the run: resumable (a finished job is never run again; an interrupted SDL/MDL job goes on from its last checkpoint);',
         f'# the baselines\' records of results/benchmark/runs are taken in; the tables go to {cond.get("tables_dir", "outputs/benchmark")}/',
         f'stance_nb reproduce benchmark -p model=$M -p "rows={",".join(cond["rows"])}" \\\n  -p datasets=$D -p seeds={seeds} '
-        f"-p ratios={ratios} -p epochs={ch['epochs']} -p lr={ch['lr']:g} -p run_name={stem} \\\n"
+        f"-p ratios={ratios} -p epochs={ch['epochs']} -p lr={ch['lr']:g} -p run_name={stem} -p cpu_precision=bf16 \\\n"
         f'  --from results/benchmark/runs --keep-records results/{stem}/runs',
         '# the leaderboard over the same job store (no job runs again); to outputs/leaderboard/',
         f"stance_nb leaderboard --models {models} --model $M --preset paper --epochs {ch['epochs']} --lr {ch['lr']:g} --datasets $D \\\n"
-        f"  --seeds {seeds} --attacks spelling,negation --ratios 0.1 --run-name {stem}", '```'])
+        f"  --seeds {seeds} --attacks spelling,negation --ratios 0.1 --run-name {stem} --cpu-precision bf16", '```'])
 
 def benchmark_page() -> tuple[Path, list]:
     "results/benchmark-minilm/README.md: the stand-in as one run, from its job records, tables and leaderboard."
@@ -277,7 +277,7 @@ def benchmark_page() -> tuple[Path, list]:
         '- `benchmark-minilm_leaderboard.csv|.md|.html` (its figures, `_tests.csv`): the leaderboard over the same job store, with a paired '
         'bootstrap test per dataset against the best system, mean ranks, a Friedman test and the critical-difference diagram.\n'
         '- [`runs/`](runs): every job\'s record and predicted labels (no weights). `--from results/benchmark-minilm/runs` takes them in, so '
-        'the tables and the leaderboard rebuild on a fresh checkout without training (on a CPU with native bf16 instructions: *Commands*).\n'
+        'the tables and the leaderboard rebuild on a fresh checkout without training, on any CPU (*Commands*).\n'
         '- [`lr_sweep.md`](lr_sweep.md): the learning rate, chosen on dev (*Recipe*).\n'
         '- the stand-in\'s earlier partial runs: [`../benchmark-minilm-earlier/`](../benchmark-minilm-earlier/README.md).',
         '## Headline numbers',
@@ -309,9 +309,10 @@ def benchmark_page() -> tuple[Path, list]:
         '### Learning rate, chosen on dev', ('lr_sweep', lr_sweep(folder)),
         '## Commands', ('commands', commands(folder, stem, cond, scores)),
         'On a fresh checkout both commands with `--from results/benchmark-minilm/runs` take every job in from the committed records and '
-        'run none, on a CPU with native bf16 instructions (`avx512_bf16` or AMX) as the one that ran them. Elsewhere '
-        '`mixed_precision=\'auto\'` trains in fp32, which gives other numbers, so the encoder jobs are not taken: `--plan` lists them as '
-        '"not taken (runs here)", differing in precision.']
+        'run none, on any CPU: `cpu_precision=bf16` names the precision the encoder jobs were made in (on a CPU with native bf16 '
+        'instructions, `avx512_bf16` or AMX, as the one that ran them). Without it, `mixed_precision=\'auto\'` means fp32 on a CPU without '
+        'those instructions, which gives other numbers, so the encoder jobs are not taken: `--plan` lists them as "not taken (runs here)", '
+        'differing in precision; a job that runs anew in bf16 there is emulated, and slow.']
 
 def earlier_runs() -> dict:
     "Run name -> its conditions, for every `<run>_conditions.json` of the earlier folder that is a run's (not the leaderboard's)."

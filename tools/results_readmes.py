@@ -287,12 +287,12 @@ def subset_page() -> tuple[Path, list]:
                                 '# before: the recipe\'s random batches, padded to their longest row; Adamax\'s plain step',
                                 f"stance_nb reproduce benchmark -p model=$M -p rows=BERT_SDL,BERT_MDL -p datasets={','.join(cond['data'])} \\",
                                 f"  -p seeds={seeds} -p ratios=1.0 -p epochs={cfg['epochs']} -p lr={cfg['lr']:g} "
-                                "-p run_name=subset-before --threads 2",
+                                "-p run_name=subset-before -p cpu_precision=bf16 --threads 2",
                                 '# after: the same batches packed and Adamax\'s step compiled',
                                 'stance_nb reproduce benchmark ... -p pack=True -p compile_optimizer=True -p run_name=subset-after '
-                                '--threads 2', '```'])),
+                                '-p cpu_precision=bf16 --threads 2', '```'])),
         'The tables (`subset-*_table4.md`, `subset-*_table6.md`) were rendered again from the same job records, so their wall time is '
-        'that of reading them; the job time below is the records\'. `--from results/perf-subset/runs` takes the jobs in.',
+        'that of reading them; the job time below is the records\'. `--from results/perf-subset/runs` takes the jobs in, on any CPU with `-p cpu_precision=bf16` (the precision they trained in).',
         '## Time, before and after', ('timing', t),
         'The scores move at all because dropout draws its masks over the packed rows instead of the padded ones; without dropout, packed '
         'and padded training give the same losses and predictions (`nbs/07a_systems.mdl.train.ipynb` tests it).',

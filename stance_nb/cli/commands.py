@@ -128,6 +128,18 @@ def _train(args) -> dict:
     mean, std = _summary(runs)
     return dict(res, runs=runs, mean=mean, std=std, n=len(runs), records=records)
 
+# %% ../../nbs/12a_cli.commands.ipynb #9956e295
+def _stated(name:str, data_dir):
+    """A registered dataset in the split its registration states (`DatasetInfo.split`: a dev split cut from train where the release has
+    none, a cross-validation fold) as an MDL task read by `load_data`; else its name (the trainer reads it as released)."""
+    from stance_nb.data import DATASETS
+    from stance_nb.experiment import load_data, DataSpec
+    from stance_nb.systems.mdl import Task
+    info = DATASETS[name]
+    if not info.split: return name
+    df = load_data(DataSpec(name, name, tuple(sorted(info.split.items()))), data_dir)
+    return Task.from_frame(name, df, df.attrs.get('labels'), df.attrs.get('pair'), info.metric)
+
 # %% ../../nbs/12a_cli.commands.ipynb #6d13ba59
 def _mdl(args) -> dict:
     from stance_nb.data import DATASETS, load
@@ -141,7 +153,9 @@ def _mdl(args) -> dict:
     except ValueError as e: raise UsageError(str(e))
     if not cfg.model: raise UsageError(f"preset {args.preset!r} names no model; give --model")
     _model_folder(cfg.model)
-    datasets = list(args.datasets)
+    datasets, notes = [_stated(d, args.data_dir) for d in args.datasets], [f"{d}: its stated split, {DATASETS[d].setting}" for d in args.datasets
+                                                                          if DATASETS[d].split and DATASETS[d].setting]
+    for n in notes: print(n, file=sys.stderr)
     if spec is not None:
         df = _load(spec, args)
         datasets.append(Task.from_frame(spec.key, df, df.attrs.get('labels'), df.attrs.get('pair'), DATASETS[spec.dataset].metric))
@@ -155,7 +169,7 @@ def _mdl(args) -> dict:
         records.append(_record(r.out_dir))
     mean, std = _summary([dict(average=r['average']) for r in runs])
     return dict(command='mdl', datasets=[d if isinstance(d, str) else d.name for d in datasets], preset=args.preset, model=cfg.model,
-                estimate=estimate, runs=runs, mean=mean, std=std, n=len(runs), records=records)
+                estimate=estimate, runs=runs, mean=mean, std=std, n=len(runs), records=records, notes=notes)
 
 # %% ../../nbs/12a_cli.commands.ipynb #90926a39
 def _test_scores(scores) -> dict:
@@ -276,6 +290,9 @@ def _evaluate(args) -> dict:
 def _push(args) -> dict:
     "Upload a run folder's model with its model card (stance_nb.publish; imported on use: data and metrics code)."
     from stance_nb.publish import push_run
+    from stance_nb.hub import check_repo_id
+    try: check_repo_id(args.repo_id)
+    except ValueError as e: raise UsageError(str(e)) from None
     return dict(command='push', **push_run(args.run, args.repo_id, data_dir=args.data_dir, dry_run=args.dry_run, private=args.private))
 
 # %% ../../nbs/12a_cli.commands.ipynb #e8d305bf
@@ -499,7 +516,7 @@ def _analyze_choices(args) -> dict:
         if len(v) > 2 or (o != 'seeds' and not v): raise UsageError(f"--{o}: one or two values, got {len(v)} ({','.join(v)})")
     if args.kind == 'robustness' and not [t for t in pick['tests'] if t != 'test']:
         raise UsageError('robustness: --tests names the attacked test sets, e.g. spelling,negation')
-    if args.n < 1: raise UsageError(f'--n {args.n}: expected a positive number of resamples')
+    if args.n < 100: raise UsageError(f'--n {args.n}: expected at least 100 bootstrap resamples (as transfer --n-resamples)')
     try: pick['seeds'] = [int(s) for s in pick['seeds']] or [None]
     except ValueError: raise UsageError(f'--seeds {args.seeds!r}: expected one or two whole numbers') from None
     return pick

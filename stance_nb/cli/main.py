@@ -15,7 +15,8 @@ from ..core import StanceDataError
 
 # %% auto #0
 __all__ = ['LEADERBOARD_ALIASES', 'reproduce_parameters', 'make_parser', 'help_texts', 'set_threads', 'run_command',
-           'interrupted_line', 'Terminated', 'sigterm_interrupts', 'written_files', 'score_lines', 'readable', 'main']
+           'interrupted_line', 'Terminated', 'sigterm_interrupts', 'written_files', 'score_lines', 'push_lines',
+           'readable', 'main']
 
 # %% ../../nbs/12b_cli.main.ipynb #cd708472
 class _Parser(argparse.ArgumentParser):
@@ -393,11 +394,18 @@ def score_lines(res:dict) -> list:
                   + f" over {res.get('n')} run(s)" for k, v in mean.items() if k.startswith('test_') or k == 'average']
     return lines
 
+# %% ../../nbs/12b_cli.main.ipynb #074f0333
+def push_lines(res:dict) -> list:
+    "What `push` did, in words: the files it would upload (a dry run) or uploaded, one a line, and the files it wrote here."
+    head = f"would upload to {res['repo_id']}:" if res.get('dry_run') else f"uploaded to {res['repo_id']} (commit {res.get('commit')}):"
+    return [head, *(f"  {f['path']}" for f in res.get('upload') or [])] + [f'wrote: {f}' for f in res.get('files') or []]
+
 # %% ../../nbs/12b_cli.main.ipynb #d7e93de4
 def readable(res) -> str|None:
     "What a person reads of a command's result: the Markdown tables it wrote, its test scores, the files written; None: print JSON."
     if not isinstance(res, dict) or res.get('command') == 'presets': return None
     if res.get('plan') is not None: return '(the plan is above; --json prints it as JSON)'
+    if res.get('command') == 'push': return '\n'.join(push_lines(res)) + '\n\n(--json prints the whole result)'
     files, parts = written_files(res), []
     if res.get('summary'): parts.append('\n'.join(f'- {x}' for x in res['summary']))   # a long page (the scorecard): its findings, not the page
     else: parts += [Path(f).read_text(encoding='utf-8').strip() for f in files if f.endswith('.md') and Path(f).is_file()]

@@ -13,7 +13,7 @@ from .core import register_dataset, read_table, SPLITS, TIDY_COLUMNS
 from ..records import read_jsonl, clean_label, clean_labels
 
 # %% auto #0
-__all__ = ['near_column', 'overlap_keys', 'load_csv', 'load_jsonl']
+__all__ = ['DELIMITER_NAMES', 'near_column', 'overlap_keys', 'delimiter', 'load_csv', 'load_jsonl']
 
 # %% ../../nbs/01c_data.custom.ipynb #d308d528
 _SPLIT_ALIASES = {'train': 'train', 'training': 'train', 'dev': 'dev', 'valid': 'dev', 'validation': 'dev', 'val': 'dev', 'test': 'test'}
@@ -228,6 +228,16 @@ def _encoding_named(loader):
             raise StanceDataError(e.msg, e.path, e.row, e.field, f"{e.expected}, or its encoding named: {ENCODING_HINT}") from None
     return load
 
+DELIMITER_NAMES = {'\\t': '\t', 'tab': '\t', '\\x09': '\t'}   # a tab as typed in a shell (`--sep '\t'`) or named
+
+def delimiter(sep:str|None) -> str|None:
+    "`sep` as one character: `\\t` (what a shell passes for `--sep '\\t'`) or `tab` is a tab; else a `ValueError` saying what was expected."
+    if sep is None: return None
+    sep = DELIMITER_NAMES.get(str(sep).lower(), sep)
+    if not isinstance(sep, str) or len(sep) != 1:
+        raise ValueError(f"sep={sep!r}: expected one character, e.g. ',', ';', '|' or a tab ('\\t' or 'tab')")
+    return sep
+
 @register_dataset('csv', labels=None, pair=None, metric='f1_macro', folder=None,
     source='your own delimited file(s): load("csv", path=..., columns={...})', domain='user data', options=dict(_OPTIONS, sep=None))
 @_encoding_named
@@ -244,13 +254,14 @@ def load_csv(folder,                      # unused (these datasets are read from
              allow_overlap:bool=False,    # accept a (target, text) pair in two splits
             ) -> pd.DataFrame:
     "Your own CSV/TSV file(s) as a tidy table; the label list is in `df.attrs['labels']`."
-    parts = []
+    parts, sep = [], delimiter(sep)
     for fsplit, p in _paths(path):
         s = sep if sep is not None else '\t' if p.suffix.lower() == '.tsv' else ','
         head = read_table(p, sep=s, encoding=encoding, nrows=0)
-        if len(head.columns) == 1 and (other := next((c for c in '\t;|' if c != s and c in str(head.columns[0])), None)):
-            raise StanceDataError(f"one column {head.columns[0]!r}: the file looks separated by {other!r}, not {s!r}", path=p,
-                                  expected=f"sep={other!r} (on the command line --sep)")
+        if len(head.columns) == 1 and (other := next((c for c in '\t;|,' if c != s and c in str(head.columns[0])), None)):
+            why = ' (a .tsv file is read tab-separated)' if sep is None and s == '\t' else ''
+            raise StanceDataError(f"one column {head.columns[0]!r}: the file looks separated by {other!r}, not {s!r}{why}", path=p,
+                                  expected=f"sep={other!r} (on the command line --sep {other!r})")
         colmap = _column_map(dict(columns or {}), list(head.columns), p)
         core = [c for c in colmap.values() if c is not None]
         raw = read_table(p, sep=s, encoding=encoding, dtype={c: str for c in core}, check_fields=True, usecols=core)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/01e_data.field.ipynb #2ad12039
 from __future__ import annotations
-import json, re
+import json, re, warnings
 from pathlib import Path
 import pandas as pd
 from ..core import StanceDataError
@@ -13,13 +13,14 @@ from .benchmark import read_json_file
 from ..records import read_jsonl, clean_labels
 
 # %% auto #0
-__all__ = ['HYDRATED', 'HYDRATE_HOWTO', 'PSTANCE_TARGETS', 'PSTANCE_LABELS', 'PSTANCE_FILES', 'PSTANCE_COUNTS', 'COVID19_TARGETS',
-           'COVID19_LABELS', 'COVID19_FILES', 'COVID19_COUNTS', 'COVID19_ONECOL', 'COVID19_TARGET_NAMES',
-           'WTWT_MERGERS', 'WTWT_ALIASES', 'WTWT_LABELS', 'WTWT_TOTAL', 'EMERGENT_LABELS', 'EMERGENT_FILES',
-           'EMERGENT_TEST', 'MTSD_FILE', 'MTSD_LABELS', 'MTSD_SPLITS', 'RUMOUREVAL_LABELS', 'RUMOUREVAL2017_KEYS',
-           'RUMOUREVAL2017_THREADS', 'RUMOUREVAL2017_COUNTS', 'read_hydrated', 'attach_text', 'read_split_csv',
-           'want_splits', 'covid19_layout', 'read_covid19_onecol', 'load_covid19', 'load_wtwt', 'load_emergent',
-           'load_mtsd', 'read_threads', 'load_rumoureval2017']
+__all__ = ['HYDRATED', 'HYDRATE_HOWTO', 'SINGLE_BYTE', 'PSTANCE_TARGETS', 'PSTANCE_LABELS', 'PSTANCE_FILES', 'PSTANCE_COUNTS',
+           'COVID19_TARGETS', 'COVID19_LABELS', 'COVID19_FILES', 'COVID19_COUNTS', 'COVID19_ONECOL',
+           'COVID19_TARGET_NAMES', 'WTWT_MERGERS', 'WTWT_ALIASES', 'WTWT_LABELS', 'WTWT_TOTAL', 'EMERGENT_LABELS',
+           'EMERGENT_FILES', 'EMERGENT_TEST', 'MTSD_FILE', 'MTSD_LABELS', 'MTSD_SPLITS', 'RUMOUREVAL_LABELS',
+           'RUMOUREVAL2017_KEYS', 'RUMOUREVAL2017_THREADS', 'RUMOUREVAL2017_COUNTS', 'read_hydrated', 'attach_text',
+           'utf8_read_as', 'read_split_csv', 'want_splits', 'refuse_duplicate_ids', 'covid19_layout',
+           'read_covid19_onecol', 'load_covid19', 'load_wtwt', 'load_emergent', 'load_mtsd', 'read_threads',
+           'load_rumoureval2017']
 
 # %% ../../nbs/01e_data.field.ipynb #5291ebed
 HYDRATED = 'tweets.jsonl'
@@ -58,6 +59,22 @@ def attach_text(df:pd.DataFrame,   # rows with a `tweet_id` column
     out.attrs['not_hydrated'] = int((~has).sum())
     return out
 
+# %% ../../nbs/01e_data.field.ipynb #c4632c17
+SINGLE_BYTE = ('latin-1', 'latin1', 'iso-8859-1', 'iso8859-1', 'cp1252', 'windows-1252')   # encodings that decode any byte
+
+def utf8_read_as(path:str|Path, encoding:str) -> bool:
+    "Warn (naming the file, an example and `encoding='utf-8'`) when a file read as a single-byte `encoding` is UTF-8 with multi-byte characters."
+    if str(encoding).lower().replace('_', '-') not in SINGLE_BYTE: return False
+    raw = Path(path).read_bytes()
+    if raw.isascii(): return False
+    try: text = raw.decode('utf-8')
+    except UnicodeDecodeError: return False
+    ch = next(c for c in text if ord(c) > 127)
+    warnings.warn(f"{path}: read as {encoding}, but it decodes as UTF-8 ({sum(ord(c) > 127 for c in text)} multi-byte characters, e.g. "
+                  f"{ch!r}, which {encoding} reads as {ch.encode('utf-8').decode(encoding, 'replace')!r}): a copy saved as UTF-8? "
+                  "Pass encoding='utf-8' to read it as written", stacklevel=3)
+    return True
+
 # %% ../../nbs/01e_data.field.ipynb #18783acd
 def read_split_csv(path:str|Path,
                    columns:dict,            # the release's column -> its tidy name ('text', 'target', 'label', or any other)
@@ -66,6 +83,7 @@ def read_split_csv(path:str|Path,
                    texts=('text', 'target'), # tidy names that must hold a non-empty string
                   ) -> pd.DataFrame:
     "One split file with its columns renamed; every row checked, an error names the file, the data row and the column."
+    utf8_read_as(path, encoding)
     df = read_table(path, required=list(columns), encoding=encoding, check_fields=True)
     back = {v: k for k, v in columns.items()}
     out = df[list(columns)].rename(columns=columns)
@@ -83,6 +101,15 @@ def want_splits(splits) -> list:
     if bad := [s for s in want if s not in SPLITS]: raise ValueError(f'unknown split(s) {bad}; use {list(SPLITS)}')
     return [s for s in SPLITS if s in want]
 
+# %% ../../nbs/01e_data.field.ipynb #60b24aaf
+def refuse_duplicate_ids(ids, rows, path, field:str, what:str='id'):
+    "Refuse an id that repeats within one split: `ids` and their `rows` (row numbers in `path`) in file order; the error names both rows."
+    first = {}
+    for i, r in zip(ids, rows):
+        if i in first: raise StanceDataError(f"duplicate {what} {i!r} (rows {first[i]} and {r})", path=path, row=r, field=field,
+                                             expected=f'a unique {what} per row of a split')
+        first[i] = r
+
 # %% ../../nbs/01e_data.field.ipynb #4cdc86d4
 PSTANCE_TARGETS = {'trump': 'trump', 'biden': 'biden', 'sanders': 'bernie'}   # dataset suffix -> the release's file name part
 PSTANCE_LABELS = ('AGAINST', 'FAVOR')
@@ -98,14 +125,17 @@ def _pstance_loader(key:str):
                encoding:str='latin-1',   # the authors' code reads the files as ISO-8859-1
                drop_none:bool=True,      # drop `NONE` rows, as the authors' `load_data` does
               ) -> pd.DataFrame:
-        frames = []
+        frames, dropped = [], {}
         for s in want_splits(splits):
             path = require_file(folder, PSTANCE_FILES[s].format(stem), f'pstance_{key}')
             df = read_split_csv(path, {'Tweet': 'text', 'Target': 'target', 'Stance': 'label'}, PSTANCE_LABELS + ('NONE',), encoding)
             df.insert(0, 'id', [f'{stem}-{s}-{i}' for i in range(1, len(df) + 1)]); df.insert(1, 'split', s)
+            if drop_none and (n := int((df.label == 'NONE').sum())): dropped[s] = n
             frames.append(df[df.label != 'NONE'] if drop_none else df)
         df = pd.concat(frames, ignore_index=True)
         if not drop_none: df.attrs['labels'] = sorted(PSTANCE_LABELS + ('NONE',))
+        if dropped: df.attrs['dropped'] = {s: f"{n} NONE row(s) dropped (drop_none=True, as the authors' load_data; drop_none=False keeps them)"
+                                           for s, n in dropped.items()}
         return df
     loader.__name__ = loader.__qualname__ = f'load_pstance_{key}'
     loader.__doc__ = f"P-Stance, target {key.title()}: the release's `Tweet` (text), `Target` and `Stance`."
@@ -192,7 +222,8 @@ def load_covid19(folder:Path,
         for s in want_splits(splits):
             path = require_file(folder, COVID19_FILES[s].format(t), 'covid19')
             df = _tweet_ids(read_split_csv(path, _COVID_COLS, COVID19_LABELS, texts=('target',)), path, 'Tweet Id')
-            frames.append(df.assign(id=df.tweet_id, split=s))
+            refuse_duplicate_ids(df.tweet_id, range(1, len(df) + 1), path, 'Tweet Id', 'tweet id')
+            frames.append(df.assign(id=[f'{t}:{i}' for i in df.tweet_id], split=s))   # a tweet may be labelled for two targets
     df = attach_text(pd.concat(frames, ignore_index=True), folder, 'covid19', missing)
     out = df[['id', 'split', 'target', 'text', 'label', 'tweet_id', 'opinion_towards', 'sentiment']]
     out.attrs = dict(df.attrs)
@@ -223,7 +254,9 @@ def _wtwt_records(path:Path) -> pd.DataFrame:
         if not str(r['tweet_id']).isdigit():
             raise StanceDataError(f"tweet id {r['tweet_id']!r} is not a number", path=path, row=i, field='tweet_id', expected='a numeric tweet id')
         rows.append((str(r['tweet_id']), r['merger'], m, r['stance']))
-    return pd.DataFrame(rows, columns=['tweet_id', 'merger', 'code', 'label'])
+    df = pd.DataFrame(rows, columns=['tweet_id', 'merger', 'code', 'label'])
+    refuse_duplicate_ids(df.code + ':' + df.tweet_id, range(1, len(df) + 1), path, 'tweet_id', 'merger and tweet id')
+    return df
 
 # %% ../../nbs/01e_data.field.ipynb #7226d8bb
 @register_dataset('wtwt', labels=list(WTWT_LABELS), pair=True, metric='f1_macro', folder='wtwt', files=('wtwt_ids.json', HYDRATED),
@@ -232,6 +265,8 @@ def _wtwt_records(path:Path) -> pd.DataFrame:
     source='WT-WT releases tweet ids: put wtwt_ids.json of https://github.com/cambridge-wtwt/acl2020-wtwt-tweets into <data_dir>/wtwt/. '
            + HYDRATE_HOWTO,
     paper='conforti2020_wtwt', domain='finance: tweets on five company mergers (2015-2018)', options=dict(test_merger='FOXA_DIS', missing='drop'),
+    split={'dev_fraction': 0.1}, setting='WT-WT (Conforti et al. 2020): Disney-Fox as the test merger, trained on all four others; the '
+    'release has no dev split: a stratified 10 % of the training rows (seed 0) is dev',
     label_map={'support': 'FAVOR', 'refute': 'AGAINST', 'comment': 'NONE', 'unrelated': 'NONE'},
     label_map_note="lossy: 'comment' (on topic, no stance) and 'unrelated' (off topic) both become NONE", report_by='merger')
 def load_wtwt(folder:Path,
@@ -247,7 +282,7 @@ def load_wtwt(folder:Path,
     df = df[keep].assign(split=lambda d: ['test' if c == test_merger else 'train' for c in d.code],
                          target=lambda d: [f'{WTWT_MERGERS[c][0]} acquiring {WTWT_MERGERS[c][1]}' for c in d.code])
     df = attach_text(df.reset_index(drop=True), folder, 'wtwt', missing)
-    out = df.assign(id=df.tweet_id)[['id', 'split', 'target', 'text', 'label', 'tweet_id', 'merger']]
+    out = df.assign(id=df.code + ':' + df.tweet_id)[['id', 'split', 'target', 'text', 'label', 'tweet_id', 'merger']]   # a tweet of two mergers
     out.attrs = dict(df.attrs)
     return out
 
@@ -264,6 +299,8 @@ _EMERGENT_COLS = {'claimHeadline': 'target', 'articleHeadline': 'text', 'article
     source='Emergent is in the data folder linked from https://github.com/willferreira/mscproject (Dropbox or Google Drive); put '
            'emergent/url-versions-2015-06-14-clean-train.csv and -test.csv into <data_dir>/emergent/.',
     paper='ferreira2016_emergent', domain='news: article headlines about rumoured claims (2014-2015)', options=dict(splits=None),
+    split={'dev_fraction': 0.1}, setting="Emergent (Ferreira & Vlachos 2016): the authors' train/test split by claim; the release has "
+    'no dev split: a stratified 10 % of the training rows (seed 0) is dev',
     label_map={'for': 'FAVOR', 'against': 'AGAINST', 'observing': 'NONE'},
     label_map_note="'observing' (reports the claim without assessing it) becomes NONE")
 def load_emergent(folder:Path,
@@ -274,7 +311,9 @@ def load_emergent(folder:Path,
     for s in [s for s in want_splits(splits) if s in EMERGENT_FILES]:
         path = require_file(folder, EMERGENT_FILES[s], 'emergent')
         df = read_split_csv(path, _EMERGENT_COLS, EMERGENT_LABELS)
-        frames.append(df.assign(id=df.claim_id + '_' + df.article_id, split=s))
+        df = df.assign(id=df.claim_id + '_' + df.article_id, split=s)
+        refuse_duplicate_ids(df.id, range(1, len(df) + 1), path, 'articleId', 'claimId_articleId id')
+        frames.append(df)
     if not frames: raise ValueError(f"Emergent has the splits {list(EMERGENT_FILES)} only")
     return pd.concat(frames, ignore_index=True)[['id', 'split', 'target', 'text', 'label', 'claim_id', 'article_id']]
 
@@ -313,6 +352,9 @@ def load_mtsd(folder:Path,
             rows.append((f"{r['ID']}-{k}", MTSD_SPLITS[r['Test/Train/Dev']], require_text(r[f'Target {k}'], path, i, f'Target {k}', what='target'),
                          text, r[f'Stance {k}'], str(r['ID']), f"{r['Target 1']} - {r['Target 2']}"))
     out = pd.DataFrame(rows, columns=['id', 'split', 'target', 'text', 'label', 'tweet_id', 'target_pair'])
+    for s in MTSD_SPLITS.values():
+        part = out[(out.split == s) & out.id.str.endswith('-1')]   # one row of each tweet: its file row is its place among them
+        refuse_duplicate_ids(part.tweet_id, [r // 2 + 1 for r in part.index], path, 'ID')
     return pd.concat([out[out.split == s] for s in want], ignore_index=True)
 
 # %% ../../nbs/01e_data.field.ipynb #d7636099

@@ -14,7 +14,7 @@ from .spec import SYSTEMS, RowSkipped
 
 # %% auto #0
 __all__ = ['TIMED_BATCH_CPU', 'CPU_CHECKPOINT_EVERY', 'estimate_encoder_seconds', 'mean_pair_length', 'examples_trained',
-           'cpu_cost', 'duration_text', 'full_cpu_run', 'announce_cpu_cost']
+           'cpu_cost', 'duration_text', 'full_cpu_run', 'emulated_bf16', 'announce_cpu_cost']
 
 # %% ../../nbs/10i_experiment.cost.ipynb #18fee452
 TIMED_BATCH_CPU = 64   # the largest batch timed on a CPU: its time per example no longer falls beyond it, and a batch of thousands would
@@ -132,6 +132,16 @@ def full_cpu_run(settings:dict) -> bool:
     import torch
     return not settings.get('smoke') and not torch.cuda.is_available()
 
+# %% ../../nbs/10i_experiment.cost.ipynb #36b17397
+def emulated_bf16(settings:dict) -> str|None:
+    """What a run that names `cpu_precision='bf16'` costs on a CPU without bf16 instructions, in a sentence (the plan prints it before any job
+    runs); `None` elsewhere: with a GPU, on a CPU with bf16 instructions, or without `cpu_precision`."""
+    import torch
+    from stance_nb.train import optim
+    if settings.get('cpu_precision') != 'bf16' or torch.cuda.is_available() or optim.cpu_supports_bf16(): return None
+    return ("cpu_precision bf16 on a CPU without bf16 instructions: finished jobs made in bf16 (a committed job store) are taken in as they are, "
+            "and each transformer job that runs here trains in bf16 emulated, many times slower than the fp32 the estimate is timed in")
+
 # %% ../../nbs/10i_experiment.cost.ipynb #344bfbe7
 def announce_cpu_cost(pending:Callable, settings:dict) -> dict:
     "On a machine without a GPU, print what the jobs `pending()` lists (`(job, Context)`, about to run) will cost (`cpu_cost`), and return it."
@@ -147,6 +157,7 @@ def announce_cpu_cost(pending:Callable, settings:dict) -> dict:
         lines.append(f"  {k}: {p['tokens']:.0f} tokens per example, training {p['train_examples']:,} ≈ {duration_text(p['train_seconds'])}, "
                      f"predicting {p['predict_examples']:,} ≈ {duration_text(p['predict_seconds'])}")
     lines += [f"  {k}: unknown ({p['model']} is not loadable here)" for k, p in plans.items() if k not in known]
+    if note := emulated_bf16(settings): lines.append(f"  {note}")
     print('\n'.join(lines))
     return plans
 

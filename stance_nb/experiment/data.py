@@ -18,7 +18,8 @@ from .spec import DataSpec, SAFE_NAME
 from ..registry import UnknownName, unknown_message
 
 # %% auto #0
-__all__ = ['PREPARE_OPTIONS', 'prepare_data', 'in_stance_labels', 'load_data', 'split_of', 'full_data_loads', 'data_specs']
+__all__ = ['PREPARE_OPTIONS', 'prepare_data', 'in_stance_labels', 'spec_record', 'spec_from_record', 'load_data', 'split_of',
+           'full_data_loads', 'data_specs']
 
 # %% ../../nbs/10b_experiment.data.ipynb #36745f82
 PREPARE_OPTIONS = ('label_map', 'dev_fraction', 'max_train', 'split_seed')   # `DataSpec` options `load_data` applies itself
@@ -57,10 +58,12 @@ def prepare_data(df:pd.DataFrame,              # a tidy table (`load`'s result)
         if (df.split == 'dev').any(): raise ValueError(f"{where}: has a dev split already ({int((df.split == 'dev').sum())} rows); drop dev_fraction")
         dev = _stratified(df, df.index[df.split == 'train'], dev_fraction, split_seed, together=True)
         df.loc[dev, 'split'] = 'dev'
+        attrs.update(dev_fraction=dev_fraction, split_seed=split_seed)   # what a run's record says of its data
     if max_train is not None:
         if max_train < 1: raise ValueError(f"max_train={max_train!r}: expected a positive number of rows")
         tr = df.index[df.split == 'train']
         if max_train < len(tr): df = df.drop(index=tr.difference(df.loc[tr].sample(n=max_train, random_state=split_seed).index))
+        attrs.update(max_train_rows=max_train, split_seed=split_seed)
     df = df.reset_index(drop=True)
     df.attrs.update(attrs)
     return df
@@ -93,6 +96,19 @@ def _pooled(df:pd.DataFrame, spec:DataSpec, pool, data_dir) -> pd.DataFrame:
     out = pd.concat(parts, ignore_index=True)
     out.attrs = {**df.attrs, 'labels': sorted(labels), 'pooled': [spec.dataset, *(n for n, _ in pool)]}
     return out
+
+# %% ../../nbs/10b_experiment.data.ipynb #22bf513e
+def spec_record(spec:DataSpec) -> dict:
+    "A `DataSpec` as a record keeps it (JSON: options as an object, pairs of pairs as lists); `spec_from_record` reads it back."
+    return json.loads(json.dumps(dict(key=spec.key, dataset=spec.dataset, options=dict(spec.options), fold=spec.fold), default=str))
+
+def _tupled(v):
+    "A JSON value of a `DataSpec` option back as written: lists as tuples (hashable, as `DataSpec.of` keeps them), objects as they are."
+    return tuple(_tupled(x) for x in v) if isinstance(v, list) else v
+
+def spec_from_record(d:Mapping) -> DataSpec:
+    "The `DataSpec` a record's `spec_record` holds."
+    return DataSpec(d['key'], d['dataset'], tuple(sorted((k, _tupled(v)) for k, v in (d.get('options') or {}).items())), d.get('fold'))
 
 # %% ../../nbs/10b_experiment.data.ipynb #0db76b6c
 def load_data(spec:DataSpec,            # what to load
@@ -139,8 +155,10 @@ def load_data(spec:DataSpec,            # what to load
         keep = _stratified(df, df.index[df.split == 'train'], train_ratio, prep.get('split_seed', 0))
         df = df.drop(index=df.index[df.split == 'train'].difference(keep)).reset_index(drop=True)
     empty = [s for s in ('train', 'test') if not (df.split == s).any()]
-    if empty: raise StanceDataError(f"dataset {spec.key!r} has no {empty} rows" + (f" at train_ratio={train_ratio}" if train_ratio != 1 else ''),
-                                    path=data_dir, field='split', expected='train and test rows')
+    why = '; '.join(f"{s}: {df.attrs['dropped'][s]}" for s in empty if s in (df.attrs.get('dropped') or {}))   # rows a loader option dropped
+    if empty: raise StanceDataError(f"dataset {spec.key!r} has no {empty} rows" + (f" at train_ratio={train_ratio}" if train_ratio != 1 else '')
+                                    + (f" ({why})" if why else ''), path=data_dir, field='split', expected='train and test rows')
+    df.attrs['data_spec'] = spec_record(spec)   # what the rows were read as: a run's record keeps it
     return df
 
 # %% ../../nbs/10b_experiment.data.ipynb #792df4fa

@@ -13,7 +13,7 @@ import psutil, submitit, yaml
 from ..core import progress, available_cpus, load_average, write_text, portable_path
 from ..claims import pid_alive, worker_id
 from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped, JobRequeued
-from .cost import mean_pair_length, cpu_cost, examples_trained
+from .cost import mean_pair_length, cpu_cost, examples_trained, emulated_bf16
 from .runner import Prepared, prepare, execute, job_states, finished_job
 
 # %% auto #0
@@ -140,7 +140,6 @@ def worker_gpus(n:int, gpus:Sequence[int], jobs_per_gpu:int=1) -> list:
 def _quiet_controller(folder:Path) -> str:
     "The shell line a local worker's controller starts after: its standard error appended to `controllers.log` in `folder`."
     return f"exec 2>>{shlex.quote(str(Path(folder)/'controllers.log'))}"
-
 
 # %% ../../nbs/10n_experiment.executor.ipynb #bcbd504b
 def _submit(ex:Executor, folder:Path, spec:WorkSpec, n:int, name:str) -> list:
@@ -424,7 +423,8 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
     summary = dict(jobs=len(df), estimated=len(known), unknown=len(df) - len(known), device_hours=round(sum(known) / 3600, 2) if priced else None,
                    wall_hours={int(n): round(_lpt(known, int(n) * at_once) / 3600, 2) if priced else None for n in workers},
                    tflops=tflops, not_run=not_run,
-                   jobs_per_gpu=jobs_per_gpu, train_examples=int(df.train_examples.dropna().sum()), timed_on=device, to_take=len(prep.elsewhere))
+                   jobs_per_gpu=jobs_per_gpu, train_examples=int(df.train_examples.dropna().sum()), timed_on=device, to_take=len(prep.elsewhere),
+                   precision=emulated_bf16(prep.settings) if df.train_examples.notna().any() else None)   # said where transformer jobs run
     return df, summary
 
 # %% ../../nbs/10n_experiment.executor.ipynb #6c338f38
@@ -442,6 +442,7 @@ def plan_text(df:pd.DataFrame, summary:dict) -> str:
                      + (f", {int(n.sum()):,} examples trained" if len(n) else '')
                      + (f"; {g.basis.iloc[0]}" if len(g) else ''))
     lines += [f"  {row}: not run ({why})" for row, why in (summary.get('not_run') or {}).items()]
+    if summary.get('precision'): lines.append(f"  {summary['precision']}")
     k, cpu = summary.get('jobs_per_gpu', 1), summary.get('timed_on') == 'cpu'
     at_once = ('' if k == 1 else f" (no GPU here: the {k} jobs at once share this CPU's cores, so they are counted one after another)"
                if cpu else f" ({k} jobs at once on each GPU, each assumed to run as fast as alone)")

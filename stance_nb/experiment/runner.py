@@ -18,7 +18,7 @@ from ..metrics import score, SCORING, SCORING_RULE
 from ..records import RunRecord, read_predictions
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS, JobRequeued,
                                        out_of_memory)
-from .data import load_data, split_of, full_data_loads
+from .data import load_data, split_of, full_data_loads, spec_record
 from .store import (job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished,
                                         finished_elsewhere, why_not_taken, check_job_stores)
 from .store import migrate_store
@@ -190,7 +190,8 @@ def _precision(job:Job, inp:_Inputs, ts:dict, settings:dict) -> tuple[str|None, 
     from stance_nb.train import resolve_precision   # torch, imported only by runs that train an encoder
     try: cfg, _ = sysm.budget(Context(job.row, job.seed, job.ratio, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, Path('.'), settings))
     except RowSkipped: return None, None   # no model: the job is reported as not run
-    return resolve_precision(cfg.mixed_precision), (job_device(job, settings) if cfg.mixed_precision == 'auto' else None)
+    prec = resolve_precision(cfg.mixed_precision, settings.get('cpu_precision') if job_device(job, settings) == 'cpu' else None)
+    return prec, (job_device(job, settings) if cfg.mixed_precision == 'auto' else None)
 
 # %% ../../nbs/10j_experiment.runner.ipynb #a25fad61
 def _plan(exp:Experiment, rows:list, seeds, ratios, inp:_Inputs, settings:dict, root:Path) -> list[tuple]:
@@ -346,6 +347,7 @@ def _run_job(exp, job, params, folder, data, tests, settings, attack_seconds:dic
             for (k, t), frame in tests.items():
                 scores += [dict(key=k, test=t, **s) for s in score_predictions(exp, k, exp.data[k], frame, preds[k, t])]
         lock.check()   # taken over while it ran (its heartbeat stopped): the new holder writes the results
+        rec.metrics['data_specs'] = {k: spec_record(exp.data[k]) for k in job.keys}   # what its rows were read as (analyses rebuild them)
         save_job(folder, rec, preds, tests, info, scores)
         first = next((s for s in scores if s['test'] == 'test'), None)
         if first and not is_quiet(): print(f"{job.label}: {first['metric']} {first['value']:.4f} on {first['key']} ({rec.wall_time:.1f} s)")

@@ -35,7 +35,8 @@ def job_key(params:dict) -> str:
     return hashlib.sha256(json.dumps(portable(params), sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 # %% ../../nbs/10h_experiment.store.ipynb #767d124d
-NOT_IN_KEY = ('n_jobs', 'device', 'quiet', 'checkpoint_every', 'jobs_per_gpu')   # settings that change how a job runs, not its numbers
+NOT_IN_KEY = ('n_jobs', 'device', 'quiet', 'checkpoint_every', 'jobs_per_gpu',   # settings that change how a job runs, not its numbers,
+              'cpu_precision')   # or whose effect the key holds already (the precision a job trains in)
 MODEL_SETTINGS = ('models', 'mtdnn_tokenizer', 'word_vectors')   # settings naming models (or vectors): a local one is keyed by its content
 
 _CONTENT:dict = {}   # (path, (name, size, mtime) of each file) -> hash, for this process

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from ..systems.baselines import FASTTEXT_PRESETS
-from ..train import PRESETS
+from ..train import PRESETS, CPU_PRECISIONS
 from ..systems.mdl import MDL_PRESETS
 from ..experiment import RunArgs, arg, data_specs, EXECUTORS
 from ..experiment.store import check_job_stores
@@ -37,6 +37,8 @@ class LeaderboardArgs(RunArgs):
     fasttext_preset:str|None = arg(None, 'in fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
     epochs:int|None = arg(None, 'positive')   # sdl/mdl: override the benchmark recipe's 5 epochs
     lr:float|None = arg(None, 'positive')     # sdl/mdl: override the recipe's learning rate 5e-5
+    cpu_precision:str|None = arg(None, 'in cpu_precisions')  # sdl/mdl on a CPU: what the recipe's 'auto' trains in; bf16 takes in a store made in
+                                              # bf16 on any CPU (emulated, slow, where the CPU lacks bf16 instructions); None: by the CPU
     data_dir:str|None = arg(None)             # folder holding the datasets; None: $STANCE_NB_DATA
     attacks:list[str] = arg([], 'in attacks distinct')  # attacked test sets reported for sdl/mdl (spelling, negation, paraphrase)
     ratios:list[float] = arg([], 'fraction distinct')   # training shares below 1 reported for sdl/mdl, e.g. [0.1, 0.3]: the learning curve
@@ -54,6 +56,7 @@ class LeaderboardArgs(RunArgs):
         LEADERBOARD_SYSTEMS.load_plugins()   # system families of other packages may add leaderboard systems
         return dict(models=list(LEADERBOARD_SYSTEMS), leaderboard_datasets=list(LEADERBOARD_BENCHMARK.datasets), encoder_presets=list(MDL_PRESETS),
                     train_presets=list(PRESETS), fasttext_presets=list(FASTTEXT_PRESETS), alphas=sorted(NEMENYI_Q),
+                    cpu_precisions=list(CPU_PRECISIONS),
                     attacks=list(BENCHMARK_ATTACKS), executors=list(EXECUTORS))
 
     def systems(self) -> list:
@@ -98,7 +101,7 @@ def _benchmark_args(self:LeaderboardArgs) -> BenchmarkArgs:
     "The benchmark's parameters of this leaderboard's jobs: its systems' rows, Table 4, the seeds, shares and datasets; checked."
     keys, _ = leaderboard_datasets(self.datasets, self.data, self.data_dir)
     names, data = benchmark_data(keys, self.data, self.max_train)
-    given = dict(model=list(encoder_names(self.model))[0], epochs=self.epochs, lr=self.lr, data_dir=self.data_dir,
+    given = dict(model=list(encoder_names(self.model))[0], epochs=self.epochs, lr=self.lr, data_dir=self.data_dir, cpu_precision=self.cpu_precision,
                  fasttext_preset=self.fasttext_preset)
     return BenchmarkArgs(rows=[m.row for m in self.systems() if m.make_row is None], tables=['4'], seeds=list(self.seeds),
                          ratios=sorted({*self.ratios, 1.0}), datasets=names, data=data,

@@ -9,6 +9,7 @@ from ..data import DATASETS
 from ..data.benchmark import BENCHMARK, PAPER_METRICS, TABLE3
 from ..reference import refdata_dir
 from ..systems.baselines import FASTTEXT_PRESETS
+from ..train.optim import CPU_PRECISIONS
 from ..robustness import paper_table11
 from dataclasses import dataclass
 from ..experiment import (Experiment, Row, DataSpec, per_data, by_ratio, attacked, attack_averages, robustness, with_smoke,
@@ -29,7 +30,7 @@ def _benchmark_metrics(key:str, spec:DataSpec) -> list:
 
 # %% ../../nbs/11_papers.benchmark.ipynb #fac02e13
 def _benchmark_choices() -> dict:
-    return dict(fasttext_presets=list(FASTTEXT_PRESETS))
+    return dict(fasttext_presets=list(FASTTEXT_PRESETS), cpu_precisions=list(CPU_PRECISIONS))
 
 # %% ../../nbs/11_papers.benchmark.ipynb #3f34bb0b
 def _benchmark_configure(p:dict, smoke:dict|None) -> dict:
@@ -41,7 +42,8 @@ def _benchmark_configure(p:dict, smoke:dict|None) -> dict:
     settings = dict(smoke=bool(p['smoke']), models=models, mtdnn_tokenizer=p.get('mtdnn_tokenizer') or 'bert-large-uncased',
                     mdl_changes=changes, n_jobs=p.get('n_jobs') or len(os.sched_getaffinity(0)),
                     preset=p.get('fasttext_preset', 'benchmark'), correctness=p.get('correctness') or {},
-                    attack_options={'paraphrase': dict(models=tuple(p['translation_models']))} if p.get('translation_models') else {})
+                    attack_options={'paraphrase': dict(models=tuple(p['translation_models']))} if p.get('translation_models') else {},
+                    **({'cpu_precision': p['cpu_precision']} if p.get('cpu_precision') else {}))   # not in a job's key: its precision is
     ratios, keys, seeds = p.get('ratios'), p.get('datasets') or None, p['seeds']
     if smoke is not None:
         keys, seeds = keys or list(smoke.get('datasets') or []) or None, seeds[:smoke.get('max_seeds', len(seeds))]
@@ -109,6 +111,8 @@ class BenchmarkArgs(RunArgs):
     correctness:dict = arg({})               # measured correctness ratios c_a, e.g. {"spelling": 0.81}; {}: the paper's Table 5 values
     translation_models:list[str] = arg([])   # paraphrase attack: the en->de and de->en models; []: Helsinki-NLP/opus-mt-en-de and -de-en
     checkpoint_every:int|None = arg(None, 'positive')  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
+    cpu_precision:str|None = arg(None, 'in cpu_precisions')  # what the recipe's precision 'auto' trains in on a CPU: bf16 (emulated where the CPU has
+                                             # no bf16 instructions: slow) takes in a store made in bf16 on any CPU; None: by the CPU
     run_name:str = arg('benchmark', 'name')  # file stem of the tables: <run_name>_table<N>.csv|.md
     finished_only:bool = arg(False)          # run nothing: tables from the jobs that already finished (the others listed as not finished)
     executor:str = arg('local', 'in executors')  # where the jobs run: local (this process), submitit-local (worker processes here), submitit (Slurm)

@@ -12,11 +12,11 @@ from ..core import write_csv, sha256_file
 from ..claims import RunLock
 from ..data import DATASETS
 from ..experiment.spec import Context, register_system, RowSkipped
-from ..train import TrainConfig, PRESETS, grid_search, train_classifier
+from ..train import TrainConfig, PRESETS, grid_search, train_classifier, resolve_precision
 from .mdl.model import mtdnn_to_hf
 
 # %% auto #0
-__all__ = ['with_probes', 'unprobe', 'named_encoder', 'encoder_name', 'encoder_path']
+__all__ = ['with_probes', 'unprobe', 'named_encoder', 'encoder_name', 'encoder_path', 'in_run_precision']
 
 # %% ../../nbs/10d_systems.encoders.ipynb #118b98f1
 def with_probes(ctx:Context, key:str) -> tuple[pd.DataFrame, list]:
@@ -65,6 +65,12 @@ def _mtdnn_folder(path:Path, root:Path, tokenizer:str, local_files_only:bool) ->
         if not (out/'config.json').exists(): mtdnn_to_hf(path, out, tokenizer, local_files_only=local_files_only)
     return out
 
+# %% ../../nbs/10d_systems.encoders.ipynb #403ff002
+def in_run_precision(cfg, ctx:Context):
+    "`cfg` with the recipe's precision 'auto' as the run's `cpu_precision` resolves it (`resolve_precision`); unchanged without one."
+    cpu = ctx.settings.get('cpu_precision')
+    return replace(cfg, mixed_precision=resolve_precision('auto', cpu)) if cpu and cfg.mixed_precision == 'auto' else cfg
+
 # %% ../../nbs/10d_systems.encoders.ipynb #866622f3
 def _finetune_plan(ctx:Context, model:str):
     "The row's `TrainConfig` (its preset with the run's changes) and the lr and epochs grid it trains."
@@ -85,6 +91,7 @@ def _finetune(ctx):
     "`stance_nb.train` with a preset: its lr × epochs grid chosen on dev (`select`), or one cell when the run fixes `lr`/`epochs`."
     preds, info = {}, {}
     cfg, lrs, eps = _finetune_plan(ctx, encoder_path(ctx))
+    cfg = in_run_precision(cfg, ctx)
     preset = PRESETS[ctx.option('preset')]
     for key, df in ctx.data.items():
         frame, _ = with_probes(ctx, key)

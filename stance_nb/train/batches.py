@@ -14,9 +14,9 @@ import torch
 from ..core import atomic_write, cache_dir
 
 # %% auto #0
-__all__ = ['MASK_4D_MODELS', 'tokenizer_fingerprint', 'tokenization_key', 'token_cache_dir', 'tokenize_pairs', 'EncodedDataset',
-           'LengthGroupedBatchSampler', 'length_buckets', 'train_padding', 'PadCollator', 'make_loader', 'mask_kind',
-           'encoder_attention_mask', 'device_attention_masks', 'balance_by_upsampling']
+__all__ = ['MASK_4D_MODELS', 'tokenizer_fingerprint', 'tokenization_key', 'token_cache_dir', 'encodings_sha256', 'tokenize_pairs',
+           'EncodedDataset', 'LengthGroupedBatchSampler', 'length_buckets', 'train_padding', 'PadCollator',
+           'make_loader', 'mask_kind', 'encoder_attention_mask', 'device_attention_masks', 'balance_by_upsampling']
 
 # %% ../../nbs/05a_train.batches.ipynb #9d889a70
 _TOKEN_CACHE:dict[str, dict] = {}
@@ -47,8 +47,15 @@ def token_cache_dir() -> Path:
     process (each file named by `tokenization_key`: tokenizer content, texts, length, truncation)."""
     return cache_dir()/'tokenized'
 
+def encodings_sha256(offsets:np.ndarray, flat:dict) -> str:
+    "The SHA-256 of a tokenized cache entry's content (offsets, and each field's name, type and ids): kept with it, checked on read."
+    h = hashlib.sha256(str(offsets.dtype).encode() + np.ascontiguousarray(offsets).tobytes())
+    for k in sorted(flat): h.update(f'\x1e{k}\x1f{flat[k].dtype}\x1f'.encode() + np.ascontiguousarray(flat[k]).tobytes())
+    return h.hexdigest()
+
 def _read_encodings(f:Path, n:int) -> dict|None:
-    "The encodings of `n` examples cached in `f`, or `None` (with a warning naming the file) when it is damaged or holds another count."
+    """The encodings of `n` examples cached in `f`, or `None` (with a warning naming the file) when it is damaged, holds another count
+    or ids that are not the ones it was written with (its SHA-256)."""
     try:
         with np.load(f, allow_pickle=False) as z:
             offsets = z['offsets']
@@ -56,6 +63,8 @@ def _read_encodings(f:Path, n:int) -> dict|None:
             flat = {k[:-5]: z[k] for k in z.files if k.endswith('_flat')}
             if 'input_ids' not in flat or any(len(v) != offsets[-1] for v in flat.values()):
                 raise ValueError(f"its fields {sorted(flat)} do not hold the {offsets[-1]} tokens its offsets count")
+            if 'sha256' not in z.files or str(z['sha256']) != encodings_sha256(offsets, flat):
+                raise ValueError('its token ids are not the ones it was written with (their SHA-256 differs: edited after it was written)')
             return {k: np.split(v, offsets[1:-1]) for k, v in flat.items()}
     except FileNotFoundError: return None
     except Exception as e:   # a cut-short or foreign file (zipfile.BadZipFile, EOFError, KeyError, ValueError, OSError)
@@ -65,10 +74,12 @@ def _read_encodings(f:Path, n:int) -> dict|None:
 def _write_encodings(f:Path, enc:dict):
     "Keep `enc` in `f` whole or not at all; a cache that cannot be written (a full disk) is said and skipped."
     lens = np.array([len(r) for r in enc['input_ids']])
-    arrays = {f'{k}_flat': np.concatenate(v) if v else np.zeros(0, np.int32) for k, v in enc.items()}
+    flat = {k: np.concatenate(v) if v else np.zeros(0, np.int32) for k, v in enc.items()}
+    offsets = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
     try:
         f.parent.mkdir(parents=True, exist_ok=True)
-        with atomic_write(f, 'wb') as fh: np.savez(fh, offsets=np.concatenate([[0], np.cumsum(lens)]), **arrays)
+        with atomic_write(f, 'wb') as fh: np.savez(fh, offsets=offsets, sha256=np.array(encodings_sha256(offsets, flat)),
+                                                   **{f'{k}_flat': v for k, v in flat.items()})
     except OSError as e: warnings.warn(f"tokenized data not cached in {f}: {e}")
 
 def tokenize_pairs(tokenizer,                  # a Hugging Face tokenizer

@@ -27,8 +27,8 @@ from .loop import fit, predict_logits, FitResult, TrainOOMError
 from .target_tokens import target_key, target_token_map, add_target_tokens, apply_target_tokens
 
 # %% auto #0
-__all__ = ['INPUTS_FILE', 'TrainResult', 'from_pretrained_quietly', 'input_settings', 'read_input_settings', 'check_encoder',
-           'train_classifier']
+__all__ = ['INPUTS_FILE', 'DATA_SAID', 'TrainResult', 'from_pretrained_quietly', 'input_settings', 'read_input_settings',
+           'check_encoder', 'data_said', 'train_classifier']
 
 # %% ../../nbs/05f_train.classifier.ipynb #e15a75a4
 @dataclass
@@ -236,6 +236,14 @@ def _write_run(out:Path, record:RunRecord, res:FitResult, model, tok, dev:dict, 
         record.save(out/'record.json')
     if cfg.checkpoint and cfg.cleanup_checkpoints: shutil.rmtree(out/'checkpoints', ignore_errors=True)
 
+# %% ../../nbs/05f_train.classifier.ipynb #85090013
+DATA_SAID = ('dataset', 'data_spec', 'dev_fraction', 'max_train_rows', 'split_seed')   # what a run's record says of the data it read
+
+def data_said(df:pd.DataFrame) -> dict:
+    """What a tidy table says of itself (`load`'s dataset, `load_data`'s spec, `prepare_data`'s dev split and train sample), for a run's record:
+    a model card claims a registered dataset only where the record says the run loaded it."""
+    return {k: df.attrs[k] for k in DATA_SAID if df.attrs.get(k) is not None}
+
 # %% ../../nbs/05f_train.classifier.ipynb #47dff6df
 def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` column (train, dev, test)
                      cfg:TrainConfig,     # settings; see `PRESETS`
@@ -262,7 +270,8 @@ def train_classifier(df:pd.DataFrame,    # tidy stance data with a `split` colum
     acc = make_accelerator(cfg)
     bs = split_batch(cfg.batch_size, cfg.grad_accum, acc.num_processes)
     with RunLock(out) if acc.is_main_process else contextlib.nullcontext():   # one writer per run folder; a dead run's lock is taken over
-        record = RunRecord(name, dict(params, precision=acc.mixed_precision, batch=asdict(bs)), cfg.seed)   # what 'auto' and N processes became
+        record = RunRecord(name, dict(params, precision=acc.mixed_precision, batch=asdict(bs), **data_said(df)), cfg.seed)   # what 'auto' and
+               # N processes became, and what the data was read as (not in the run id: `data_sha` is)
         set_seed(cfg.seed)
         tok, model, parts, ds, inputs = _load_and_encode(cfg, parts, labels, pair, model, tokenizer, record, df, out_dir)
         loaders = lambda epoch: make_loader(ds['train'], tok, bs.per_device_batch_size*bs.processes, seed=cfg.seed, epoch=epoch,

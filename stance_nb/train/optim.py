@@ -15,9 +15,9 @@ from ..core import cpu_info
 from .config import TrainConfig
 
 # %% auto #0
-__all__ = ['COMPILE_OPTIMIZER_MIN_STEPS', 'cpu_supports_bf16', 'compile_step', 'build_optimizer', 'build_scheduler',
-           'resolve_precision', 'process_state', 'make_accelerator', 'clip_grad_norm', 'check_cuda_graphs',
-           'capture_graphs', 'cudagraph_skips', 'clip_gradients', 'BatchSplit', 'split_batch']
+__all__ = ['COMPILE_OPTIMIZER_MIN_STEPS', 'CPU_PRECISIONS', 'cpu_supports_bf16', 'compile_step', 'build_optimizer',
+           'build_scheduler', 'resolve_precision', 'process_state', 'make_accelerator', 'clip_grad_norm',
+           'check_cuda_graphs', 'capture_graphs', 'cudagraph_skips', 'clip_gradients', 'BatchSplit', 'split_batch']
 
 # %% ../../nbs/05b_train.optim.ipynb #daf65bc2
 _BF16_CPU_FLAGS = ('avx512_bf16', 'amx_bf16')   # x86 instructions that compute in bf16 natively (Cooper Lake, Sapphire Rapids, Zen 4 on)
@@ -78,10 +78,15 @@ def build_scheduler(optimizer:torch.optim.Optimizer, total_steps:int, warmup_rat
     return torch.optim.lr_scheduler.LambdaLR(optimizer, f)
 
 # %% ../../nbs/05b_train.optim.ipynb #5dc8193a
-def resolve_precision(mixed_precision:str='auto') -> str:
-    "'auto' -> 'bf16' on GPUs that support it, 'fp16' on other GPUs; on CPU 'bf16' where `cpu_supports_bf16()`, else 'no'."
+CPU_PRECISIONS = ('bf16', 'no')   # what 'auto' may be told to train in on a CPU (`resolve_precision(cpu=...)`)
+
+def resolve_precision(mixed_precision:str='auto',
+                      cpu:str|None=None, # on a CPU, what 'auto' trains in (`CPU_PRECISIONS`), e.g. a committed store's precision; None: by the CPU
+                     ) -> str:
+    "'auto' -> 'bf16' on GPUs that support it, 'fp16' on other GPUs; on CPU `cpu` where given, else 'bf16' where `cpu_supports_bf16()`, else 'no'."
     if mixed_precision != 'auto': return mixed_precision
-    if not torch.cuda.is_available(): return 'bf16' if cpu_supports_bf16() else 'no'
+    if cpu is not None and cpu not in CPU_PRECISIONS: raise ValueError(f"cpu={cpu!r}: expected one of {list(CPU_PRECISIONS)} or None")
+    if not torch.cuda.is_available(): return cpu or ('bf16' if cpu_supports_bf16() else 'no')
     return 'bf16' if torch.cuda.is_bf16_supported() else 'fp16'
 
 # %% ../../nbs/05b_train.optim.ipynb #db3e4844

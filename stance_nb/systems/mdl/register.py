@@ -8,7 +8,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from ...data import DATASETS
 from ...experiment.spec import Context, register_system
-from ..encoders import with_probes, unprobe, named_encoder, encoder_name, encoder_path
+from ..encoders import with_probes, unprobe, named_encoder, encoder_name, encoder_path, in_run_precision
 from .model import MDLConfig, Task
 from .train import train_mdl
 
@@ -42,7 +42,7 @@ def _encoder_settings(row, settings:dict) -> tuple:
 def _mdl(ctx):
     "One shared encoder with a head per dataset over all the row's data (one dataset: SDL)."
     model = encoder_path(ctx)
-    cfg = _mdl_config(ctx, model)
+    cfg = in_run_precision(_mdl_config(ctx, model), ctx)
     frames, tasks = {}, []
     for key, df in ctx.data.items():
         frames[key], _ = with_probes(ctx, key)

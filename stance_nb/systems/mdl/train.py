@@ -18,7 +18,7 @@ from ...claims import RunLock
 from ...records import RunRecord, write_predictions
 from ...train import (FitResult, EncodedDataset, token_cache_dir, train_padding, PadCollator, PackCollator,
                              check_packing, fit, predict_logits, latest_checkpoint,
-                             make_accelerator, process_state, unwrapped)
+                             make_accelerator, process_state, unwrapped, data_said)
 from ...metrics import score
 from ...data.core import fingerprint
 from .model import Task, subsample_split, encode_task, collate, MultiTaskModel, batch_plan, MDLConfig, RoutedModel
@@ -131,6 +131,7 @@ def train_mdl(datasets,                  # names of registered datasets, `Task`s
                   data={t.name: fingerprint(t.frame) for t in tasks})   # other rows of the same size are another run, not a resume
     rec = RunRecord(name, params, seed)
     out = outputs_dir(output_dir, 'mdl', run_id(name, params, seed)) if output_dir is not None else None
+    rec.params['data_read'] = {t.name: data_said(t.frame) for t in tasks}   # what each dataset was read as (not in the run id: `data` is)
     lock = out is not None and process_state().is_main_process
     with (RunLock(out) if lock else contextlib.nullcontext()):   # one writer per run folder (main process); a dead run's lock is taken over
         return _train_mdl(tasks, model, cfg, tcfg, seed, name, rec, out, save_model, resume, local_files_only, keep_model, on_step, output_dir)
