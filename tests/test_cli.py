@@ -208,6 +208,50 @@ def test_help_index_is_current():
     fix = 'stale: run `python tools/help_index.py` after changing a module'
     assert idx['fingerprint'] == source_fingerprint() and idx['width'] == HELP_WIDTH, fix
     assert idx['commands'] == help_texts(HELP_WIDTH), fix
+    from stance_nb.cli.early import argument_index
+    assert idx['arguments'] == json.loads(json.dumps(argument_index())), fix
+
+
+BAD_LINES = [['leaderboard', '--models', 'majority', '--datasets', 'pstance_trmp', '--plan'], ['leaderboard', '--models', 'majoriy,fasttext'],
+             ['leaderboard', '--models', 'majority', '--alpha', '0.3', '--seeds', '1,1'], ['leaderboard', '--models', 'majority', '--epochs', 'two'],
+             ['leaderboard', '--models', 'sdl', '--model', './no/such/model'], ['leaderboard', '--models', 'majority', '--data', '[1]'],
+             ['leaderboard', '--models', 'majority', '--smoke'], ['transfer', '--models', 'fasttext', '--datasets', 'ibmcs,nope'],
+             ['train', '--dataset', 'semeval', '--epochs', '1'], ['train', '--dataset', 'ibmcs', '--preset', 'fast'],
+             ['train', '--dataset', 'ibmcs', '--epochs', 'two'], ['train', '--datset', 'ibmcs'], ['mdl', '--datasets', 'arc,nope'],
+             ['mdl', '--datasets', 'arc', '--preset', 'nope'], ['baselines', '--dataset', 'ibmcs', '--systems', 'majority,svm'],
+             ['baselines', '--dataset', 'my.csv'], ['evaluate', '--dataset', 'nope', '--predictions', 'p.jsonl'],
+             ['attack', '--dataset', 'ibmcs', '--attack', 'typo', '--output', 'x.csv'], ['download', 'nope'], ['reproduce', 'benchmak'],
+             ['reproduce', 'benchmark', '-p', 'seed=1'], ['reproduce', 'benchmark', '-p', 'seeds=1,1'], ['reproduce', 'benchmark', '-p', 'seeds'],
+             ['trian', '--dataset', 'ibmcs'], ['predict', '--run', 'r'], ['baselines', '--dataset', 'ibmcs', '--dev-fraction', '1.5']]
+
+
+@pytest.mark.parametrize('argv', BAD_LINES, ids=lambda a: ' '.join(a)[:60])
+def test_early_errors_are_the_commands_own(argv):
+    "Each error the index can see is said from it (`stance_nb.cli.early`) in the very words and exit status of the command itself."
+    from conftest import run_cli
+    from stance_nb.cli.early import argument_index, early_error
+    early = early_error(argv, json.loads(json.dumps(argument_index())))
+    code, out, err = run_cli(argv)
+    assert code == 2 and early == err.strip(), (early, err)
+
+
+def test_early_errors_before_heavy_imports():
+    """`stance_nb leaderboard --models majority --datasets pstance_trmp --plan` as the console script runs it: exit status 2 and the
+    command's own line, under a second (median of three), with no torch, transformers, scikit-learn or pandas imported."""
+    import statistics, time
+    from stance_nb.helpindex import HELP_INDEX, source_fingerprint
+    assert json.loads(HELP_INDEX.read_text(encoding='utf-8'))['fingerprint'] == source_fingerprint(), 'stale: run `python tools/help_index.py`'
+    code = ('import sys, contextlib, io\nfrom stance_nb.helpindex import console_main as main\nerr = io.StringIO()\n'
+            'with contextlib.redirect_stderr(err): rc = main(sys.argv[1:])\n'
+            'print(rc, sorted(m for m in ("torch", "transformers", "sklearn", "pandas") if m in sys.modules))\nprint(err.getvalue(), end="")')
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        p = subprocess.run([sys.executable, '-c', code, *BAD_LINES[0]], capture_output=True, text=True, timeout=60)
+        times.append(time.perf_counter() - t)
+    first, _, text = p.stdout.partition('\n')
+    assert first == '2 []' and text.startswith("stance_nb leaderboard: error: invalid parameters: parameter datasets: unknown ['pstance_trmp']"), p
+    assert statistics.median(times) < 1, times
 
 
 def test_every_help_under_a_second():

@@ -187,7 +187,8 @@ def conditions_text(cond:dict) -> str:
     models = (cond.get('settings') or {}).get('models') or {}
     data = '; '.join(f"{k} ({v['dataset']}{', ' + str(v['options']) if v['options'] else ''}: "
                      + ('/'.join(str(v['n'][s]) for s in ('train', 'dev', 'test')) + ' rows' if v.get('n') else 'ratios only')
-                     + f", fingerprint {v['fingerprints'].get(k + '@1', next(iter(v['fingerprints'].values()), '–'))})"
+                     + f", fingerprint {v['fingerprints'].get(k + '@1', next(iter(v['fingerprints'].values()), '–'))}"
+                     + (f", from {v['folder']}" if v.get('folder') else '') + ')'   # the data folder of the search path that held it
                      for k, v in cond['data'].items())
     lines = [f"- experiment `{cond['experiment']}` ({cond['paper']}); rows: {', '.join(cond['rows'])}",
              f"- models: {', '.join(f'{k} = {v}' for k, v in models.items() if v) or 'none'}; "

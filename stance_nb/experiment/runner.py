@@ -11,6 +11,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from ..core import out_of_space, outputs_dir, StanceDataError, progress, is_quiet, hardware, machine_label, git_sha, portable_path, get_device
+from ..core import data_dirs
 from ..claims import RunLock, ClaimBusy, heartbeat_seconds, worker_id, holder
 from ..data import DATASETS
 from ..data.core import fingerprint
@@ -373,6 +374,17 @@ def _cpu_seconds(recs:dict) -> dict|None:
     r = [x for x in recs.values() if x.cpu_time is not None]
     return dict(jobs=len(r), cpu=round(sum(x.cpu_time for x in r), 1), wall=round(sum(x.wall_time or 0 for x in r), 1)) if r else None
 
+# %% ../../nbs/10j_experiment.runner.ipynb #d70e9e07
+def _data_path(data_dir) -> str|None:
+    "The run's data search path as its conditions name it: each folder relative to the repository, joined by `os.pathsep`; None: the default."
+    if data_dir is None and not os.environ.get('STANCE_NB_DATA'): return None
+    return os.pathsep.join(portable_path(d) for d in data_dirs(data_dir))
+
+def _data_folder(frame) -> dict:
+    "`{'folder': ...}`: the data folder a registered dataset's table was read from (the first on the search path that had it); `{}`: none."
+    folder = frame.attrs.get('folder') if frame is not None else None
+    return {'folder': portable_path(folder)} if folder else {}
+
 # %% ../../nbs/10j_experiment.runner.ipynb #bced7da4
 def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, settings:dict, inp:_Inputs, n_jobs:int, reused:int,
                 unfinished:list, recs:dict, git, t_start:float, estimate:dict, labels:pd.DataFrame) -> dict:
@@ -383,8 +395,9 @@ def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, set
     cond = dict(experiment=exp.name, paper=exp.paper, rows=[r.name for r in rows], seeds=list(seeds), attack_seed=attack_seed,
                 data={k: dict(dataset=exp.data[k].dataset, options=dict(exp.data[k].options),
                               n={s: int((frames[k, 1.0].split == s).sum()) for s in ('train', 'dev', 'test')} if (k, 1.0) in frames else None,
-                              fingerprints={n: v for n, v in fps.items() if n.split('@')[0].split(':')[0] == k}) for k in inp.keys},
-                data_dir=portable_path(data_dir or os.environ.get('STANCE_NB_DATA')), left_out=inp.missing, skipped=inp.skipped,
+                              fingerprints={n: v for n, v in fps.items() if n.split('@')[0].split(':')[0] == k},
+                              **_data_folder(frames.get((k, 1.0)))) for k in inp.keys},
+                data_dir=_data_path(data_dir), left_out=inp.missing, skipped=inp.skipped,
                 no_subset={f'{k}@{x:g}': why for (k, x), why in inp.no_subset.items()},
                 settings={k: v for k, v in settings.items() if k not in ('attack_options',)} | dict(models=used_models),
                 jobs=n_jobs, reused=reused, unfinished=unfinished,

@@ -13,13 +13,11 @@ from ..core import PAPERS_GROUP, paper_modules
 from ..registry import Registry, UnknownName
 
 # %% auto #0
-__all__ = ['SAFE_NAME', 'EXPERIMENTS', 'SYSTEMS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'load_papers', 'get_experiment',
-           'System', 'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row',
+__all__ = ['EXPERIMENTS', 'SYSTEMS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'load_papers', 'get_experiment', 'System',
+           'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row',
            'Experiment', 'Job', 'RunResult', 'JobsFailed', 'out_of_memory', 'JobRequeued']
 
 # %% ../../nbs/10_experiment.spec.ipynb #01cf2c2a
-SAFE_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')   # a key, name or run name: no path separators, no '..'
-
 EXPERIMENTS = Registry('experiment', group=PAPERS_GROUP)   # experiment name -> `Experiment`: each paper's module registers its own when imported
 def load_papers() -> Registry:
     "Import every paper module (each registers its experiments); the registry `EXPERIMENTS`."
