@@ -18,8 +18,9 @@ __all__ = ['HUB_MODE', 'PAPERS_GROUP', 'ENCODING_HINT', 'repo_root', 'cache_dir'
            'sha256_file', 'check_name', 'data_dirs', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed',
            'get_device', 'umask', 'follow_umask', 'DiskFullError', 'out_of_space', 'free_space', 'disk_full',
            'atomic_write', 'write_text', 'write_json', 'write_csv', 'write_bytes', 'json_default', 'atomic_files',
-           'atomic_dir', 'is_quiet', 'progress', 'library_versions', 'git_sha', 'cpu_info', 'cpu_name', 'hardware',
-           'machine_label', 'available_cpus', 'load_average', 'PhaseTimer', 'run_id', 'check_parameters', 'as_list']
+           'atomic_dir', 'shorten', 'model_tag', 'is_quiet', 'progress', 'library_versions', 'git_sha', 'cpu_info',
+           'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'load_average', 'PhaseTimer', 'run_id',
+           'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #3517f874
 from .hub import hub_mode
@@ -296,6 +297,20 @@ def atomic_dir(path:str|Path, # the folder to (re)write
         if tmp is not None: shutil.rmtree(tmp, ignore_errors=True)
         if out_of_space(e): raise disk_full(path, e, what) from e
         raise
+
+# %% ../nbs/00_core.ipynb #5cb7d841
+def shorten(text:str, width:int=300) -> str:
+    "`text` on one line of at most `width` characters, cut after a whole word with ' …' where it was cut."
+    line = ' '.join(str(text).split())
+    if len(line) <= width: return line
+    cut = line[:width - 1].rsplit(' ', 1)[0] if ' ' in line[:width - 1] else line[:width - 2]
+    return cut.rstrip(' ,;:') + ' …'
+
+# %% ../nbs/00_core.ipynb #3d85f063
+def model_tag(model:str) -> str:
+    "A model as tables and job lines name it: a Hub id's or folder's last part (of a folder named `model`, its parent's)."
+    p = Path(str(model).rstrip('/'))
+    return (p.parent.name if p.name == 'model' else p.name) or str(model)
 
 # %% ../nbs/00_core.ipynb #5a0969c3
 def is_quiet() -> bool:

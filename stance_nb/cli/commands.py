@@ -10,7 +10,7 @@ from pathlib import Path
 from .options import UsageError, data_spec, config_changes, given_args, split_names, parameter_items, PLAN_SKIP, BASELINE_SYSTEMS
 from .predictions import read_predicted, match_predictions, is_table, holds_test_texts, with_predicted, check_predicted
 from ..predict import load_predictor
-from ..core import StanceDataError, atomic_files, write_csv, data_dirs
+from ..core import StanceDataError, atomic_files, write_csv, data_dirs, load_average, available_cpus
 from ..hub import check_model_folder
 
 # %% auto #0
@@ -69,7 +69,7 @@ def announce_cost(cfg, frames:list, runs:int=1) -> dict|None:
     import torch
     if torch.cuda.is_available(): return None
     from transformers import AutoTokenizer
-    from stance_nb.experiment.cost import estimate_encoder_seconds, mean_pair_length, duration_text
+    from stance_nb.experiment.cost import estimate_encoder_seconds, mean_pair_length, duration_text, load_stretch
     try: tok = AutoTokenizer.from_pretrained(str(cfg.model))
     except Exception: return None   # training says why
     n = lambda s: sum(int((f.split == s).sum()) for f in frames)
@@ -77,9 +77,12 @@ def announce_cost(cfg, frames:list, runs:int=1) -> dict|None:
     n_tr, n_pr = n('train') * cfg.epochs * runs, (n('dev') * cfg.epochs + n('test')) * runs
     est = estimate_encoder_seconds(str(cfg.model), n_tr, n_pr, length, cfg.batch_size, cfg.eval_batch_size or 2 * cfg.batch_size)
     if est is None: return None
+    load, cores = load_average(), available_cpus()   # the load the few steps shared the cores with: the estimate is stated at it
     print(f"no GPU: {runs} run(s) of {cfg.model} on this CPU ≈ {duration_text(sum(est))} (training {n_tr:,} examples of ~{length:.0f} tokens "
-          f"≈ {duration_text(est[0])}, predicting {n_pr:,} ≈ {duration_text(est[1])}; measured on a few steps here)", flush=True)
-    return dict(train_seconds=est[0], predict_seconds=est[1], train_examples=n_tr, predict_examples=n_pr, tokens=length)
+          f"≈ {duration_text(est[0])}, predicting {n_pr:,} ≈ {duration_text(est[1])}; measured on a few steps here, "
+          f"{load_stretch(sum(est), load, cores)})", flush=True)
+    return dict(train_seconds=est[0], predict_seconds=est[1], train_examples=n_tr, predict_examples=n_pr, tokens=length, load_average=load,
+                cores=cores)
 
 # %% ../../nbs/12a_cli.commands.ipynb #a2c389a4
 def _model_folder(model:str) -> None:

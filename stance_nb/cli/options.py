@@ -152,6 +152,7 @@ def data_spec(args:argparse.Namespace, # parsed data options (`--dataset`, `--pa
         paths = opts['path'] if isinstance(opts['path'], dict) else {'train': opts['path']}
         folder = Path(paths.get('train', next(iter(paths.values())))).expanduser().resolve().parent.name
         key = folder if SAFE_NAME.match(folder) else name
+        if key in DATASETS and key != name: key = f'{key}-mine'   # a folder named like a registered dataset: yours, never reported as it
     return DataSpec.of(key, name, **opts)
 
 # %% ../../nbs/12_cli.options.ipynb #995607b4

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
-from ..core import outputs_dir, write_csv, write_text, write_json, atomic_files, machine_label, portable
+from ..core import outputs_dir, write_csv, write_text, write_json, atomic_files, machine_label, portable, model_tag
 from ..metrics import MACRO_F1_RULE
 from ..stats import paired_ttest, few_test_rows
 from ..reference import compare, comparison_markdown, reference
@@ -298,6 +298,8 @@ def render(exp:Experiment, result:RunResult,
         cond['c_a'] = {a: dict(value=c[a], source=prov[a]) for a in attacks if a in c}
     cond = portable(cond)   # committed next to the tables: no path of this machine
     cond_md = conditions_text(cond)
+    models = (cond.get('settings') or {}).get('models') or {}
+    enc = {r.name: models.get(r.options.get('encoder', '')) for r in exp.rows}   # row -> the model its encoder stood for in this run
     write_json(out/f'{stem}_conditions.json', cond)
     if result.labels is not None and len(result.labels): write_csv(out/f'{stem}_labels.csv', result.labels)
     done = {}
@@ -321,7 +323,8 @@ def render(exp:Experiment, result:RunResult,
                                    for n in cmp.note])
         cmp = cmp.assign(note=[portable(n) for n in cmp.note])
         write_csv(out/f'{stem}_table{t}.csv', cmp)
-        short = cmp.assign(note=[n if len(n) <= 90 else n[:87] + '...' for n in cmp.note.fillna('')])
+        short = cmp.assign(note=[n if len(n) <= 90 else n[:87] + '...' for n in cmp.note.fillna('')],
+                           row=[f'{r} ({model_tag(enc[r])})' if enc.get(r) else r for r in cmp.row])   # the encoder that ran
         short.attrs.update(cmp.attrs)
         write_text(out/f'{stem}_table{t}.md', f"# {stem}: {exp.paper} Table {t}\n\n{cond_md}\n{env_md}\n\n"
                                               f"{comparison_markdown(short, notes=True)}\n\n"

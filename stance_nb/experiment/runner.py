@@ -11,7 +11,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from ..core import out_of_space, outputs_dir, StanceDataError, progress, is_quiet, hardware, machine_label, git_sha, portable_path, get_device
-from ..core import data_dirs
+from ..core import data_dirs, shorten
 from ..claims import RunLock, ClaimBusy, heartbeat_seconds, worker_id, holder
 from ..data import DATASETS
 from ..data.core import fingerprint
@@ -130,7 +130,7 @@ def _read_data(exp:Experiment, rows:list, keys:list, ratios, data_dir, strict:bo
             if strict: raise
             missing[k] = str(e)
     for k, why in missing.items(): print(f"left out {k}: {why}")
-    for (k, x), why in no_subset.items(): print(f"no {x:.0%} training subset of {k}: {why[:300]}")
+    for (k, x), why in no_subset.items(): print(f"no {x:.0%} training subset of {k}: {shorten(why)}")
     keys = [k for k in keys if k not in missing and any(kk == k for kk, _ in frames)]   # data no selected row runs on is not read
     if not keys:
         first = (f"; first: {next(iter(missing.values()))}" if missing else
@@ -152,7 +152,7 @@ def _test_sets(exp:Experiment, rows:list, keys:list, frames:dict, attack_seed:in
             t_a = time.perf_counter()
             try: tests[k, a] = _attacked(clean, a, exp.data[k], attack_seed, settings); seconds[k, a] = time.perf_counter() - t_a
             except Exception as e:
-                skipped[f'attack {a}'] = f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
+                skipped[f'attack {a}'] = shorten(f"{type(e).__name__}: {str(e).splitlines()[0]}", 200)
                 for kk in keys: tests.pop((kk, a), None)
     return tests, skipped, seconds
 
@@ -333,7 +333,8 @@ def _run_job(exp, job, params, folder, data, tests, settings, attack_seconds:dic
         lock.check()   # taken over while it ran (its heartbeat stopped): the new holder writes the results
         save_job(folder, rec, preds, tests, info, scores)
         first = next((s for s in scores if s['test'] == 'test'), None)
-        if first and not is_quiet(): print(f"{job.label}: {first['metric']} {first['value']:.4f} on {first['key']} ({rec.wall_time:.1f} s)")
+        if first and not is_quiet():   # the encoder named: a MiniLM run's BERT_SDL says so
+            print(f"{job.shown(settings.get('models'))}: {first['metric']} {first['value']:.4f} on {first['key']} ({rec.wall_time:.1f} s)")
         return 'ran', rec
 
 # %% ../../nbs/10j_experiment.runner.ipynb #77f6a87f
@@ -474,8 +475,10 @@ def prepare(exp:Experiment,
         found = {folder: src for job, ts, params, folder in plan
                  if (src := (import_finished if take else finished_elsewhere)(folder, params, stores)) is not None}
         took = collections.Counter(map(str, found.values()))
+        here = sum(1 for job, ts, params, folder in plan if folder not in found and (folder/'record.json').exists())   # nothing to take for them
         print(f"{sum(took.values())} finished job(s) {'taken' if take else 'to take (when the run starts)'} into {portable_path(root)} from "
-              + (', '.join(f'{portable_path(s)} ({n})' for s, n in took.items()) or 'none of ' + ', '.join(map(str, reuse))))
+              + (', '.join(f'{portable_path(s)} ({n})' for s, n in took.items()) or ', '.join(map(str, reuse)))
+              + (f"; {here} of the run's {len(plan)} job(s) were there already" if here else ''))
         elsewhere = {} if take else found
         not_taken = {job.label: why for job, ts, params, folder in plan
                      if not (folder/'record.json').exists() and folder not in found and (why := why_not_taken(folder, params, stores))}

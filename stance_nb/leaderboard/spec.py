@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
-from ..core import data_dirs
+from ..core import data_dirs, model_tag
 from ..registry import Registry
 from ..data import DATASETS, missing_files, dataset_folder, searched
 from ..data.benchmark import BENCHMARK
@@ -71,7 +71,7 @@ def encoder_names(model:str|Sequence[str]|None) -> dict:
     """Encoder -> the name its rows carry in the table (`sdl (name)`): its folder's or Hub id's last part (of a folder named `model`,
     its parent's); None: the benchmark's encoder."""
     ms = [model] if model is None or isinstance(model, str) else list(model)
-    tags = [(Path(m).parent.name if Path(m).name == 'model' else Path(m).name) or m for m in (m or BenchmarkArgs().model for m in ms)]
+    tags = [model_tag(m) for m in (m or BenchmarkArgs().model for m in ms)]
     return {m: t if tags.count(t) == 1 else f'{t}#{i + 1}' for i, (m, t) in enumerate(zip(ms, tags))}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #f3816536
