@@ -288,6 +288,7 @@ def atomic_dir(path:str|Path, # the folder to (re)write
         tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp'))
         follow_umask(tmp)   # mkdtemp's 0700 would keep the folder from everyone else
         yield tmp
+        for f in tmp.rglob('*'): follow_umask(f)   # what other writers made in it (safetensors writes its files 0600)
         old = path.with_name(f'.{path.name}.old')
         shutil.rmtree(old, ignore_errors=True)
         if path.exists(): os.replace(path, old)

@@ -53,12 +53,26 @@ def test_baselines_json_subprocess(own, tmp_path):
         assert str((tmp_path/'out').resolve()) not in Path(r).read_text()
 
 
-def test_train_then_predict(own, tmp_path, capfd):
-    "`train` fine-tunes a local model folder on the CSV files; `predict` labels a new CSV with the run folder."
+def modes(folder:Path) -> dict:
+    "Every file and folder under `folder` whose mode is not what a new one gets under umask 022 (0o644, folders 0o755): path -> mode."
+    return {str(p.relative_to(folder)): oct(p.stat().st_mode & 0o777) for p in [folder, *folder.rglob('*')]
+            if p.stat().st_mode & 0o777 != (0o755 if p.is_dir() else 0o644)}
+
+@pytest.fixture
+def umask_022():
+    "The umask of a lab that shares its results folder, restored afterwards."
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+def test_train_then_predict(own, tmp_path, capfd, umask_022):
+    """`train` fine-tunes a local model folder on the CSV files; `predict` labels a new CSV with the run folder. What they write (record,
+    predictions, model weights and their folder) follows the umask: readable by others under 022, as papermill's notebooks are."""
     d, opts = own
     tiny_bert(tmp_path/'tiny', num_labels=3)
     res = _run(['train', *opts, '--dev-fraction', '0.2', '--preset', 'smoke', '--model', str(tmp_path/'tiny'), '--epochs', '1', '--seeds', '1',
                 '--output-dir', str(tmp_path/'out')], capfd)
+    assert list((tmp_path/'out').rglob('model.safetensors')) and modes(tmp_path/'out') == {}
     run = Path(res['records'][0]).parent
     assert res['data']['pair'] and set(res['runs'][0]) >= {'test_f1_macro', 'dev_f1_macro'}
     rec_text = (run/'record.json').read_text()
@@ -320,14 +334,16 @@ def test_keep_records_then_from(own, tmp_path, capfd):
     assert second['conditions']['reused'] == second['conditions']['jobs'] == 2 and second['kept'] == []
     assert second['tables']['4'] == first['tables']['4']
 
-def test_leaderboard_prints_its_table_without_json(tmp_path, capsys):
-    "Without --json the leaderboard prints what a person reads: its Markdown table and the files it wrote, not the JSON result."
+def test_leaderboard_prints_its_table_without_json(tmp_path, capsys, umask_022):
+    """Without --json the leaderboard prints what a person reads: its Markdown table and the files it wrote, not the JSON result. Its
+    page, tables, figures, conditions and job records follow the umask (0o644 under 022)."""
     from stance_nb.fixtures.benchmark import write_benchmark_fixtures
     root = write_benchmark_fixtures(tmp_path/'data', ['ibmcs'])
     code = main(['leaderboard', '--models', 'majority,random', '--datasets', 'ibmcs', '--data-dir', str(root), '--output-dir', str(tmp_path/'out')])
     out = capsys.readouterr().out
     assert code == 0 and '| system | ibmcs |' in out and '|---|' in out and 'files written:' in out, out[-2000:]
     assert not out.lstrip().startswith('{') and '"command"' not in out
+    assert list((tmp_path/'out').rglob('*.html')) and list((tmp_path/'out').rglob('record.json')) and modes(tmp_path/'out') == {}
 
 
 def _repeating(d:Path) -> list:
