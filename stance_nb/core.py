@@ -16,11 +16,11 @@ from safetensors import SafetensorError
 # %% auto #0
 __all__ = ['HUB_MODE', 'PAPERS_GROUP', 'ENCODING_HINT', 'repo_root', 'cache_dir', 'portable_path', 'paper_modules', 'portable',
            'sha256_file', 'check_name', 'data_dirs', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed',
-           'get_device', 'umask', 'follow_umask', 'DiskFullError', 'out_of_space', 'free_space', 'disk_full',
-           'atomic_write', 'write_text', 'write_json', 'write_csv', 'write_bytes', 'json_default', 'atomic_files',
-           'atomic_dir', 'shorten', 'model_tag', 'is_quiet', 'progress', 'library_versions', 'git_sha', 'cpu_info',
-           'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'load_average', 'PhaseTimer', 'run_id',
-           'check_parameters', 'as_list']
+           'torch_threads', 'get_device', 'umask', 'follow_umask', 'DiskFullError', 'out_of_space', 'free_space',
+           'disk_full', 'atomic_write', 'write_text', 'write_json', 'write_csv', 'write_bytes', 'json_default',
+           'atomic_files', 'atomic_dir', 'shorten', 'model_tag', 'is_quiet', 'progress', 'library_versions', 'git_sha',
+           'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'load_average', 'PhaseTimer',
+           'run_id', 'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #3517f874
 from .hub import hub_mode
@@ -151,6 +151,17 @@ def set_seed(seed:int, # the seed for `random`, `numpy`, `torch` and every CUDA 
         torch.use_deterministic_algorithms(True, warn_only=True)
         torch.backends.cudnn.benchmark = False
     return seed
+
+# %% ../nbs/00_core.ipynb #cb609d05
+@contextlib.contextmanager
+def torch_threads(n:int|None, # torch's intra-op threads while the block runs; None: as they are
+                 ):
+    "A block run with `n` torch threads, the earlier number restored afterwards (tiny models gain nothing from sharing their operations)."
+    if n is None: yield; return
+    import torch
+    old = torch.get_num_threads(); torch.set_num_threads(n)
+    try: yield
+    finally: torch.set_num_threads(old)
 
 # %% ../nbs/00_core.ipynb #e4194a5d
 def get_device(device:str|None=None, # 'cpu', 'cuda', 'cuda:1', 'mps'; `None` picks the best available

@@ -11,7 +11,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from ..core import out_of_space, outputs_dir, StanceDataError, progress, is_quiet, hardware, machine_label, git_sha, portable_path, get_device
-from ..core import data_dirs, shorten
+from ..core import data_dirs, shorten, torch_threads
 from ..claims import RunLock, ClaimBusy, heartbeat_seconds, worker_id, holder
 from ..data import DATASETS
 from ..data.core import fingerprint
@@ -518,14 +518,15 @@ def execute(prep:Prepared,
     pending = lambda: [(job, Context(job.row, job.seed, job.ratio, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, folder, settings))
                        for job, ts, params, folder in plan
                        if not finished_only and finished_job(exp, folder, params, ts, since if force else None) is None]
-    estimate = announce_cpu_cost(pending, settings)
-    recs, lines, shares, unfinished, failed = _execute(exp, plan, inp, settings, force, finished_only, since, wait)
-    reused = sum(1 for r in recs.values() if r.started + (r.wall_time or 0) < since)   # finished before this run began
-    scores = pd.DataFrame(lines, columns=SCORE_COLUMNS).astype({'seed': 'Int64'})
-    if reused: print(f"reused {reused} finished job(s) with the same parameters and data from {prep.root}")
-    labels = pd.DataFrame(shares, columns=LABEL_COLUMNS).astype({'seed': 'Int64'})
-    cond = _conditions(exp, prep.rows, prep.seeds, prep.attack_seed, prep.data_dir, settings, inp, len(plan), reused, unfinished, recs,
-                       prep.git, since, estimate, labels)
+    with torch_threads(1 if settings.get('smoke') else None):   # tiny models: operations too small to share (2 threads: 5× slower, busy cores)
+        estimate = announce_cpu_cost(pending, settings)
+        recs, lines, shares, unfinished, failed = _execute(exp, plan, inp, settings, force, finished_only, since, wait)
+        reused = sum(1 for r in recs.values() if r.started + (r.wall_time or 0) < since)   # finished before this run began
+        scores = pd.DataFrame(lines, columns=SCORE_COLUMNS).astype({'seed': 'Int64'})
+        if reused: print(f"reused {reused} finished job(s) with the same parameters and data from {prep.root}")
+        labels = pd.DataFrame(shares, columns=LABEL_COLUMNS).astype({'seed': 'Int64'})
+        cond = _conditions(exp, prep.rows, prep.seeds, prep.attack_seed, prep.data_dir, settings, inp, len(plan), reused, unfinished, recs,
+                           prep.git, since, estimate, labels)
     cond['failed'] = [f"{f['label']}: {f['reason']}" for f in failed]
     for line in cond['collapsed']: warnings.warn(f"collapsed predictions: {line}")
     res = RunResult(scores, recs, inp.skipped, cond, labels=labels, failed=failed)
