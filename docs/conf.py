@@ -20,3 +20,4 @@ myst_heading_anchors = 3
 exclude_patterns = ['**.ipynb_checkpoints']
 suppress_warnings = ['myst.header', 'misc.highlighting_failure']
 smartquotes = False                                # titles and code-like prose exactly as in the notebooks
+html_static_path, html_css_files = ['_static'], ['wide.css']   # wide outputs scroll in their own box (docs/_static/wide.css)

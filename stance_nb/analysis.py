@@ -10,7 +10,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from scipy.stats import t as t_dist, ttest_1samp
-from .core import StanceDataError, write_csv, write_json, write_text
+from .core import StanceDataError, write_csv, write_json, write_text, model_tag
 from .metrics import f1_macro
 from .stats import paired_bootstrap, resampled_f1_macro, percentile_ci, bootstrap_p, bootstrap_floor, p_floor_rule
 from .robustness import potency, resilience_rel, relative_drop, PAPER_C
@@ -253,8 +253,9 @@ def job_conditions(folder:str|Path, key:str) -> dict:
     """What a job's predictions of `key` rest on, read from its record: `job` (its folder's name), `row`, `system` with its `options`,
     `models` (each pretrained model and its hash), `seed` (the training seed; None for a seedless system), `ratio` (of the training
     set), `data` (test set -> the fingerprint of the rows it predicted)."""
-    p = RunRecord.load(Path(folder)/'record.json').params
+    rec = RunRecord.load(Path(folder)/'record.json'); p, model = rec.params, ((rec.metrics or {}).get('info') or {}).get('model')
     return dict(job=Path(folder).name, row=p.get('row'), system=p.get('system'), options=p.get('options') or {},
+                **({'encoder': model_tag(model)} if model and 'encoder' in (p.get('options') or {}) else {}),   # the model its encoder stood for
                 models=(p.get('settings') or {}).get('models') or {}, seed=p.get('seed'), ratio=p.get('ratio', 1.0),
                 data={k.split(':', 1)[1]: v for k, v in (p.get('data') or {}).items() if k.startswith(f'{key}:')})
 
@@ -432,7 +433,8 @@ _SAID = dict(runs='runs', rows='test rows', n='bootstrap resamples', seed='seed 
 
 def _job_said(j:dict) -> str:
     "One job's conditions in a line: row, system and model, training seed and ratio, its folder and the fingerprints of its test sets."
-    system = j['system'] + (f" ({', '.join(f'{k} {v}' for k, v in j['options'].items())})" if j['options'] else '')
+    opts = {k: f"{v} = {j['encoder']}" if k == 'encoder' and j.get('encoder') else v for k, v in j['options'].items()}   # BERT = all-MiniLM-L6-v2
+    system = j['system'] + (f" ({', '.join(f'{k} {v}' for k, v in opts.items())})" if opts else '')
     models = f", models {', '.join(f'{k} {v}' for k, v in j['models'].items())}" if j['models'] else ''
     seed = 'none (seedless)' if j['seed'] is None else j['seed']
     return (f"{j['row']}: system {system}{models}, training seed {seed}, training ratio {j['ratio']:g}, job {j['job']}, "

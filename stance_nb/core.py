@@ -15,11 +15,12 @@ from safetensors import SafetensorError
 
 # %% auto #0
 __all__ = ['HUB_MODE', 'PAPERS_GROUP', 'ENCODING_HINT', 'repo_root', 'cache_dir', 'portable_path', 'paper_modules', 'portable',
-           'sha256_file', 'check_name', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed', 'get_device',
-           'DiskFullError', 'out_of_space', 'free_space', 'disk_full', 'atomic_write', 'write_text', 'write_json',
-           'write_csv', 'write_bytes', 'json_default', 'atomic_files', 'atomic_dir', 'is_quiet', 'progress',
-           'library_versions', 'git_sha', 'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus',
-           'load_average', 'PhaseTimer', 'run_id', 'check_parameters', 'as_list']
+           'sha256_file', 'check_name', 'data_dirs', 'data_dir', 'outputs_dir', 'StanceDataError', 'set_seed',
+           'torch_threads', 'get_device', 'umask', 'follow_umask', 'DiskFullError', 'out_of_space', 'free_space',
+           'disk_full', 'atomic_write', 'write_text', 'write_json', 'write_csv', 'write_bytes', 'json_default',
+           'atomic_files', 'atomic_dir', 'shorten', 'model_tag', 'is_quiet', 'progress', 'library_versions', 'git_sha',
+           'cpu_info', 'cpu_name', 'hardware', 'machine_label', 'available_cpus', 'load_average', 'PhaseTimer',
+           'run_id', 'check_parameters', 'as_list']
 
 # %% ../nbs/00_core.ipynb #3517f874
 from .hub import hub_mode
@@ -85,13 +86,24 @@ def check_name(param:str, # the parameter's name, for the message (e.g. 'run_nam
                      f"'/', '\\' or '..' path parts (e.g. 'benchmark-2')")
 
 # %% ../nbs/00_core.ipynb #8b31ee4f
-def data_dir(path:str|Path|None=None, # explicit data directory; wins over everything else
-             name:str|None=None,      # a dataset's sub-folder inside the data directory
+def data_dirs(path:str|Path|Iterable|None=None, # explicit data folder(s): one, several joined by `os.pathsep`, or a list; wins over the rest
+             ) -> list[Path]:
+    "The data search path, in order: `path` > `$STANCE_NB_DATA` (folders joined by `os.pathsep`, e.g. `mine:../shared/data`) > `cache_dir()/'data'`."
+    given = path if path is not None and not (isinstance(path, str) and not path.strip()) else os.environ.get('STANCE_NB_DATA') or None
+    items = [] if given is None else [given] if isinstance(given, (str, Path)) else list(given)
+    parts = [q for i in items for q in (str(i).split(os.pathsep) if isinstance(i, str) else [i]) if str(q).strip()]
+    return list(dict.fromkeys(Path(q).expanduser().resolve() for q in parts)) or [(cache_dir()/'data').resolve()]
+
+def data_dir(path:str|Path|Iterable|None=None, # explicit data folder(s) (see `data_dirs`); wins over everything else
+             name:str|None=None,      # a dataset's sub-folder inside a data folder
+             files:Iterable[str]=(),  # the files that folder must hold (relative to it): a folder lacking any is passed over
             ) -> Path:
-    "Resolve the data directory: `path` > `$STANCE_NB_DATA` > `cache_dir()/'data'`; with `name`, that dataset's folder."
-    root = Path(path) if path is not None else Path(os.environ['STANCE_NB_DATA']) if os.environ.get('STANCE_NB_DATA') else cache_dir()/'data'
-    root = root.expanduser().resolve()
-    return root/name if name else root
+    """The data directory: the first folder of the search path (`data_dirs`); with `name`, that dataset's folder in the first data
+    folder that holds it with all of `files`, else in the first that holds it at all, else where it would go (in the first)."""
+    roots = data_dirs(path)
+    if not name: return roots[0]
+    found = [r/name for r in roots if (r/name).is_dir()]
+    return next((f for f in found if all((f/x).exists() for x in files)), found[0] if found else roots[0]/name)
 
 # %% ../nbs/00_core.ipynb #0c6e044f
 def outputs_dir(path:str|Path|None=None, # explicit output directory
@@ -140,6 +152,17 @@ def set_seed(seed:int, # the seed for `random`, `numpy`, `torch` and every CUDA 
         torch.backends.cudnn.benchmark = False
     return seed
 
+# %% ../nbs/00_core.ipynb #cb609d05
+@contextlib.contextmanager
+def torch_threads(n:int|None, # torch's intra-op threads while the block runs; None: as they are
+                 ):
+    "A block run with `n` torch threads, the earlier number restored afterwards (tiny models gain nothing from sharing their operations)."
+    if n is None: yield; return
+    import torch
+    old = torch.get_num_threads(); torch.set_num_threads(n)
+    try: yield
+    finally: torch.set_num_threads(old)
+
 # %% ../nbs/00_core.ipynb #e4194a5d
 def get_device(device:str|None=None, # 'cpu', 'cuda', 'cuda:1', 'mps'; `None` picks the best available
               ):
@@ -149,6 +172,24 @@ def get_device(device:str|None=None, # 'cpu', 'cuda', 'cuda:1', 'mps'; `None` pi
     if torch.cuda.is_available(): return torch.device('cuda')
     if getattr(torch.backends, 'mps', None) is not None and torch.backends.mps.is_available(): return torch.device('mps')
     return torch.device('cpu')
+
+# %% ../nbs/00_core.ipynb #80e9e679
+def umask() -> int:
+    "The process's file-creation mask, read without changing it where Linux reports it (`/proc/self/status`)."
+    try:
+        for line in Path('/proc/self/status').read_text().splitlines():
+            if line.startswith('Umask:'): return int(line.split()[1], 8)
+    except (OSError, ValueError): pass
+    mask = os.umask(0o022); os.umask(mask)   # elsewhere: set and restore at once
+    return mask
+
+def follow_umask(path:str|Path,      # a file or folder the package created with a private mode (`mkstemp`, `mkdtemp`)
+                 fd:int|None=None,   # its open file descriptor, where there is one (`os.fchmod`)
+                ) -> None:
+    "Give `path` the mode `open` (files: 0o666) or `mkdir` (folders: 0o777) would have given it under the umask."
+    mode = (0o777 if fd is None and Path(path).is_dir() else 0o666) & ~umask()
+    if fd is not None: os.fchmod(fd, mode)
+    else: os.chmod(path, mode)
 
 # %% ../nbs/00_core.ipynb #8af547c4
 class DiskFullError(OSError):
@@ -188,6 +229,7 @@ def atomic_write(path:str|Path, # the file to (re)write
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
+        follow_umask(tmp, fd)   # mkstemp's 0600 would keep the file from everyone else
         with os.fdopen(fd, mode, encoding=None if 'b' in mode else encoding) as f:
             yield f
             f.flush(); os.fsync(f.fileno())
@@ -255,7 +297,9 @@ def atomic_dir(path:str|Path, # the folder to (re)write
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp'))
+        follow_umask(tmp)   # mkdtemp's 0700 would keep the folder from everyone else
         yield tmp
+        for f in tmp.rglob('*'): follow_umask(f)   # what other writers made in it (safetensors writes its files 0600)
         old = path.with_name(f'.{path.name}.old')
         shutil.rmtree(old, ignore_errors=True)
         if path.exists(): os.replace(path, old)
@@ -265,6 +309,23 @@ def atomic_dir(path:str|Path, # the folder to (re)write
         if tmp is not None: shutil.rmtree(tmp, ignore_errors=True)
         if out_of_space(e): raise disk_full(path, e, what) from e
         raise
+
+# %% ../nbs/00_core.ipynb #5cb7d841
+def shorten(text:str, width:int=300) -> str:
+    "`text` on one line of at most `width` characters, cut after a whole word with ' …' where it was cut."
+    line = ' '.join(str(text).split())
+    if len(line) <= width: return line
+    cut = line[:width - 1].rsplit(' ', 1)[0] if ' ' in line[:width - 1] else line[:width - 2]
+    return cut.rstrip(' ,;:') + ' …'
+
+# %% ../nbs/00_core.ipynb #3d85f063
+def model_tag(model:str|None) -> str|None:
+    "How a model is named beside a number: a Hub id as it is; a local file or folder by its name (of a folder called `model`, its parent's)."
+    if not model: return None
+    m = str(model)
+    if '/' in m.strip('/') and not m.startswith(('.', '/', '~')) and m.count('/') == 1: return m   # a Hub id: owner/name
+    p = Path(m.rstrip('/'))
+    return (p.parent.name if p.name == 'model' else p.name) or m
 
 # %% ../nbs/00_core.ipynb #5a0969c3
 def is_quiet() -> bool:
@@ -365,7 +426,6 @@ class PhaseTimer:
             dt = self.clock() - t0; self._stack.pop()
             self.seconds[name] = self.seconds.get(name, 0.0) + dt
             if self._stack: self.seconds[self._stack[-1]] = self.seconds.get(self._stack[-1], 0.0) - dt   # the outer phase keeps only its own time
-
 
 # %% ../nbs/00_core.ipynb #9d829af1
 def run_id(name:str, params:dict, seed:int|None=None) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 import stance_nb
 
 # %% auto #0
-__all__ = ['HELP_INDEX', 'HELP_WIDTH', 'PLUGIN_GROUPS', 'plugin_entry_points', 'source_fingerprint', 'indexed_help',
+__all__ = ['HELP_INDEX', 'HELP_WIDTH', 'PLUGIN_GROUPS', 'plugin_entry_points', 'source_fingerprint', 'load_index', 'indexed_help',
            'console_main']
 
 # %% ../nbs/12c_helpindex.ipynb #b9c307ce
@@ -34,21 +34,31 @@ def source_fingerprint(root:Path|None=None, # the package folder; default this i
     return h.hexdigest()
 
 # %% ../nbs/12c_helpindex.ipynb #4b8b1314
+def load_index(index:Path|None=None) -> dict|None:
+    "The index when it was built from this very source (its fingerprint is this installation's); None: no index, a damaged or stale one."
+    try: idx = json.loads(Path(index or HELP_INDEX).read_text(encoding='utf-8'))
+    except (OSError, ValueError): return None   # no index (or a damaged one): the parser builds the help
+    return idx if isinstance(idx, dict) and idx.get('fingerprint') == source_fingerprint() is not None else None
+
 def indexed_help(argv:list, # the command line after `stance_nb`
                  index:Path|None=None) -> str|None:
     "What `stance_nb [COMMAND] --help` prints, from the index built from this very source; None: anything else, or no valid index."
     if not {'-h', '--help'} & set(argv): return None
     command = '' if argv[0] in ('-h', '--help') else argv[0]
-    try: idx = json.loads(Path(index or HELP_INDEX).read_text(encoding='utf-8'))
-    except (OSError, ValueError): return None   # no index (or a damaged one): the parser builds the help
-    if not isinstance(idx, dict) or command not in idx.get('commands', {}): return None
-    return idx['commands'][command] if idx.get('fingerprint') == source_fingerprint() is not None else None
+    idx = load_index(index)
+    return (idx.get('commands') or {}).get(command) if idx is not None else None
 
 # %% ../nbs/12c_helpindex.ipynb #eb933453
 def console_main(argv:list|None=None) -> int:
-    "The `stance_nb` console script: a command's help from the index, anything else by `stance_nb.cli.main`."
+    "The `stance_nb` console script: a command's help from the index, its arguments checked against the index, the rest by `stance_nb.cli.main`."
     argv = list(sys.argv[1:] if argv is None else argv)
     if (text := indexed_help(argv)) is not None:
         print(text, end=''); return 0
+    if (idx := load_index()) is not None and 'arguments' in idx:
+        from stance_nb.cli.early import early_error   # the options' types and the checks' words: light, and what the command needs next
+        try: line = early_error([a for a in argv if a != '--debug'], idx['arguments'])
+        except Exception: line = None   # a check the index cannot make: the command makes it
+        if line is not None:
+            print(line, file=sys.stderr); return 2
     from stance_nb.cli.main import main as run   # the command line interface and what it imports (torch for training): on use
     return run(argv)

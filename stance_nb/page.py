@@ -76,7 +76,9 @@ def markdown_html(md:str) -> str:
 _CSS = ('body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;line-height:1.4}'
         'table{border-collapse:collapse;margin:.6em 0 1.4em;font-size:.9em}caption{text-align:left;padding:.3em 0;color:#444}'
         'th,td{border-bottom:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}td.num{text-align:right}'
-        'th{background:#f3f3f3}small{color:#555}li{margin:.2em 0}')
+        'th{background:#f3f3f3}small{color:#555}li{margin:.2em 0}'
+        'table{display:block;max-width:100%;overflow-x:auto}img{max-width:100%;height:auto}'   # on a laptop's screen: nothing wider than the page
+        'figure{margin:1.2em 0}figcaption{color:#444;font-size:.9em;max-width:45em}')
 
 def html_page(title:str, sections:Sequence[str], summary:Sequence[str]=()) -> str:
     "A self-contained page: the title, the summary as sentences, then the `section`s."

@@ -1,6 +1,17 @@
 """One headless Chromium for many pages, driven over its DevTools pipe (`--remote-debugging-pipe`: JSON messages ending in NUL, read
 from fd 3 and written to fd 4). Opening 83 pages this way takes 0.4 s a page here, against 1.7 s for a `--dump-dom` launch each."""
-import json, os, select, subprocess, tempfile, time
+import base64, json, os, select, subprocess, tempfile, time
+
+_LAYOUT = """JSON.stringify((() => {
+  const W = window.innerWidth, H = window.innerHeight;
+  const scrolls = e => { for (let a = e.parentElement; a; a = a.parentElement) if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(a).overflowX)
+                         && a !== document.body && a !== document.documentElement) return true; return false; };
+  return {dom: document.documentElement.outerHTML, overflow: document.documentElement.scrollWidth - W,
+          wide: [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > W + 1 && !scrolls(e))
+                  .slice(0, 10).map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.alt ? ' ' + e.alt.slice(0, 40) : '')),
+          first_screen: [...document.querySelectorAll('h1, h2, p, li')].filter(e => e.getBoundingClientRect().top < H).map(e => e.innerText).join('\\n'),
+          captions: [...document.querySelectorAll('figcaption')].map(e => e.innerText)};
+})())"""   # what a reader sees of a page at a laptop's size
 
 class Browser:
     "`Browser(binary).dom(url)`: the page's DOM after its load event (its scripts have run); `close()` ends the browser."
@@ -44,13 +55,22 @@ class Browser:
 
     def dom(self, url:str) -> str:
         "The DOM of `url` in a new tab, after its load event."
+        return self.open(url)['dom']
+
+    def open(self, url:str, width:int=1366, height:int=768, shot:bool=False) -> dict:
+        """`url` in a new tab on a laptop's screen (`width` × `height` CSS pixels), after its load event: its `dom`; `overflow`, how far
+        the page is wider than the screen (a reader scrolls sideways), with the `wide` elements that stick out (outside any box that
+        scrolls); `first_screen`, the text of the headings, paragraphs and list items the first screen shows; every figure's
+        `captions`; with `shot`, a screenshot of the first screen (`png`)."""
         tab = self.send('Target.createTarget', {'url': 'about:blank'})['targetId']
         s = self.send('Target.attachToTarget', {'targetId': tab, 'flatten': True})['sessionId']
+        self.send('Emulation.setDeviceMetricsOverride', {'width': width, 'height': height, 'deviceScaleFactor': 1, 'mobile': False}, session=s)
         self.send('Page.enable', session=s)
         self.send('Page.navigate', {'url': url}, session=s, wait_event='Page.loadEventFired')
-        r = self.send('Runtime.evaluate', {'expression': 'document.documentElement.outerHTML', 'returnByValue': True}, session=s)
+        out = json.loads(self.send('Runtime.evaluate', {'expression': _LAYOUT, 'returnByValue': True}, session=s)['result']['value'])
+        if shot: out['png'] = base64.b64decode(self.send('Page.captureScreenshot', {'format': 'png'}, session=s)['data'])
         self.send('Target.closeTarget', {'targetId': tab})
-        return r['result']['value']
+        return out
 
     def close(self):
         try: self.send('Browser.close')

@@ -53,12 +53,26 @@ def test_baselines_json_subprocess(own, tmp_path):
         assert str((tmp_path/'out').resolve()) not in Path(r).read_text()
 
 
-def test_train_then_predict(own, tmp_path, capfd):
-    "`train` fine-tunes a local model folder on the CSV files; `predict` labels a new CSV with the run folder."
+def modes(folder:Path) -> dict:
+    "Every file and folder under `folder` whose mode is not what a new one gets under umask 022 (0o644, folders 0o755): path -> mode."
+    return {str(p.relative_to(folder)): oct(p.stat().st_mode & 0o777) for p in [folder, *folder.rglob('*')]
+            if p.stat().st_mode & 0o777 != (0o755 if p.is_dir() else 0o644)}
+
+@pytest.fixture
+def umask_022():
+    "The umask of a lab that shares its results folder, restored afterwards."
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+def test_train_then_predict(own, tmp_path, capfd, umask_022):
+    """`train` fine-tunes a local model folder on the CSV files; `predict` labels a new CSV with the run folder. What they write (record,
+    predictions, model weights and their folder) follows the umask: readable by others under 022, as papermill's notebooks are."""
     d, opts = own
     tiny_bert(tmp_path/'tiny', num_labels=3)
     res = _run(['train', *opts, '--dev-fraction', '0.2', '--preset', 'smoke', '--model', str(tmp_path/'tiny'), '--epochs', '1', '--seeds', '1',
                 '--output-dir', str(tmp_path/'out')], capfd)
+    assert list((tmp_path/'out').rglob('model.safetensors')) and modes(tmp_path/'out') == {}
     run = Path(res['records'][0]).parent
     assert res['data']['pair'] and set(res['runs'][0]) >= {'test_f1_macro', 'dev_f1_macro'}
     rec_text = (run/'record.json').read_text()
@@ -208,6 +222,56 @@ def test_help_index_is_current():
     fix = 'stale: run `python tools/help_index.py` after changing a module'
     assert idx['fingerprint'] == source_fingerprint() and idx['width'] == HELP_WIDTH, fix
     assert idx['commands'] == help_texts(HELP_WIDTH), fix
+    from stance_nb.cli.early import argument_index
+    assert idx['arguments'] == json.loads(json.dumps(argument_index())), fix
+
+
+BAD_LINES = [['leaderboard', '--models', 'majority', '--datasets', 'pstance_trmp', '--plan'], ['leaderboard', '--models', 'majoriy,fasttext'],
+             ['leaderboard', '--models', 'majority', '--alpha', '0.3', '--seeds', '1,1'], ['leaderboard', '--models', 'majority', '--epochs', 'two'],
+             ['leaderboard', '--models', 'sdl', '--model', './no/such/model'], ['leaderboard', '--models', 'majority', '--data', '[1]'],
+             ['leaderboard', '--models', 'majority', '--smoke'], ['transfer', '--models', 'fasttext', '--datasets', 'ibmcs,nope'],
+             ['train', '--dataset', 'semeval', '--epochs', '1'], ['train', '--dataset', 'ibmcs', '--preset', 'fast'],
+             ['train', '--dataset', 'ibmcs', '--epochs', 'two'], ['train', '--datset', 'ibmcs'], ['mdl', '--datasets', 'arc,nope'],
+             ['mdl', '--datasets', 'arc', '--preset', 'nope'], ['baselines', '--dataset', 'ibmcs', '--systems', 'majority,svm'],
+             ['baselines', '--dataset', 'my.csv'], ['evaluate', '--dataset', 'nope', '--predictions', 'p.jsonl'],
+             ['attack', '--dataset', 'ibmcs', '--attack', 'typo', '--output', 'x.csv'], ['download', 'nope'], ['reproduce', 'benchmak'],
+             ['reproduce', 'benchmark', '-p', 'seed=1'], ['reproduce', 'benchmark', '-p', 'seeds=1,1'], ['reproduce', 'benchmark', '-p', 'seeds'],
+             ['trian', '--dataset', 'ibmcs'], ['predict', '--run', 'r'], ['baselines', '--dataset', 'ibmcs', '--dev-fraction', '1.5']]
+
+
+@pytest.fixture(scope='module')
+def arguments():
+    "What the early checks read, built from this source as `tools/help_index.py` builds it (through JSON, as the index holds it)."
+    from stance_nb.cli.early import argument_index
+    return json.loads(json.dumps(argument_index()))
+
+@pytest.mark.parametrize('argv', BAD_LINES, ids=lambda a: ' '.join(a)[:60])
+def test_early_errors_are_the_commands_own(argv, arguments):
+    "Each error the index can see is said from it (`stance_nb.cli.early`) in the very words and exit status of the command itself."
+    from conftest import run_cli
+    from stance_nb.cli.early import early_error
+    early = early_error(argv, arguments)
+    code, out, err = run_cli(argv)
+    assert code == 2 and early == err.strip(), (early, err)
+
+
+def test_early_errors_before_heavy_imports():
+    """`stance_nb leaderboard --models majority --datasets pstance_trmp --plan` as the console script runs it: exit status 2 and the
+    command's own line, in under 2 s (median of three), with no torch, transformers, scikit-learn or pandas imported."""
+    import statistics, time
+    from stance_nb.helpindex import HELP_INDEX, source_fingerprint
+    assert json.loads(HELP_INDEX.read_text(encoding='utf-8'))['fingerprint'] == source_fingerprint(), 'stale: run `python tools/help_index.py`'
+    code = ('import sys, contextlib, io\nfrom stance_nb.helpindex import console_main as main\nerr = io.StringIO()\n'
+            'with contextlib.redirect_stderr(err): rc = main(sys.argv[1:])\n'
+            'print(rc, sorted(m for m in ("torch", "transformers", "sklearn", "pandas") if m in sys.modules))\nprint(err.getvalue(), end="")')
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        p = subprocess.run([sys.executable, '-c', code, *BAD_LINES[0]], capture_output=True, text=True, timeout=60)
+        times.append(time.perf_counter() - t)
+    first, _, text = p.stdout.partition('\n')
+    assert first == '2 []' and text.startswith("stance_nb leaderboard: error: invalid parameters: parameter datasets: unknown ['pstance_trmp']"), p
+    assert statistics.median(times) < 2, times   # 0.85 s at load 11 on 2 cores; it took 21.5 s when torch loaded first
 
 
 def test_every_help_under_a_second():
@@ -276,14 +340,16 @@ def test_keep_records_then_from(own, tmp_path, capfd):
     assert second['conditions']['reused'] == second['conditions']['jobs'] == 2 and second['kept'] == []
     assert second['tables']['4'] == first['tables']['4']
 
-def test_leaderboard_prints_its_table_without_json(tmp_path, capsys):
-    "Without --json the leaderboard prints what a person reads: its Markdown table and the files it wrote, not the JSON result."
+def test_leaderboard_prints_its_table_without_json(tmp_path, capsys, umask_022):
+    """Without --json the leaderboard prints what a person reads: its Markdown table and the files it wrote, not the JSON result. Its
+    page, tables, figures, conditions and job records follow the umask (0o644 under 022)."""
     from stance_nb.fixtures.benchmark import write_benchmark_fixtures
     root = write_benchmark_fixtures(tmp_path/'data', ['ibmcs'])
     code = main(['leaderboard', '--models', 'majority,random', '--datasets', 'ibmcs', '--data-dir', str(root), '--output-dir', str(tmp_path/'out')])
     out = capsys.readouterr().out
     assert code == 0 and '| system | ibmcs |' in out and '|---|' in out and 'files written:' in out, out[-2000:]
     assert not out.lstrip().startswith('{') and '"command"' not in out
+    assert list((tmp_path/'out').rglob('*.html')) and list((tmp_path/'out').rglob('record.json')) and modes(tmp_path/'out') == {}
 
 
 def _repeating(d:Path) -> list:

@@ -91,8 +91,11 @@ def site():
     r = subprocess.run([sys.executable, str(ROOT/'tools'/'build_docs.py')], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, f'docs build failed:\n{r.stdout[-3000:]}\n{r.stderr[-5000:]}'
     browser = Browser(CHROMIUM)
-    try: return {p: _Page(browser.dom((SITE/f'{p.stem}.html').as_uri())) for p in NBS}
+    try: opened = {p: browser.open((SITE/f'{p.stem}.html').as_uri()) for p in NBS}   # on a laptop's screen, 1366 × 768
     finally: browser.close()
+    pages = {p: _Page(o.pop('dom')) for p, o in opened.items()}
+    for p, page in pages.items(): page.layout = opened[p]
+    return pages
 
 def test_every_notebook_has_a_page(site):
     assert {p.stem for p in NBS} <= {p.stem for p in SITE.glob('*.html')}
@@ -118,6 +121,12 @@ def test_page_renders(site, nb_path):
     shown = _norm(text)
     lost = [l for l in printed if l not in shown]
     assert not lost, f'{nb_path.stem}: printed output missing from the page: {lost[:3]}'
+
+@pytest.mark.parametrize('nb_path', NBS, ids=[p.stem for p in NBS])
+def test_page_fits_a_laptop_screen(site, nb_path):
+    "At a laptop's width (1366 px) no page needs sideways scrolling: a wide table or code line scrolls in its own box."
+    lay = site[nb_path].layout
+    assert lay['overflow'] <= 0, f"{nb_path.stem}: {lay['overflow']} px wider than the screen: {lay['wide']}"
 
 def _folders():
     "The build machine's folders, as a page could show them: the repository, data, home, temporary and venv folders."

@@ -139,6 +139,31 @@ def test_two_dataset_page_reads_in_a_browser(tmp_path, capfd, monkeypatch):
         cells = [r[col] for r in body]
         assert sum(b for _, b in cells) == 1 and all(b or re.search(r'p = [0-9.e-]+', s) for s, b in cells), (head[col], cells)
 
+@needs_mirror
+@pytest.mark.skipif(CHROMIUM is None, reason='Chromium is not installed (Debian: apt-get install -y chromium)')
+def test_page_on_a_laptop_screen(tmp_path, capfd, monkeypatch):
+    """The README's leaderboard (five datasets, the committed records taken in) as a reader sees it on a laptop (1366 × 768): a
+    screenshot of the first screen shows the title and the findings; nothing is wider than the screen (the bar chart, the table);
+    every figure has a caption that says what it shows."""
+    import io
+    from matplotlib.image import imread
+    from browser import Browser
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
+    lb = _json(['leaderboard', '--models', 'majority,random,fasttext', '--datasets', ','.join(MIRROR), '--seeds', '1,2', '--resamples', '200',
+                '--from', str(Path(__file__).resolve().parents[1]/'results'/'benchmark'/'runs')], capfd)
+    assert lb['conditions']['reused'] == lb['conditions']['jobs'] == 25   # taken in, nothing trained
+    page = Path(lb['files']['html']); page = page if page.is_absolute() else Path.cwd()/page
+    browser = Browser(CHROMIUM)
+    try: seen = browser.open(page.as_uri(), width=1366, height=768, shot=True)
+    finally: browser.close()
+    (tmp_path/'first_screen.png').write_bytes(seen['png'])   # kept with the test's files, to look at
+    shot = imread(io.BytesIO(seen['png']))
+    assert shot.shape[:2] == (768, 1366) and shot[..., :3].std() > 0.05, shot.shape   # the screen, and not blank
+    assert seen['overflow'] <= 0, f"{seen['overflow']} px wider than the screen: {seen['wide']}"
+    assert seen['first_screen'].startswith('Stance leaderboard: leaderboard') and 'fasttext' in seen['first_screen'], seen['first_screen'][:500]
+    assert len(seen['captions']) == 3 and all(c.endswith('.') and len(c.split()) > 8 for c in seen['captions']), seen['captions']
+    assert any(c.startswith('Mean rank of each system over the 5 datasets') for c in seen['captions'])
+
 def test_other_papers_datasets_and_max_train(tmp_path, capfd, monkeypatch):
     """By default every registered dataset whose files are present: the other papers' datasets beside the benchmark's, each in its
     stated setting, with its own metric; the absent ones named with the files they lack; `--max-train` caps every training set

@@ -380,29 +380,31 @@ def test_out_of_memory_names_batch_and_fix(tiny_model, tmp_path, monkeypatch):
     assert isinstance(ei.value.__cause__, torch.cuda.OutOfMemoryError)
     assert not list(tmp_path.rglob('.lock*')), 'the run folder stays locked after the error'
 
-def test_cuda_graphs_step_not_captured_stops(tiny_model, tmp_path, monkeypatch):
-    """`cuda_graphs`: a step that torch runs without CUDA graphs stops the run at that step, with no result, rather than training on the
-    eager path. Here the device check is lifted so that a CPU run gets to compile; torch then skips the graphs (CPU tensors)."""
-    import stance_nb.train.loop as loop
-    from stance_nb.train import train_classifier
-    monkeypatch.setattr(loop, 'check_cuda_graphs', lambda acc, cfg: None)
-    # torch skips the graphs for CPU tensors; where it cannot compile at all (no C++ compiler), the first step says so
-    with pytest.raises(RuntimeError, match=r'cuda_graphs: (\d+ part\(s\) of the training step ran without CUDA graphs|torch\.compile could '
-                                           r'not capture the training step)') as ei:
-        train_classifier(_data(), _cfg(tiny_model, cuda_graphs=True, max_length=32, checkpoint=False, mixed_precision='no'), name='graphs',
-                         out_dir=tmp_path, save_model=False)
-    assert 'train without cuda_graphs' in str(ei.value).lower()
-    assert not list(tmp_path.rglob('record.json')) and not list(tmp_path.rglob('.lock*'))
-
 @pytest.fixture
 def graphs_on_cpu(monkeypatch):
-    """Let a CPU run compile its step as `cuda_graphs` does (torch skips the CUDA graphs themselves on a CPU; that skip is not counted here);
-    torch's recompile limit, which the run raises, is restored afterwards."""
+    """Let a CPU run take the `cuda_graphs` path: the device check lifted, the step compiled by torch.compile as on a GPU (dynamo's
+    capture: one full graph, symbolic shapes, the recompile limit the run raises) but run by dynamo's `eager` backend instead of
+    inductor's kernels, whose C++ compiling on a CPU took minutes (167 s and 47 s for two of these tests) and is no part of the GPU
+    path; torch's count of graphs run without CUDA graphs is 0 (a CPU has none to skip). The recompile limit is restored afterwards."""
     import torch
     import stance_nb.train.loop as loop
     monkeypatch.setattr(loop, 'check_cuda_graphs', lambda acc, cfg: None)
     monkeypatch.setattr(loop, 'cudagraph_skips', lambda: 0)
+    compile_ = torch.compile
+    monkeypatch.setattr(torch, 'compile', lambda model, mode=None, **kw: compile_(model, backend='eager', **kw))
     with torch._dynamo.config.patch(recompile_limit=torch._dynamo.config.recompile_limit): yield loop
+
+def test_cuda_graphs_step_not_captured_stops(tiny_model, tmp_path, monkeypatch, graphs_on_cpu):
+    """`cuda_graphs`: a step that torch runs without CUDA graphs (its count of such graphs grows, as on a GPU where a graph cannot be
+    captured) stops the run at that step, with no result, rather than training on the eager path."""
+    from stance_nb.train import train_classifier
+    calls = []
+    monkeypatch.setattr(graphs_on_cpu, 'cudagraph_skips', lambda: calls.append(1) or int(len(calls) > 1))   # 0 before the run, 1 after a step
+    with pytest.raises(RuntimeError, match=r'cuda_graphs: 1 part\(s\) of the training step ran without CUDA graphs') as ei:
+        train_classifier(_data(), _cfg(tiny_model, cuda_graphs=True, max_length=32, checkpoint=False, mixed_precision='no'), name='graphs',
+                         out_dir=tmp_path, save_model=False)
+    assert 'train without cuda_graphs' in str(ei.value).lower() and len(calls) == 2   # at the first step
+    assert not list(tmp_path.rglob('record.json')) and not list(tmp_path.rglob('.lock*'))
 
 def test_cuda_graphs_compiles_training_only(tiny_model, tmp_path, graphs_on_cpu):
     """`cuda_graphs` compiles the training step once per head with symbolic shapes (batches of several lengths, a smaller last batch:

@@ -175,6 +175,9 @@ def test_finished_jobs_taken_from_another_store(mine, tmp_path, capfd, monkeypat
     assert taken['reused'] == taken['jobs'] == 2 and taken['scores'] == first['scores'] and taken['folders'] == first['folders']
     assert '2 finished job(s) taken into' in taken['err'] and not list((tmp_path/'b'/'benchmark'/'runs').glob('*/.lock.*'))
     assert not list((tmp_path/'b'/'benchmark'/'runs').glob('.*'))   # no temporary copy left behind
+    again = _reproduce(mine, tmp_path/'b', capfd, monkeypatch, extra=['--from', str(committed)])   # the same command again: nothing to take
+    assert again['reused'] == 2 and (f"0 finished job(s) taken into {tmp_path/'b'/'benchmark'/'runs'} from {committed}; "
+                                     "2 of the run's 2 job(s) were there already") in again['err']
     _overwrite(committed/_job(tmp_path/'a', 'fastText').name)
     with pytest.warns(UserWarning, match='changed after the job finished'):
         fresh = _reproduce(mine, tmp_path/'c', capfd, monkeypatch, extra=['--from', str(committed)])

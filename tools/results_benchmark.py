@@ -6,7 +6,8 @@ import numpy as np
 import pandas as pd
 from stance_nb.data.benchmark import BENCHMARK
 from stance_nb.experiment import get_experiment
-from stance_nb.experiment.compare import table_sides, guard_table, data_differences, model_tag
+from stance_nb.core import model_tag
+from stance_nb.experiment.compare import table_sides, guard_table, data_differences
 from stance_nb.experiment.executor import PARAMS_M
 from stance_nb.experiment.store import stored_run
 from stance_nb.robustness import PAPER_C

@@ -16,7 +16,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from stance_nb.data.benchmark import BENCHMARK
-from stance_nb.experiment.compare import Side, guarded_delta, model_tag
+from stance_nb.core import model_tag
+from stance_nb.experiment.compare import Side, guarded_delta
 from stance_nb.experiment.store import stored_scores
 from stance_nb.robustness import PAPER_C
 from results_text import (ROOT, RESULTS, MODEL_DIR, load_json, f3, sgn, count, secs, names, md_table, hardware, machines, commits, precisions, span,

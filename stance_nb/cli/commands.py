@@ -7,14 +7,14 @@ from __future__ import annotations
 import argparse, json, math, os, sys
 from dataclasses import replace
 from pathlib import Path
-from .options import UsageError, data_spec, config_changes, given_args, split_names, PLAN_SKIP, BASELINE_SYSTEMS
+from .options import UsageError, data_spec, config_changes, given_args, split_names, parameter_items, PLAN_SKIP, BASELINE_SYSTEMS
 from .predictions import read_predicted, match_predictions, is_table, holds_test_texts, with_predicted, check_predicted
 from ..predict import load_predictor
-from ..core import StanceDataError, atomic_files, write_csv
+from ..core import StanceDataError, atomic_files, write_csv, data_dirs, load_average, available_cpus
 from ..hub import check_model_folder
 
 # %% auto #0
-__all__ = ['COMMANDS', 'list_presets', 'reproduce_args']
+__all__ = ['COMMANDS', 'list_presets', 'reproduce_args', 'leaderboard_given']
 
 # %% ../../nbs/12a_cli.commands.ipynb #4d6c21f4
 def list_presets() -> dict:
@@ -59,7 +59,8 @@ def _load(spec, args, need_train:bool=True):
 def _data_summary(spec, df) -> dict:
     "What a command ran on: key, dataset, options, rows per split, labels, pair."
     return dict(key=spec.key, dataset=spec.dataset, options=dict(spec.options), labels=list(df.attrs.get('labels') or []),
-                pair=df.attrs.get('pair'), n={s: int((df.split == s).sum()) for s in ('train', 'dev', 'test')})
+                pair=df.attrs.get('pair'), n={s: int((df.split == s).sum()) for s in ('train', 'dev', 'test')},
+                **({'folder': df.attrs['folder']} if df.attrs.get('folder') else {}))   # the data folder of the search path it came from
 
 # %% ../../nbs/12a_cli.commands.ipynb #228f9a90
 def announce_cost(cfg, frames:list, runs:int=1) -> dict|None:
@@ -68,7 +69,7 @@ def announce_cost(cfg, frames:list, runs:int=1) -> dict|None:
     import torch
     if torch.cuda.is_available(): return None
     from transformers import AutoTokenizer
-    from stance_nb.experiment.cost import estimate_encoder_seconds, mean_pair_length, duration_text
+    from stance_nb.experiment.cost import estimate_encoder_seconds, mean_pair_length, duration_text, load_stretch
     try: tok = AutoTokenizer.from_pretrained(str(cfg.model))
     except Exception: return None   # training says why
     n = lambda s: sum(int((f.split == s).sum()) for f in frames)
@@ -76,9 +77,12 @@ def announce_cost(cfg, frames:list, runs:int=1) -> dict|None:
     n_tr, n_pr = n('train') * cfg.epochs * runs, (n('dev') * cfg.epochs + n('test')) * runs
     est = estimate_encoder_seconds(str(cfg.model), n_tr, n_pr, length, cfg.batch_size, cfg.eval_batch_size or 2 * cfg.batch_size)
     if est is None: return None
+    load, cores = load_average(), available_cpus()   # the load the few steps shared the cores with: the estimate is stated at it
     print(f"no GPU: {runs} run(s) of {cfg.model} on this CPU ≈ {duration_text(sum(est))} (training {n_tr:,} examples of ~{length:.0f} tokens "
-          f"≈ {duration_text(est[0])}, predicting {n_pr:,} ≈ {duration_text(est[1])}; measured on a few steps here)", flush=True)
-    return dict(train_seconds=est[0], predict_seconds=est[1], train_examples=n_tr, predict_examples=n_pr, tokens=length)
+          f"≈ {duration_text(est[0])}, predicting {n_pr:,} ≈ {duration_text(est[1])}; measured on a few steps here, "
+          f"{load_stretch(sum(est), load, cores)})", flush=True)
+    return dict(train_seconds=est[0], predict_seconds=est[1], train_examples=n_tr, predict_examples=n_pr, tokens=length, load_average=load,
+                cores=cores)
 
 # %% ../../nbs/12a_cli.commands.ipynb #a2c389a4
 def _model_folder(model:str) -> None:
@@ -323,8 +327,8 @@ def _download(args) -> dict:
     from stance_nb.data import DATASETS, download
     _check('dataset', args.dataset, DATASETS)
     if DATASETS[args.dataset].folder is None: raise UsageError(f"dataset {args.dataset!r} reads your own files; there is nothing to download")
-    if args.data_dir and Path(args.data_dir).exists() and not Path(args.data_dir).is_dir():
-        raise UsageError(f"--data-dir {args.data_dir} is a file; give the data folder (datasets are unpacked into sub-folders)")
+    if file := next((d for d in data_dirs(args.data_dir) if args.data_dir and d.exists() and not d.is_dir()), None):
+        raise UsageError(f"--data-dir {file} is a file; give the data folder (datasets are unpacked into sub-folders)")
     return dict(command='download', dataset=args.dataset, folder=str(download(args.dataset, args.data_dir, force=args.force)))
 
 # %% ../../nbs/12a_cli.commands.ipynb #48faf08a
@@ -332,15 +336,10 @@ def reproduce_args(experiment:str, # a registered experiment (`stance_nb.experim
                    items:list,     # the `-p` items: ['name=value'] or papermill's ['name', 'value']
                   ):
     "The experiment's parameter class with the `-p` values over its defaults, checked; a `UsageError` names a wrong one."
-    from stance_nb.experiment import RUN_ARGS, papermill_value
+    from stance_nb.experiment import RUN_ARGS
     try: cls = RUN_ARGS[experiment]
     except KeyError as e: raise UsageError(str(e)) from None
-    ns = {}
-    for item in items:
-        if len(item) == 1 and '=' in item[0]: name, value = item[0].split('=', 1)
-        elif len(item) == 2: name, value = item
-        else: raise UsageError(f"-p expects name=value (or papermill's name value), got {' '.join(item)!r}")
-        ns[name.strip()] = papermill_value(value)
+    ns = parameter_items(items)
     try: return cls.from_namespace(ns)
     except (NameError, ValueError, TypeError, KeyError) as e: raise UsageError(str(e).strip("'\"")) from None
 
@@ -353,9 +352,9 @@ def _reproduce(args) -> dict:
     try: exp.select(getattr(P, 'rows', None) or (), getattr(P, 'tables', None) or ())   # rows in none of the tables: said before any data is read
     except KeyError as e: raise UsageError(str(e).strip("'\"")) from None
     if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
-    if args.data_dir and not Path(args.data_dir).expanduser().is_dir():
-        raise UsageError(f"--data-dir {args.data_dir}: no such folder (expected the folder that holds each dataset's folder)")
-    if args.data_dir: os.environ['STANCE_NB_DATA'] = str(Path(args.data_dir).expanduser().resolve())   # every dataset of the run
+    if gone := [d for d in (data_dirs(args.data_dir) if args.data_dir else []) if not d.is_dir()]:
+        raise UsageError(f"--data-dir {gone[0]}: no such folder (expected the folder that holds each dataset's folder)")
+    if args.data_dir: os.environ['STANCE_NB_DATA'] = os.pathsep.join(map(str, data_dirs(args.data_dir)))   # every dataset of the run
     if P.smoke:   # fixtures and tiny models come from the test utilities, which the package itself never imports
         raise UsageError(f"smoke runs are the result notebook's: papermill -k python3 nbs/run_{exp.name}.ipynb out.ipynb -p smoke True")
     _check_stores(args)
@@ -392,16 +391,20 @@ def _keep_records(args, records:list) -> list:
 # %% ../../nbs/12a_cli.commands.ipynb #856b8944
 _IMPORT_TAKES = ('models', 'run_name', 'alpha')   # the leaderboard parameters `--import-tables` reads too
 
-def _leaderboard_args(args):
-    "`LeaderboardArgs` from the command line, checked; an endpoint given as `--llm-model JSON` (its older use) is `llm_endpoint`."
-    from stance_nb.leaderboard.params import LeaderboardArgs
-    given = given_args(args, LeaderboardArgs)
+def leaderboard_given(args, cls) -> dict:
+    "The leaderboard parameters given on the command line (`given_args`); an endpoint given as `--llm-model JSON` (its older use) is `llm_endpoint`."
+    given = given_args(args, cls)
     if isinstance(given.get('llm_model'), str) and given['llm_model'].lstrip().startswith('{'):
         try: given['llm_endpoint'] = json.loads(given.pop('llm_model'))
         except ValueError as e: raise UsageError(f"--llm-model: an endpoint is a JSON object {{\"base_url\": ..., \"model\": ...}} ({e})")
     if given.get('smoke'):
         raise UsageError("smoke runs are the result notebook's: papermill -k python3 nbs/run_leaderboard.ipynb out.ipynb -p smoke True")
-    return LeaderboardArgs(**given).checked()
+    return given
+
+def _leaderboard_args(args):
+    "`LeaderboardArgs` from the command line, checked."
+    from stance_nb.leaderboard.params import LeaderboardArgs
+    return LeaderboardArgs(**leaderboard_given(args, LeaderboardArgs)).checked()
 
 # %% ../../nbs/12a_cli.commands.ipynb #a10397bb
 def _imported(args) -> dict:

@@ -8,7 +8,7 @@ import argparse, contextlib, json, os, signal, sys, threading
 from pathlib import Path
 import numpy as np
 from .options import (UsageError, run_options, data_options, common_options, split_names, name_pairs, add_config_options,
-                                   add_args_options, PLAN_SKIP, BASELINE_SYSTEMS, POSITIVE, NONNEG, SEED, text_encoding)
+                                   add_args_options, PLAN_SKIP, BASELINE_SYSTEMS, POSITIVE, NONNEG, SEED, text_encoding, DataPath, DATA_PATH_HELP)
 from .commands import COMMANDS
 from ..core import paper_modules
 from ..core import StanceDataError
@@ -114,7 +114,7 @@ def _push_options(p):
 # %% ../../nbs/12b_cli.main.ipynb #ffdf534e
 def _download_options(d):
     d.add_argument('dataset', help='a registered dataset name')
-    d.add_argument('--data-dir', help='data directory (default: $STANCE_NB_DATA or the cache)')
+    d.add_argument('--data-dir', action=DataPath, help=DATA_PATH_HELP + '; the download goes to the first')
     d.add_argument('--force', action='store_true', help='download again even when the files are there')
     d.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
@@ -136,7 +136,7 @@ def _reproduce_options(r):
                         "as `-p name=value` or papermill's `-p name value`")
     r.epilog = reproduce_parameters()
     run_options(r, seeds=False)
-    r.add_argument('--data-dir', help='data directory of the datasets (default: $STANCE_NB_DATA or the cache)')
+    r.add_argument('--data-dir', action=DataPath, help=DATA_PATH_HELP)
     x = r.add_argument_group('where the jobs run (workers share the job store; a job is never run twice)')
     x.add_argument('--executor', choices=list(EXECUTORS), help="local (this process; the default), submitit-local (worker processes "
                    "on this machine, one GPU each), submitit (a Slurm job array)")

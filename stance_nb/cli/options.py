@@ -4,15 +4,16 @@
 
 # %% ../../nbs/12_cli.options.ipynb #7d3a94be
 from __future__ import annotations
-import argparse, ast, codecs, dataclasses, json
+import argparse, ast, codecs, dataclasses, json, os
 from dataclasses import fields
 from pathlib import Path
 from fastcore.docments import docments
 
 # %% auto #0
-__all__ = ['POSITIVE', 'NONNEG', 'SEED', 'PLAN_SKIP', 'BASELINE_SYSTEMS', 'UsageError', 'split_names', 'text_encoding',
-           'name_pairs', 'run_options', 'data_options', 'common_options', 'data_spec', 'add_config_options',
-           'config_changes', 'add_args_options', 'given_args']
+__all__ = ['POSITIVE', 'NONNEG', 'SEED', 'ARG_TYPES', 'DATA_PATH_HELP', 'PLAN_SKIP', 'BASELINE_SYSTEMS', 'UsageError',
+           'split_names', 'text_encoding', 'name_pairs', 'run_options', 'DataPath', 'data_options', 'common_options',
+           'unknown_dataset', 'data_spec', 'field_type', 'add_config_options', 'config_changes', 'ExtendNames',
+           'add_args_options', 'given_args', 'parameter_items']
 
 # %% ../../nbs/12_cli.options.ipynb #e17bece9
 class UsageError(ValueError):
@@ -66,6 +67,10 @@ def name_pairs(s:str) -> dict:
         out[k.strip()] = v.strip()
     return out
 
+# %% ../../nbs/12_cli.options.ipynb #2fcacac6
+ARG_TYPES = dict(positive=POSITIVE, nonneg=NONNEG, seed=SEED, fraction=_FRACTION, seeds=_seeds, encoding=text_encoding, pairs=name_pairs,
+                 names=split_names)   # the options' argparse types by name: the early checks rebuild a command's options from its index
+
 # %% ../../nbs/12_cli.options.ipynb #da142c7f
 def run_options(p:argparse.ArgumentParser, seeds:bool=True):
     "The options of every command that runs something: seeds, outputs, threads, JSON output."
@@ -73,6 +78,16 @@ def run_options(p:argparse.ArgumentParser, seeds:bool=True):
     p.add_argument('--output-dir', help='outputs root (default: $STANCE_NB_OUTPUTS or <repo>/outputs)')
     p.add_argument('--threads', type=POSITIVE, help='torch threads, and OMP/MKL threads of child processes (default: the libraries\' own)')
     p.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout; all other output goes to stderr')
+
+# %% ../../nbs/12_cli.options.ipynb #3122d956
+class DataPath(argparse.Action):
+    """`--data-dir`: a folder of the data search path; repeated (or folders joined by `os.pathsep`), the folders in that order, each
+    dataset read from the first that has it (`stance_nb.core.data_dirs`). The value is the search path as one string, `a:b`."""
+    def __call__(self, parser, ns, values, option_string=None):
+        setattr(ns, self.dest, os.pathsep.join(x for x in (getattr(ns, self.dest) or '', values) if x))
+
+DATA_PATH_HELP = ("data folder of the registered datasets; repeat it (or join folders with ':') for a search path, each dataset read from "
+                  "the first folder that has it (default: $STANCE_NB_DATA, itself such a path, or the cache)")
 
 # %% ../../nbs/12_cli.options.ipynb #05cc6e82
 def data_options(p:argparse.ArgumentParser, required:bool=True):
@@ -89,7 +104,7 @@ def data_options(p:argparse.ArgumentParser, required:bool=True):
                    '(of its distinct texts: a repeated one stays on one side)')
     p.add_argument('--max-train', type=POSITIVE, help='train on a seeded sample of this many training rows')
     p.add_argument('--split-seed', type=SEED, help='seed of the --dev-fraction split and the --max-train sample (default 0)')
-    p.add_argument('--data-dir', help='data directory of registered datasets (default: $STANCE_NB_DATA or the cache)')
+    p.add_argument('--data-dir', action=DataPath, help=DATA_PATH_HELP)
 
 # %% ../../nbs/12_cli.options.ipynb #a2d78ef6
 def common_options(p:argparse.ArgumentParser):
@@ -102,17 +117,22 @@ def common_options(p:argparse.ArgumentParser):
 PLAN_SKIP = ('seeds', 'grid_per_variant')   # `--seeds` has its own option; variants are a notebook's business
 BASELINE_SYSTEMS = ('majority', 'random', 'fasttext')
 
+# %% ../../nbs/12_cli.options.ipynb #afbe9ec1
+def unknown_dataset(name:str, valid) -> str:
+    "The error of an unknown `--dataset`: the valid names, and for a file name how to read your own files."
+    kind = 'jsonl' if str(name).endswith('.jsonl') else 'csv'
+    hint = f"; for your own files use --dataset {kind} --path train=...,test=..." if Path(str(name)).suffix else ''
+    return f"unknown dataset {name!r}; valid datasets: {', '.join(sorted(valid))}{hint}"
+
 # %% ../../nbs/12_cli.options.ipynb #42aa6bc2
 def data_spec(args:argparse.Namespace, # parsed data options (`--dataset`, `--path`, `--columns`, ...)
              ):
     "The `DataSpec` of a command's data options; unknown datasets and misplaced options fail before any data is read."
     from stance_nb.data import DATASETS
-    from stance_nb.experiment import DataSpec, SAFE_NAME
     name = args.dataset
-    if name not in DATASETS:
-        kind = 'jsonl' if str(name).endswith('.jsonl') else 'csv'
-        hint = f"; for your own files use --dataset {kind} --path train=...,test=..." if Path(str(name)).suffix else ''
-        raise UsageError(f"unknown dataset {name!r}; valid datasets: {', '.join(sorted(DATASETS))}{hint}")
+    if name not in DATASETS: raise UsageError(unknown_dataset(name, DATASETS))   # before the experiment layer is imported
+    from stance_nb.experiment import DataSpec
+    from stance_nb.paramtypes import SAFE_NAME
     info, opts = DATASETS[name], {}
     if info.folder is None:
         if not args.path:
@@ -132,12 +152,13 @@ def data_spec(args:argparse.Namespace, # parsed data options (`--dataset`, `--pa
         paths = opts['path'] if isinstance(opts['path'], dict) else {'train': opts['path']}
         folder = Path(paths.get('train', next(iter(paths.values())))).expanduser().resolve().parent.name
         key = folder if SAFE_NAME.match(folder) else name
+        if key in DATASETS and key != name: key = f'{key}-mine'   # a folder named like a registered dataset: yours, never reported as it
     return DataSpec.of(key, name, **opts)
 
 # %% ../../nbs/12_cli.options.ipynb #995607b4
 _NONE = type('_NoneGiven', (), {'__repr__': lambda self: 'none'})()   # `--field none`: set the field to None
 
-def _parse_as(anno:str, name:str):
+def field_type(anno:str, name:str):
     "An argparse `type` for a field annotated `anno` (e.g. 'int', 'float|None', 'tuple', 'int|tuple|None')."
     kinds = [a.strip() for a in str(anno).split('|')]
     def num(s):
@@ -151,6 +172,7 @@ def _parse_as(anno:str, name:str):
                 return vals[0] if len(vals) == 1 and 'int' in kinds else vals
             return {'int': int, 'float': float}.get(next(k for k in kinds if k != 'None'), str)(s)
         except ValueError: raise argparse.ArgumentTypeError(f"--{name.replace('_', '-')} expects {anno}, got {s!r}")
+    parse.annotation, parse.field = str(anno), name   # what it parses, for the index of the early checks (`stance_nb.cli.early`)
     return parse
 
 # %% ../../nbs/12_cli.options.ipynb #435d2276
@@ -173,7 +195,7 @@ def add_config_options(parser:argparse.ArgumentParser, # the (sub)parser to exte
         flags = [f"--{f.name.replace('_', '-')}", *(aliases or {}).get(f.name, [])]
         help = (docs.get(f.name) or f.name).replace('%', '%%') + " (default: the preset's)"
         if str(f.type) == 'bool': parser.add_argument(*flags, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help)
-        else: parser.add_argument(*flags, dest=f.name, type=_parse_as(f.type, f.name), default=None, metavar=str(f.type).upper(), help=help)
+        else: parser.add_argument(*flags, dest=f.name, type=field_type(f.type, f.name), default=None, metavar=str(f.type).upper(), help=help)
         names.append(f.name)
     return names
 
@@ -184,7 +206,7 @@ def config_changes(args:argparse.Namespace, cls, skip:tuple=()) -> dict:
     return {k: None if v is _NONE else v for k, v in given.items()}
 
 # %% ../../nbs/12_cli.options.ipynb #05fc2b23
-class _Extend(argparse.Action):
+class ExtendNames(argparse.Action):
     "A list option: comma-separated values, and a repeated flag adds to them."
     def __call__(self, parser, ns, values, option_string=None):
         setattr(ns, self.dest, (getattr(ns, self.dest) or []) + split_names(values))
@@ -193,16 +215,18 @@ class _Extend(argparse.Action):
 def add_args_options(parser:argparse.ArgumentParser, # the (sub)parser to extend
                      cls,                             # a parameter class (`stance_nb.experiment.RunArgs`), e.g. `LeaderboardArgs`
                      aliases:dict|None=None,          # field -> older option strings it keeps, e.g. {'reuse_from': ['--from']}
+                     paths:tuple=('data_dir',),       # fields that hold a data search path: their option repeats (`DataPath`)
                     ) -> list[str]:
     "Add one option per field of `cls`: its name with dashes, its comment as help, its valid values and default; return the field names."
-    from stance_nb.experiment.params import parse_annotation   # on use: `stance_nb --help` imports no run code
+    from stance_nb.paramtypes import parse_annotation   # on use: `stance_nb --help` imports no run code
     docs, defaults, choices, names = cls.docs(), cls().as_dict(), cls().choices(), []
     for name, anno in cls.annotations().items():
         t, flags = parse_annotation(anno), [f"--{name.replace('_', '-')}", *(aliases or {}).get(name, [])]
         valid = f"; one of {', '.join(map(str, choices[t.choices]))}" if t.choices in choices else ''
         help = f"{docs.get(name) or name}{valid} (default: {defaults[name]!r})".replace('%', '%%')
         if t.base == 'bool': parser.add_argument(*flags, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help)
-        elif t.base.startswith('list['): parser.add_argument(*flags, dest=name, action=_Extend, default=None, metavar='A,B', help=help)
+        elif t.base.startswith('list['): parser.add_argument(*flags, dest=name, action=ExtendNames, default=None, metavar='A,B', help=help)
+        elif name in paths: parser.add_argument(*flags, dest=name, action=DataPath, default=None, metavar='FOLDER', help=DATA_PATH_HELP)
         else: parser.add_argument(*flags, dest=name, default=None, metavar='JSON' if t.base == 'dict' else t.base.upper(), help=help)
         names.append(name)
     return names
@@ -218,12 +242,10 @@ def _json_object(name:str, s:str, doc:str|None) -> dict:
         raise UsageError(f"{flag}: expected a JSON object ({doc or name}), got {kind}: {s}")
     return v
 
-
-
 # %% ../../nbs/12_cli.options.ipynb #cd50ffe1
 def given_args(args:argparse.Namespace, cls) -> dict:
     "The fields of `cls` given on the command line, each read for its type (numbers, `none`; lists and JSON as the class reads them)."
-    from stance_nb.experiment.params import parse_annotation, text_value   # on use: `stance_nb --help` imports no run code
+    from stance_nb.paramtypes import parse_annotation, text_value   # on use: `stance_nb --help` imports no run code
     out, docs = {}, cls.docs()
     for name, anno in cls.annotations().items():
         v = getattr(args, name, None)
@@ -231,3 +253,16 @@ def given_args(args:argparse.Namespace, cls) -> dict:
         out[name] = v if isinstance(v, (bool, list)) else text_value(name, v, parse_annotation(anno))
         if parse_annotation(anno).base == 'dict': out[name] = _json_object(name, v, docs.get(name))
     return out
+
+# %% ../../nbs/12_cli.options.ipynb #73549187
+def parameter_items(items:list, # `-p` items: ['name=value'] or papermill's ['name', 'value']
+                   ) -> dict:
+    "The `-p` values of `stance_nb reproduce` as papermill would inject them (`papermill_value`); a malformed item is a `UsageError`."
+    from stance_nb.paramtypes import papermill_value   # on use: `stance_nb --help` imports no run code
+    ns = {}
+    for item in items:
+        if len(item) == 1 and '=' in item[0]: name, value = item[0].split('=', 1)
+        elif len(item) == 2: name, value = item
+        else: raise UsageError(f"-p expects name=value (or papermill's name value), got {' '.join(item)!r}")
+        ns[name.strip()] = papermill_value(value)
+    return ns

@@ -9,15 +9,15 @@ from pathlib import Path, PurePosixPath
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 import pandas as pd
-from ..core import data_dir as _data_dir, StanceDataError
+from ..core import data_dir as _data_dir, data_dirs, StanceDataError
 from ..core import sha256_file
 from ..registry import Registry
 from ..records import clean_labels
 
 # %% auto #0
-__all__ = ['TIDY_COLUMNS', 'SPLITS', 'STANCE_LABELS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy', 'load',
-           'check_rows', 'fingerprint', 'require_text', 'files_found', 'require_file', 'read_table', 'to_stance_labels',
-           'safe_extract', 'missing_files', 'download']
+__all__ = ['TIDY_COLUMNS', 'SPLITS', 'STANCE_LABELS', 'DATASETS', 'DatasetInfo', 'register_dataset', 'check_tidy',
+           'dataset_folder', 'searched', 'load', 'check_rows', 'fingerprint', 'require_text', 'files_found',
+           'require_file', 'read_table', 'to_stance_labels', 'safe_extract', 'missing_files', 'download']
 
 # %% ../../nbs/01_data.core.ipynb #cb518c99
 TIDY_COLUMNS = ('id', 'split', 'target', 'text', 'label')
@@ -96,9 +96,23 @@ def _from_hub(info:DatasetInfo, hub_path, options:dict) -> pd.DataFrame:
     if not info.hub: raise ValueError(f"dataset {info.name!r} has no Hugging Face Hub copy; load it from its files (source='files')")
     return info.hub['reader'](info, hub_path, **options)
 
+# %% ../../nbs/01_data.core.ipynb #585a3f37
+def dataset_folder(name:str,                  # a key of `DATASETS`
+                   data_dir:str|Path|None=None, # data folder(s) (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dirs`)
+                  ) -> Path|None:
+    """The folder dataset `name` is read from: its folder in the first data folder that holds it with all its files, else in the
+    first that holds it at all, else where it would go; `None`: a dataset of your own files."""
+    info = DATASETS[name]
+    return None if info.folder is None else _data_dir(data_dir, info.folder, info.files)
+
+def searched(name:str, data_dir:str|Path|None=None) -> str:
+    "Where dataset `name` was looked for, for an error: '' on a data path of one folder, else ` (looked in A, B)` naming each folder."
+    roots, folder = data_dirs(data_dir), DATASETS[name].folder
+    return f" (looked in {', '.join(str(r/folder) for r in roots)})" if folder is not None and len(roots) > 1 else ''
+
 # %% ../../nbs/01_data.core.ipynb #6528ceb5
 def load(name:str,            # a key of `DATASETS`
-         data_dir:str|Path|None=None, # data directory (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dir`)
+         data_dir:str|Path|None=None, # data folder(s) (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dirs`)
          source:str='files',  # 'files': the official files in the data directory; 'hub': its Hugging Face Hub copy (`DatasetInfo.hub`)
          hub_path:str|Path|None=None, # with source='hub': a local folder in the Hub's layout instead of the repository
          **options) -> pd.DataFrame:
@@ -109,15 +123,15 @@ def load(name:str,            # a key of `DATASETS`
     if unknown := sorted(set(options) - set(valid)):
         raise TypeError(f"unknown option(s) {unknown} for dataset {name!r}{'' if source == 'files' else ' read from the Hub'}; "
                         f"valid: {sorted(valid)}")
-    folder = None if info.folder is None or source == 'hub' else _data_dir(data_dir, info.folder)
+    folder = None if source == 'hub' else dataset_folder(name, data_dir)
     if folder is not None and not folder.is_dir():
-        raise StanceDataError(f"dataset {name!r} not found. {info.source} ({files_found(folder.parent)})", path=folder,
+        raise StanceDataError(f"dataset {name!r} not found{searched(name, data_dir)}. {info.source} ({files_found(folder.parent)})", path=folder,
                               expected=f"the files {list(info.files)}")
     df = _from_hub(info, hub_path, options) if source == 'hub' else info.loader(folder, **{**info.options, **options})
     attrs = dict(df.attrs)
     df = df.reset_index(drop=True)
     if 'label' in df: df['label'] = clean_labels(df['label'].tolist(), folder or hub_path or name)   # every loader's labels, one form
-    df.attrs.update(attrs, dataset=name)
+    df.attrs.update(attrs, dataset=name, **({'folder': str(folder)} if folder is not None else {}))   # the data folder it was read from
     if info.labels is not None: df.attrs.setdefault('labels', list(info.labels))
     if info.pair is not None: df.attrs['pair'] = info.pair
     return check_tidy(df, info, folder)
@@ -294,18 +308,18 @@ def safe_extract(archive:str|Path, # a zip or tar(.gz/.bz2/.xz) file
 
 # %% ../../nbs/01_data.core.ipynb #e330f0be
 def missing_files(name:str,                  # a key of `DATASETS`
-                  data_dir:str|Path|None=None, # data directory (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dir`)
+                  data_dir:str|Path|None=None, # data folder(s) (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dirs`)
                  ) -> list[str]:
     "The files dataset `name`'s loader needs that are not in its folder (relative to it); `[]`: all there, or your own files."
     info = DATASETS[name]
     if info.folder is None: return []
-    folder = _data_dir(data_dir, info.folder)
+    folder = dataset_folder(name, data_dir)
     if info.alt_files and all((folder/f).exists() for f in info.alt_files): return []   # the other layout is there whole
     return [f for f in info.files if not (folder/f).exists()]
 
 # %% ../../nbs/01_data.core.ipynb #45aa1934
 def download(name:str,                  # a key of `DATASETS`
-             data_dir:str|Path|None=None, # data directory (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dir`)
+             data_dir:str|Path|None=None, # data folder(s) (default: `$STANCE_NB_DATA`, see `stance_nb.core.data_dirs`)
              force:bool=False,          # download again even when the files are already there
              sha256:str|None=None,      # expected checksum; overrides `DATASETS[name].sha256`
              timeout:float=60,          # seconds for the connection
@@ -313,7 +327,7 @@ def download(name:str,                  # a key of `DATASETS`
     "Fetch dataset `name` into the data directory, verify its SHA-256, extract it safely; returns the dataset folder."
     info = DATASETS[name]
     if info.folder is None: raise ValueError(f"dataset {name!r} reads your own files; there is nothing to download")
-    folder = _data_dir(data_dir, info.folder)
+    folder = dataset_folder(name, data_dir)   # where it is (with all its files), else the first data folder
     if info.files and not force and not missing_files(name, data_dir): return folder
     if not info.url:
         raise StanceDataError(f"dataset {name!r} cannot be downloaded automatically. {info.source} "

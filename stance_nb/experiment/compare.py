@@ -9,13 +9,14 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from pathlib import Path
+from ..core import model_tag
 from .spec import Experiment, Row, SYSTEMS
 
 # %% auto #0
 __all__ = ['MEASURE', 'RUN', 'CONTENT', 'FACETS', 'LIKE', 'STAND_IN', 'OTHER_DATA', 'NOT_COMPARABLE', 'VERDICT_FAMILIES', 'Side',
            'differences', 'Comparison', 'compare_sides', 'not_comparable', 'verdict', 'family', 'guarded_delta',
-           'paper_over_systems', 'is_mdl', 'model_tag', 'run_facets', 'cell_rows', 'run_sides', 'table_sides',
-           'guard_table', 'data_differences']
+           'paper_over_systems', 'is_mdl', 'run_facets', 'cell_rows', 'run_sides', 'table_sides', 'guard_table',
+           'data_differences']
 
 # %% ../../nbs/10p_experiment.compare.ipynb #14b6dccf
 MEASURE = ('datasets', 'split', 'label set', 'metric', 'systems', 'training sets', 'attacks', 'ratio')   # what a number measures
@@ -162,14 +163,6 @@ def _named(cell:pd.Series, col:str, default) -> object:
     return v if isinstance(v, str) and v else default
 
 # %% ../../nbs/10p_experiment.compare.ipynb #483488a8
-def model_tag(model:str|None) -> str|None:
-    "How a model is named beside a number: a Hub id as it is; a local file or folder by its name (of a folder called `model`, its parent's)."
-    if not model: return None
-    m = str(model)
-    if '/' in m.strip('/') and not m.startswith(('.', '/', '~')) and m.count('/') == 1: return m   # a Hub id: owner/name
-    p = Path(m)
-    return (p.parent.name if p.name == 'model' else p.name) or m
-
 _PRECISION = {'no': 'fp32', 'fp32': 'fp32', 'bf16': 'bf16', 'fp16': 'fp16'}
 
 def run_facets(row:Row, cond:Mapping) -> dict:

@@ -10,11 +10,73 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
+from ..core import load_average, available_cpus
 from .spec import SYSTEMS, RowSkipped
 
 # %% auto #0
-__all__ = ['TIMED_BATCH_CPU', 'CPU_CHECKPOINT_EVERY', 'estimate_encoder_seconds', 'mean_pair_length', 'examples_trained',
-           'cpu_cost', 'duration_text', 'full_cpu_run', 'emulated_bf16', 'announce_cpu_cost']
+__all__ = ['KNOWN_SHAPES', 'TIMED_BATCH_CPU', 'SUBWORDS_PER_WORD', 'CPU_CHECKPOINT_EVERY', 'model_shape',
+           'estimate_encoder_seconds', 'mean_pair_length', 'examples_trained', 'cpu_cost', 'duration_text',
+           'load_stretch', 'full_cpu_run', 'emulated_bf16', 'announce_cpu_cost']
+
+# %% ../../nbs/10i_experiment.cost.ipynb #c6b365d9
+KNOWN_SHAPES = {   # the configs of well-known Hub ids (their config.json on the Hub): depth, width, heads, feed-forward, vocabulary
+    'bert-base-uncased': dict(model_type='bert', hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
+                              vocab_size=30522),
+    'bert-base-cased': dict(model_type='bert', hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
+                            vocab_size=28996),
+    'bert-large-uncased': dict(model_type='bert', hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096,
+                               vocab_size=30522),
+    'bert-large-cased': dict(model_type='bert', hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096,
+                             vocab_size=28996),
+    'bert-base-multilingual-cased': dict(model_type='bert', hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                                         intermediate_size=3072, vocab_size=119547),
+    'bert-base-multilingual-uncased': dict(model_type='bert', hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
+                                           intermediate_size=3072, vocab_size=105879),
+    'roberta-base': dict(model_type='roberta', hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
+                         vocab_size=50265, max_position_embeddings=514, type_vocab_size=1),
+    'roberta-large': dict(model_type='roberta', hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096,
+                          vocab_size=50265, max_position_embeddings=514, type_vocab_size=1),
+    'xlm-roberta-base': dict(model_type='xlm-roberta', hidden_size=768, num_hidden_layers=12, num_attention_heads=12, intermediate_size=3072,
+                             vocab_size=250002, max_position_embeddings=514, type_vocab_size=1),
+    'xlm-roberta-large': dict(model_type='xlm-roberta', hidden_size=1024, num_hidden_layers=24, num_attention_heads=16, intermediate_size=4096,
+                              vocab_size=250002, max_position_embeddings=514, type_vocab_size=1),
+    'sentence-transformers/all-MiniLM-L6-v2': dict(model_type='bert', hidden_size=384, num_hidden_layers=6, num_attention_heads=12,
+                                                   intermediate_size=1536, vocab_size=30522),
+    'facebook/bart-large-mnli': dict(model_type='bart', d_model=1024, encoder_layers=12, decoder_layers=12, encoder_attention_heads=16,
+                                     decoder_attention_heads=16, encoder_ffn_dim=4096, decoder_ffn_dim=4096, vocab_size=50265,
+                                     max_position_embeddings=1024),
+}
+_STACKED = ('bert', 'roberta', 'xlm-roberta', 'electra')   # one stack of identical layers (`num_hidden_layers`): timed on two of them
+
+def model_shape(model:str, local_files_only:bool=False) -> tuple:
+    "(config, where it came from) of `model`: its config (a folder, the cache, the Hub), else its known shape (`KNOWN_SHAPES`); (None, '')."
+    from transformers import AutoConfig
+    try: return AutoConfig.from_pretrained(model, local_files_only=local_files_only), 'its config'
+    except Exception: pass
+    if model in KNOWN_SHAPES:
+        shape = dict(KNOWN_SHAPES[model])
+        return AutoConfig.for_model(shape.pop('model_type'), **shape), 'its shape from the name (KNOWN_SHAPES)'
+    return None, ''
+
+# %% ../../nbs/10i_experiment.cost.ipynb #3a6a9682
+def _timing_model(model:str, local_files_only:bool) -> tuple:
+    "(network, depth scale, how it was made) to time for `model`: its weights; else random weights of its shape, two layers of a deep stack."
+    from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error(); hf_logging.disable_progress_bar()   # the encoder without its task head: no load report
+    try:
+        try: return AutoModel.from_pretrained(model, local_files_only=local_files_only), 1.0, ''
+        except Exception: cfg, src = model_shape(model, local_files_only)
+        if cfg is None: return None, 1.0, ''
+        depth = getattr(cfg, 'num_hidden_layers', None) if cfg.model_type in _STACKED else None
+        if depth and depth > 2: cfg.num_hidden_layers = 2
+        how = (f"random weights of {src}" + (f", 2 of its {depth} layers timed, ×{depth / 2:g}" if depth and depth > 2 else '')
+               + ": an estimate from the name, its weights are not here")
+        return AutoModel.from_config(cfg), (depth / 2 if depth and depth > 2 else 1.0), how
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars: hf_logging.enable_progress_bar()
 
 # %% ../../nbs/10i_experiment.cost.ipynb #18fee452
 TIMED_BATCH_CPU = 64   # the largest batch timed on a CPU: its time per example no longer falls beyond it, and a batch of thousands would
@@ -27,20 +89,16 @@ def estimate_encoder_seconds(model:str,        # a Hub id or folder `AutoModel` 
                              batch_size:int=16, eval_batch_size:int=64, steps:int=2,
                              local_files_only:bool=False,
                              device:str='cpu', # where to time it: 'cpu', or 'cuda' (bf16 autocast as training there, synchronised)
+                             how:list|None=None, # filled with how it was timed: '' (its weights) or the shape it was timed with
                             ) -> tuple[float, float]|None:
-    "(training, predicting) seconds of `model` on this machine, from the measured time of a few steps at `length`; `None`: not loadable."
+    """(training, predicting) seconds of `model` on this machine, from the measured time of a few steps at `length`; a model whose weights
+    are not here is timed with random weights of its shape (`model_shape`); `None`: its shape is not known either."""
     import contextlib, torch
     dev = torch.device(device)
     if dev.type == 'cuda' and not torch.cuda.is_available(): raise RuntimeError(f"device {device!r}: no CUDA device is visible here")
-    from transformers import AutoModel
-    from transformers.utils import logging as hf_logging
-    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error(); hf_logging.disable_progress_bar()   # the encoder without its task head: no load report
-    try: m = AutoModel.from_pretrained(model, local_files_only=local_files_only)
-    except Exception: return None
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars: hf_logging.enable_progress_bar()
+    m, scale, made = _timing_model(model, local_files_only)
+    if m is None: return None
+    if how is not None: how.append(made)
     m = m.to(dev)
     sync = torch.cuda.synchronize if dev.type == 'cuda' else (lambda: None)
     cast = (lambda: torch.autocast('cuda', dtype=torch.bfloat16)) if dev.type == 'cuda' else contextlib.nullcontext
@@ -58,18 +116,24 @@ def estimate_encoder_seconds(model:str,        # a Hub id or folder `AutoModel` 
         with torch.inference_mode(), cast(): m(input_ids=ids)
     m.train(); tr = timed(batch_size, train_step, n_train)
     m.eval(); pr = timed(eval_batch_size, predict_step, n_predict) if n_predict else 0.0
-    return tr * n_train, pr * n_predict
+    return tr * n_train * scale, pr * n_predict * scale
 
 # %% ../../nbs/10i_experiment.cost.ipynb #1594e3c7
-def mean_pair_length(tokenizer, frames:Sequence[pd.DataFrame], max_length:int, n:int=256) -> float:
+SUBWORDS_PER_WORD = 1.3   # without a tokenizer: subwords per whitespace word of a pair (BERT's uncased vocabulary on the mirror's datasets:
+                         # 1.10 argmin, 1.11 ibmcs, 1.13 perspectrum, 1.22 arc, 1.29 fnc1, 1.70 semeval2016t6, 1.83 semeval2019t7)
+
+def mean_pair_length(tokenizer, # the model's tokenizer; None: it is not here, the length is estimated from the words
+                     frames:Sequence[pd.DataFrame], max_length:int, n:int=256) -> float:
     "Mean subword length of the (target, text) pairs of `frames` cut at `max_length`, on a fixed sample of `n` rows of each, weighted by size."
     lens, sizes = [], []
     for f in frames:
         if not len(f): continue
         s = f.sample(n=min(n, len(f)), random_state=0)
         tg = s.target.fillna('').astype(str).tolist() if 'target' in s else [''] * len(s)
-        enc = tokenizer(tg, s.text.astype(str).tolist(), truncation=True, max_length=max_length)
-        lens.append(float(np.mean([len(x) for x in enc['input_ids']]))); sizes.append(len(f))
+        if tokenizer is None:   # [CLS] target [SEP] text [SEP], cut as the tokenizer would
+            ids = [[0] * min(max_length, 3 + round(SUBWORDS_PER_WORD * len(f'{a} {b}'.split()))) for a, b in zip(tg, s.text.astype(str))]
+        else: ids = tokenizer(tg, s.text.astype(str).tolist(), truncation=True, max_length=max_length)['input_ids']
+        lens.append(float(np.mean([len(x) for x in ids]))); sizes.append(len(f))
     return float(np.average(lens, weights=sizes)) if lens else float(max_length)
 
 # %% ../../nbs/10i_experiment.cost.ipynb #e23bc7f1
@@ -104,18 +168,20 @@ def cpu_cost(todo:Sequence[tuple], settings:dict,
         n_dev = sum(int((f.split == 'dev').sum()) for f in ctx.data.values())
         n_pr = n_dev * epochs + sum(len(f) for f in ctx.tests.values())
         frames = [*ctx.data.values(), *(f for (k, t), f in ctx.tests.items() if t != 'test')]
-        length = mean_pair_length(toks[m], frames, cfg.max_length) if toks[m] is not None else float(cfg.max_length)
+        length = mean_pair_length(toks[m], frames, cfg.max_length)   # without its tokenizer: from the words
         plans[job.label] = dict(model=m, train_examples=max(0, n_tr * epochs - examples_trained(ctx.out)), predict_examples=n_pr,
-                                tokens=round(length, 1),
+                                tokens=round(length, 1), tokens_from='its tokenizer' if toks[m] is not None else 'the words',
                                 batch_size=cfg.batch_size, eval_batch_size=cfg.eval_batch_size or 2 * cfg.batch_size)
     for m in {p['model'] for p in plans.values()}:
         mine = [p for p in plans.values() if p['model'] == m]
         w = np.array([p['train_examples'] + p['predict_examples'] for p in mine], dtype=float)
         ref = float(np.average([p['tokens'] for p in mine], weights=w)) if w.sum() else 64.0
+        how = []
         est = estimate_encoder_seconds(m, 1, 1, length=ref, batch_size=mine[0]['batch_size'], eval_batch_size=mine[0]['eval_batch_size'],
-                                       local_files_only=settings.get('local_files_only', False), device=device)
+                                       local_files_only=settings.get('local_files_only', False), device=device, how=how)
+        load = load_average()   # the load the timing shared the cores with: said beside the estimate
         for p in mine:
-            scale = p['tokens'] / ref
+            scale, p['timed_as'], p['load'] = p['tokens'] / ref, (how or [''])[0], load
             p['train_seconds'] = round(est[0] * p['train_examples'] * scale, 1) if est else None
             p['predict_seconds'] = round(est[1] * p['predict_examples'] * scale, 1) if est else None
     for p in plans.values(): p.pop('batch_size'); p.pop('eval_batch_size')
@@ -125,6 +191,18 @@ def cpu_cost(todo:Sequence[tuple], settings:dict,
 def duration_text(s:float) -> str:
     "Seconds as a reader says them: '2.5 h', '12 min', '40 s'."
     return f"{s/3600:.1f} h" if s >= 360 else f"{s/60:.0f} min" if s >= 60 else f"{s:.0f} s"
+
+# %% ../../nbs/10i_experiment.cost.ipynb #e92a425e
+def load_stretch(seconds:float,      # an estimate timed on this CPU
+                 load:float|None,    # the 1-minute load average when it was timed (`stance_nb.core.load_average`)
+                 cores:int,          # the cores the process may run on (`stance_nb.core.available_cpus`)
+                 at:float|None=None, # another load to state it at (default: twice the cores)
+                ) -> str:
+    "The load an estimate was timed at and what the load makes of it: on idle cores, and at load `at` (time ∝ load / cores above 1)."
+    if load is None: return 'the load when timed is not known (no load average here)'
+    idle, at = seconds * cores / max(load, cores), at if at is not None else 2 * cores
+    return (f"timed at load average {load:.1f} on {cores} cores: ≈ {duration_text(idle)} on idle cores, "
+            f"≈ {duration_text(idle * max(at, cores) / cores)} at load {at:g} (the time grows as load / cores above 1)")
 
 # %% ../../nbs/10i_experiment.cost.ipynb #a99c1899
 def full_cpu_run(settings:dict) -> bool:
@@ -152,11 +230,13 @@ def announce_cpu_cost(pending:Callable, settings:dict) -> dict:
     tr, pr = sum(p['train_seconds'] for p in known.values()), sum(p['predict_seconds'] for p in known.values())
     lines = [f"no GPU: {len(plans)} transformer job(s) to run on the CPU; measured estimate ≈ {duration_text(tr + pr)} "
              f"(training {sum(p['train_examples'] for p in known.values()):,} examples ≈ {duration_text(tr)}, "
-             f"predicting {sum(p['predict_examples'] for p in known.values()):,} ≈ {duration_text(pr)})"]
+             f"predicting {sum(p['predict_examples'] for p in known.values()):,} ≈ {duration_text(pr)}; "
+             f"{load_stretch(tr + pr, next(iter(plans.values()))['load'], available_cpus())})"]
     for k, p in sorted(known.items(), key=lambda kp: -(kp[1]['train_seconds'] + kp[1]['predict_seconds'])):
         lines.append(f"  {k}: {p['tokens']:.0f} tokens per example, training {p['train_examples']:,} ≈ {duration_text(p['train_seconds'])}, "
                      f"predicting {p['predict_examples']:,} ≈ {duration_text(p['predict_seconds'])}")
-    lines += [f"  {k}: unknown ({p['model']} is not loadable here)" for k, p in plans.items() if k not in known]
+    lines += [f"  {k}: unknown ({p['model']} is not loadable here, and its shape is not known)" for k, p in plans.items() if k not in known]
+    lines += [f"  {m}: {how}" for m, how in {p['model']: p['timed_as'] for p in known.values() if p.get('timed_as')}.items()]
     if note := emulated_bf16(settings): lines.append(f"  {note}")
     print('\n'.join(lines))
     return plans

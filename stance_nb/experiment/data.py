@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
-from ..core import data_dir as _data_dir, StanceDataError
+from ..core import StanceDataError
 from ..data import load, DATASETS, overlap_keys
-from ..data.core import to_stance_labels
+from ..data.core import to_stance_labels, dataset_folder, searched
 from ..records import LabelsNormalised
-from .spec import DataSpec, SAFE_NAME
+from .spec import DataSpec
+from ..paramtypes import SAFE_NAME
 from ..registry import UnknownName, unknown_message
 
 # %% auto #0
@@ -129,10 +130,12 @@ def load_data(spec:DataSpec,            # what to load
         first = str(e).splitlines()[0]
         if info.folder is None:   # the user's own files: what is wrong with them, not where a registered dataset lives
             raise StanceDataError(f"cannot read your dataset {spec.key!r} ({spec.dataset}): {first}") from e
-        how = [f"stance_nb.data.download({spec.dataset!r})"] if getattr(info, 'url', None) else []
+        how = [f"stance_nb.data.download({spec.dataset!r})" if getattr(info, 'url', None) else 'request it from its authors']
         if info.source and info.source not in first: how.append(info.source)   # the loader's error says it already: once is enough
-        raise StanceDataError(f"cannot read dataset {spec.dataset!r} ({spec.key}) from {_data_dir(data_dir, info.folder)}: {first}. "
-                              f"Point data_dir or $STANCE_NB_DATA at a folder holding it" + (f" ({'; '.join(how)})" if how else '')) from e
+        where = dataset_folder(spec.dataset, data_dir)   # a folder that is there but incomplete: every other folder searched lacked it too
+        where = f"{where}{searched(spec.dataset, data_dir) if where.is_dir() else ''}"
+        raise StanceDataError(f"cannot read dataset {spec.dataset!r} ({spec.key}) from {where}: {first}. "
+                              f"Point data_dir or $STANCE_NB_DATA at a folder holding it ({'; '.join(how)})") from e
     if spec.fold is not None:
         if 'fold' not in df: raise StanceDataError(f"{spec.key}: dataset {spec.dataset!r} has no 'fold' column for cross-validation", field='fold')
         attrs = dict(df.attrs)

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Mapping, Sequence
 import pandas as pd
 import psutil, submitit, yaml
-from ..core import progress, available_cpus, load_average, write_text, portable_path
+from ..core import progress, available_cpus, load_average, write_text, portable_path, shorten
 from ..claims import pid_alive, worker_id
 from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped, JobRequeued
-from .cost import mean_pair_length, cpu_cost, examples_trained, emulated_bf16
+from .cost import mean_pair_length, cpu_cost, examples_trained, emulated_bf16, model_shape, load_stretch, SUBWORDS_PER_WORD
 from .runner import Prepared, prepare, execute, job_states, finished_job
 
 # %% auto #0
@@ -218,7 +218,7 @@ def _worker_errors(jobs:list) -> list[str]:
         except Exception as x: e = x   # a result that cannot be read back
         if e is not None:
             log = getattr(getattr(j, 'paths', None), 'stderr', None)
-            out.append(f"worker {j.job_id}: {type(e).__name__}: {(str(e).strip().splitlines() or [''])[-1][:300]}"
+            out.append(f"worker {j.job_id}: {shorten(type(e).__name__ + ': ' + (str(e).strip().splitlines() or [''])[-1])}"
                        + (f" (log: {log})" if log else ''))
     return out
 
@@ -303,14 +303,13 @@ PARAMS_M = {'bert-large-uncased': 335, 'bert-large-cased': 333, 'bert-base-uncas
             'microsoft/deberta-v3-large': 435, 'sentence-transformers/all-MiniLM-L6-v2': 22.7}   # millions, from the models' cards
 
 def _params_m(model:str, local_files_only:bool) -> tuple[float|None, str]:
-    "Millions of parameters of `model`: from its config when it loads (embeddings + layers), else the model cards' numbers."
+    "Millions of parameters of `model`: from its config, or its shape known from the name (embeddings + layers), else the model cards' numbers."
     try:
-        from transformers import AutoConfig
-        c = AutoConfig.from_pretrained(model, local_files_only=local_files_only)
+        c, src = model_shape(model, local_files_only)
         h, v = getattr(c, 'hidden_size', None) or getattr(c, 'd_model'), c.vocab_size
         layers = getattr(c, 'num_hidden_layers', None) or (getattr(c, 'encoder_layers', 0) + getattr(c, 'decoder_layers', 0))
         inter = getattr(c, 'intermediate_size', None) or getattr(c, 'encoder_ffn_dim', 4 * h)
-        return (v * h + layers * (4 * h * h + 2 * h * inter)) / 1e6, 'its config'
+        return (v * h + layers * (4 * h * h + 2 * h * inter)) / 1e6, src
     except Exception:
         if model in PARAMS_M: return float(PARAMS_M[model]), 'its model card'
         return None, 'unknown'
@@ -372,8 +371,10 @@ def _encoder_seconds(m:str, n_tr:int, n_pr:int, how_len:str, length:float, timed
         return (n_tr / float(throughput[m]['train']) + n_pr / float(throughput[m]['predict']),
                 f"declared throughput of {m}: {throughput[m]['train']:g} / {throughput[m]['predict']:g} examples/s")
     if timed is not None:
-        if timed['train_seconds'] is None: return None, f"cannot price: {m} not loadable here"
-        return (timed['train_seconds'] + timed['predict_seconds'], f"{m} timed on {_where(device)}: {timed['tokens']:.0f} tokens"
+        if timed['train_seconds'] is None: return None, f"cannot price: {m} is not loadable here and its shape is not known (--throughput prices it)"
+        words = how_len[how_len.find(' ('):] if ' (' in how_len else ''   # how the length was had: without a tokenizer, from the words
+        return (timed['train_seconds'] + timed['predict_seconds'], f"{m} timed on {_where(device)}: {timed['tokens']:.0f} tokens{words}"
+                + (f", {timed['timed_as']}" if timed.get('timed_as') else '')
                 + ('' if device == 'cuda' else f", load average {'not known' if load is None else f'{load:.1f}'} when timed"))
     pm, src = size
     if pm is None: return None, f"{m}: size unknown (pass its throughput)"
@@ -408,8 +409,9 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
                     from transformers import AutoTokenizer
                     toks[m] = AutoTokenizer.from_pretrained(m, local_files_only=lfo)
                 except Exception: toks[m] = None
-            length = mean_pair_length(toks[m], list(ctx.data.values()), cfg.max_length) if toks[m] is not None else float(cfg.max_length)
-            how_len = f"{length:.0f} tokens" + ('' if toks[m] is not None else ' (max_length: the tokenizer is not here)')
+            length = mean_pair_length(toks[m], list(ctx.data.values()), cfg.max_length)   # without its tokenizer: from the words
+            how_len = f"{length:.0f} tokens" + ('' if toks[m] is not None else f' (from the words, {SUBWORDS_PER_WORD:g} subwords a word: '
+                                                                                 'its tokenizer is not here)')
             if m not in sizes and m not in throughput and job.label not in timed: sizes[m] = _params_m(m, lfo)
             secs, basis = _encoder_seconds(m, n_tr, n_pr, how_len, length, timed.get(job.label), device, throughput, tflops,
                                            sizes.get(m, (None, '')), load)
@@ -424,6 +426,7 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
                    wall_hours={int(n): round(_lpt(known, int(n) * at_once) / 3600, 2) if priced else None for n in workers},
                    tflops=tflops, not_run=not_run,
                    jobs_per_gpu=jobs_per_gpu, train_examples=int(df.train_examples.dropna().sum()), timed_on=device, to_take=len(prep.elsewhere),
+                   timed_load=load, cores=available_cpus(),
                    precision=emulated_bf16(prep.settings) if df.train_examples.notna().any() else None)   # said where transformer jobs run
     return df, summary
 
@@ -447,6 +450,8 @@ def plan_text(df:pd.DataFrame, summary:dict) -> str:
     at_once = ('' if k == 1 else f" (no GPU here: the {k} jobs at once share this CPU's cores, so they are counted one after another)"
                if cpu else f" ({k} jobs at once on each GPU, each assumed to run as fast as alone)")
     if summary['device_hours'] is None: lines.append("wall time: unknown" + at_once); return '\n'.join(lines)
+    if cpu and summary.get('timed_load') is not None:   # the CPU's timing shared its cores: what the load makes of the hours
+        lines.append(f"the CPU's hours were {load_stretch(summary['device_hours'] * 3600, summary['timed_load'], summary.get('cores') or 1)}")
     least, unit = 'at least ' if summary['unknown'] else '', 'GPU' if k > 1 and not cpu else 'worker'
     lines.append("wall time: " + ', '.join(f"{least}{h:.1f} h on {n} {unit}{'s' * (n != 1)}" for n, h in summary['wall_hours'].items()) + at_once)
     return '\n'.join(lines)

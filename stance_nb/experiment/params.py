@@ -9,99 +9,12 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Iterable, Mapping
 from fastcore.docments import docments
-from ..core import as_list
-from ..hub import check_model_folder
 from ..registry import Registry
-from .spec import SAFE_NAME, EXECUTORS, get_experiment
+from ..paramtypes import check_values, unknown_parameters
+from .spec import EXECUTORS, get_experiment
 
 # %% auto #0
-__all__ = ['RUN_ARGS', 'ParamType', 'parse_annotation', 'check_value', 'arg', 'type_text', 'RunArgs', 'parameters',
-           'papermill_value', 'text_value']
-
-# %% ../../nbs/10a_experiment.params.ipynb #e427b3cf
-_BASE = {'bool': bool, 'int': int, 'float': float, 'str': str, 'dict': dict,
-         'list[str]': str, 'list[int]': int, 'list[float]': float}
-_WORDS = {'positive': (('>', 0.0),), 'nonneg': (('>=', 0.0),), 'fraction': (('>', 0.0), ('<=', 1.0))}
-_LITERALS = (str, int, float, bool, list, dict, tuple, type(None))
-
-@dataclass
-class ParamType:
-    "A parsed parameter annotation: base type, optional, bounds, choices name, distinct, name-safe, a model reference."
-    base:str; optional:bool=False; bounds:tuple=(); choices:str|None=None; distinct:bool=False; name:bool=False; model:bool=False
-
-# %% ../../nbs/10a_experiment.params.ipynb #6519e7a5
-def parse_annotation(a:str) -> ParamType:
-    "Parse `'Optional[int] positive'`, `'list[str] in datasets distinct'`, `'int min8'`, `'str name'`, `'str model'` into a `ParamType`."
-    m = re.match(r'\s*(Optional\[)?(list\[\w+\]|\w+)(\])?', a)
-    if not m or m.group(2) not in _BASE or bool(m.group(1)) != bool(m.group(3)):
-        raise ValueError(f"bad parameter annotation {a!r}; expected a base type among {sorted(_BASE)}, optionally Optional[...]")
-    t, words = ParamType(m.group(2), optional=bool(m.group(1))), a[m.end():].split()
-    while words:
-        w = words.pop(0)
-        if w in _WORDS: t.bounds += _WORDS[w]
-        elif re.fullmatch(r'min\d+', w): t.bounds += (('>=', float(w[3:])),)
-        elif w == 'in' and words: t.choices = words.pop(0)
-        elif w == 'distinct': t.distinct = True
-        elif w == 'name': t.name = True
-        elif w == 'model': t.model = True
-        else: raise ValueError(f"bad constraint {w!r} in parameter annotation {a!r}; valid: {sorted(_WORDS)}, minN, in NAME, distinct, name, model")
-    return t
-
-# %% ../../nbs/10a_experiment.params.ipynb #d3a6c8d9
-_OPS = {'>=': lambda v, b: v >= b, '>': lambda v, b: v > b, '<=': lambda v, b: v <= b, '<': lambda v, b: v < b}
-
-def _is(v, tp) -> bool:
-    if tp is bool: return isinstance(v, bool)
-    if tp is int: return isinstance(v, int) and not isinstance(v, bool)
-    if tp is float: return isinstance(v, (int, float)) and not isinstance(v, bool)
-    return isinstance(v, tp)
-
-# %% ../../nbs/10a_experiment.params.ipynb #ed46b01d
-_HUB_ID = re.compile(r'^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$')   # `bert-base-uncased`, `dbmdz/bert-base-german-uncased`
-
-def _check_model_ref(name:str, v:str):
-    """A model parameter names a local file or folder that exists (a folder with its tokenizer files, `check_model_folder`), or
-    something shaped like a Hub id; else the error names the parameter."""
-    if Path(v).expanduser().exists(): return check_model_folder(v, f'parameter {name}')
-    if _HUB_ID.match(v) and not v.startswith(('.', '~')): return
-    raise ValueError(f"parameter {name}={v!r}: no such local file or folder, and not a Hugging Face Hub id "
-                     "(expected an existing path, or an id like bert-base-uncased or an-org/a-model)")
-
-# %% ../../nbs/10a_experiment.params.ipynb #747012d6
-def _typed(name:str, v, t:ParamType) -> tuple:
-    "`v` parsed to the base type of `t` (lists from text, a dict from JSON) and the items the constraints apply to."
-    if t.base.startswith('list['):
-        v = as_list(name, v, _BASE[t.base])
-        if not all(_is(x, _BASE[t.base]) for x in v): raise ValueError(f"parameter {name}={v!r}: expected {t.base}")
-        return v, v
-    if t.base == 'dict' and isinstance(v, str):
-        try: v = json.loads(v or '{}')
-        except ValueError as e: raise ValueError(f"parameter {name}: not JSON ({e})") from None
-    if t.base == 'float' and _is(v, float): v = float(v)
-    if not _is(v, _BASE[t.base]):
-        want = 'a JSON object {"name": value, ...}' if t.base == 'dict' else t.base
-        raise ValueError(f"parameter {name}={v!r}: expected {want}, got {type(v).__name__}")
-    return v, [v]
-
-# %% ../../nbs/10a_experiment.params.ipynb #3fe1b8e0
-def check_value(name:str, v, t:ParamType, choices:Mapping|None=None):
-    "The value `v` of parameter `name` normalized to `t` (lists parsed from text); `ValueError` naming it otherwise."
-    if v is None:
-        if t.optional: return None
-        raise ValueError(f"parameter {name}=None: expected {t.base}")
-    v, items = _typed(name, v, t)
-    for x in items:
-        for op, b in t.bounds:
-            if not (_is(x, float) and math.isfinite(x) and _OPS[op](x, b)): raise ValueError(f"parameter {name}={v!r}: expected {op} {b:g}")
-        if t.model: _check_model_ref(name, x)
-        if t.name and not SAFE_NAME.match(str(x)):
-            raise ValueError(f"parameter {name}={x!r}: expected a plain name (letters, digits, '.', '_', '-'; no path separators or '..')")
-    if t.choices is not None:
-        valid = list((choices or {}).get(t.choices, ()))
-        bad = [x for x in items if x not in valid]
-        if bad: raise ValueError(f"parameter {name}: unknown {bad}; valid: {valid}")
-    if t.distinct and len(set(items)) != len(items): raise ValueError(f"parameter {name}={v!r}: values must be distinct")
-    return v
+__all__ = ['RUN_ARGS', 'arg', 'type_text', 'RunArgs', 'parameters']
 
 # %% ../../nbs/10a_experiment.params.ipynb #576df92b
 def arg(default,       # the default (a list or dict is copied for each instance)
@@ -152,25 +65,16 @@ class RunArgs:
 # %% ../../nbs/10a_experiment.params.ipynb #0bfe3588
 def _checked(self:RunArgs) -> RunArgs:
     "A copy with every field checked against its annotation and normalized, then `validate`d; a `ValueError` lists every bad field."
-    choices, out, bad = self.choices(), {}, []
-    for name, a in self.annotations().items():
-        try: out[name] = check_value(name, getattr(self, name), parse_annotation(a), choices)
-        except (ValueError, TypeError) as e: bad.append(str(e))
-    if bad: raise ValueError('invalid parameters: ' + '; '.join(bad))
-    new = replace(self, **out)
+    new = replace(self, **check_values(self.as_dict(), self.annotations(), self.choices()))
     new.validate()
     return new
 RunArgs.checked = _checked
 
 # %% ../../nbs/10a_experiment.params.ipynb #2474c4f3
-_NOTEBOOK_NAMES = ('In', 'Out', 'get_ipython', 'exit', 'quit')
-
 def _from_namespace(cls, ns:Mapping, allowed:Iterable[str]=()) -> RunArgs:
     "The parameters `ns` holds (a notebook's globals, or `-p` values over the defaults), checked; an unknown name is a `NameError`."
     names = [f.name for f in fields(cls)]
-    unknown = sorted(k for k, v in ns.items() if not k.startswith('_') and k not in names and k not in _NOTEBOOK_NAMES
-                     and k not in set(allowed) and isinstance(v, _LITERALS))
-    if unknown: raise NameError(f"unknown parameter(s) {unknown}; valid parameters: {sorted(names)}")
+    unknown_parameters(ns, names, allowed)
     return cls(**{k: ns[k] for k in names if k in ns}).checked()
 RunArgs.from_namespace = classmethod(_from_namespace)
 
@@ -188,21 +92,3 @@ def parameters(ns:dict,                  # the notebook's `globals()` after pape
 
 # %% ../../nbs/10a_experiment.params.ipynb #59a06bd1
 RUN_ARGS = Registry('experiment', group='stance_nb.papers')   # experiment name -> its parameter class (`RunArgs`), registered by its paper
-
-def papermill_value(s:str):
-    "A `-p` value as papermill reads it: True, False, None, an int, a float, else the text."
-    if s in ('True', 'False', 'None'): return {'True': True, 'False': False, 'None': None}[s]
-    for cast in (int, float):
-        try: return cast(s)
-        except ValueError: pass
-    return s
-
-# %% ../../nbs/10a_experiment.params.ipynb #f25759e4
-def text_value(name:str, s:str, t:ParamType):
-    "A value given as text for a field of type `t`: a number for a number, `None` for 'none' where optional, else the text (lists, JSON)."
-    if t.optional and s.strip().lower() == 'none': return None
-    if t.base in ('int', 'float'):
-        try: return {'int': int, 'float': float}[t.base](s)
-        except ValueError: raise ValueError(f"parameter {name}={s!r}: expected {t.base}") from None
-    if t.base == 'bool' and s.lower() in ('true', 'false'): return s.lower() == 'true'
-    return s

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
-from ..core import outputs_dir, write_csv, write_text, write_json, atomic_files, machine_label, portable
+from ..core import outputs_dir, write_csv, write_text, write_json, atomic_files, machine_label, portable, model_tag
 from ..metrics import MACRO_F1_RULE
 from ..stats import paired_ttest, few_test_rows
 from ..reference import compare, comparison_markdown, reference
@@ -195,7 +195,8 @@ def conditions_text(cond:dict) -> str:
     models = (cond.get('settings') or {}).get('models') or {}
     data = '; '.join(f"{k} ({v['dataset']}{', ' + str(v['options']) if v['options'] else ''}: "
                      + ('/'.join(str(v['n'][s]) for s in ('train', 'dev', 'test')) + ' rows' if v.get('n') else 'ratios only')
-                     + f", fingerprint {v['fingerprints'].get(k + '@1', next(iter(v['fingerprints'].values()), '–'))})"
+                     + f", fingerprint {v['fingerprints'].get(k + '@1', next(iter(v['fingerprints'].values()), '–'))}"
+                     + (f", from {v['folder']}" if v.get('folder') else '') + ')'   # the data folder of the search path that held it
                      for k, v in cond['data'].items())
     lines = [f"- experiment `{cond['experiment']}` ({cond['paper']}); rows: {', '.join(cond['rows'])}",
              f"- models: {', '.join(f'{k} = {v}' for k, v in models.items() if v) or 'none'}; "
@@ -334,6 +335,8 @@ def render(exp:Experiment, result:RunResult,
     stem = run_name or exp.name
     cond = table_conditions(exp, result)
     cond_md = conditions_text(cond)
+    models = (cond.get('settings') or {}).get('models') or {}
+    enc = {r.name: models.get(r.options.get('encoder', '')) for r in exp.rows}   # row -> the model its encoder stood for in this run
     write_json(out/f'{stem}_conditions.json', cond)
     if result.labels is not None and len(result.labels): write_csv(out/f'{stem}_labels.csv', result.labels)
     done = {}
@@ -341,7 +344,8 @@ def render(exp:Experiment, result:RunResult,
         cmp, env_md = build_table(exp, result, t, cond)
         if cmp is None: print(f"Table {t}: no cells (its rows did not run in this setting)"); continue
         write_csv(out/f'{stem}_table{t}.csv', cmp)
-        short = cmp.assign(note=[n if len(n) <= 90 else n[:87] + '...' for n in cmp.note.fillna('')])
+        short = cmp.assign(note=[n if len(n) <= 90 else n[:87] + '...' for n in cmp.note.fillna('')],
+                           row=[f'{r} ({model_tag(enc[r])})' if enc.get(r) else r for r in cmp.row])   # the encoder that ran
         short.attrs.update(cmp.attrs)
         write_text(out/f'{stem}_table{t}.md', f"# {stem}: {exp.paper} Table {t}\n\n{cond_md}\n{env_md}\n\n"
                                               f"{comparison_markdown(short, notes=True)}\n\n"

@@ -11,6 +11,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 from ..core import out_of_space, outputs_dir, StanceDataError, progress, is_quiet, hardware, machine_label, git_sha, portable_path, get_device
+from ..core import data_dirs, shorten, torch_threads
 from ..claims import RunLock, ClaimBusy, heartbeat_seconds, worker_id, holder
 from ..data import DATASETS
 from ..data.core import fingerprint
@@ -130,7 +131,7 @@ def _read_data(exp:Experiment, rows:list, keys:list, ratios, data_dir, strict:bo
             if strict: raise
             missing[k] = str(e)
     for k, why in missing.items(): print(f"left out {k}: {why}")
-    for (k, x), why in no_subset.items(): print(f"no {x:.0%} training subset of {k}: {why[:300]}")
+    for (k, x), why in no_subset.items(): print(f"no {x:.0%} training subset of {k}: {shorten(why)}")
     keys = [k for k in keys if k not in missing and any(kk == k for kk, _ in frames)]   # data no selected row runs on is not read
     if not keys:
         first = (f"; first: {next(iter(missing.values()))}" if missing else
@@ -152,7 +153,7 @@ def _test_sets(exp:Experiment, rows:list, keys:list, frames:dict, attack_seed:in
             t_a = time.perf_counter()
             try: tests[k, a] = _attacked(clean, a, exp.data[k], attack_seed, settings); seconds[k, a] = time.perf_counter() - t_a
             except Exception as e:
-                skipped[f'attack {a}'] = f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
+                skipped[f'attack {a}'] = shorten(f"{type(e).__name__}: {str(e).splitlines()[0]}", 200)
                 for kk in keys: tests.pop((kk, a), None)
     return tests, skipped, seconds
 
@@ -350,7 +351,8 @@ def _run_job(exp, job, params, folder, data, tests, settings, attack_seconds:dic
         rec.metrics['data_specs'] = {k: spec_record(exp.data[k]) for k in job.keys}   # what its rows were read as (analyses rebuild them)
         save_job(folder, rec, preds, tests, info, scores)
         first = next((s for s in scores if s['test'] == 'test'), None)
-        if first and not is_quiet(): print(f"{job.label}: {first['metric']} {first['value']:.4f} on {first['key']} ({rec.wall_time:.1f} s)")
+        if first and not is_quiet():   # the encoder named: a MiniLM run's BERT_SDL says so
+            print(f"{job.shown(settings.get('models'))}: {first['metric']} {first['value']:.4f} on {first['key']} ({rec.wall_time:.1f} s)")
         return 'ran', rec
 
 # %% ../../nbs/10j_experiment.runner.ipynb #77f6a87f
@@ -391,6 +393,17 @@ def _cpu_seconds(recs:dict) -> dict|None:
     r = [x for x in recs.values() if x.cpu_time is not None]
     return dict(jobs=len(r), cpu=round(sum(x.cpu_time for x in r), 1), wall=round(sum(x.wall_time or 0 for x in r), 1)) if r else None
 
+# %% ../../nbs/10j_experiment.runner.ipynb #d70e9e07
+def _data_path(data_dir) -> str|None:
+    "The run's data search path as its conditions name it: each folder relative to the repository, joined by `os.pathsep`; None: the default."
+    if data_dir is None and not os.environ.get('STANCE_NB_DATA'): return None
+    return os.pathsep.join(portable_path(d) for d in data_dirs(data_dir))
+
+def _data_folder(frame) -> dict:
+    "`{'folder': ...}`: the data folder a registered dataset's table was read from (the first on the search path that had it); `{}`: none."
+    folder = frame.attrs.get('folder') if frame is not None else None
+    return {'folder': portable_path(folder)} if folder else {}
+
 # %% ../../nbs/10j_experiment.runner.ipynb #bced7da4
 def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, settings:dict, inp:_Inputs, n_jobs:int, reused:int,
                 unfinished:list, recs:dict, git, t_start:float, estimate:dict, labels:pd.DataFrame) -> dict:
@@ -401,8 +414,9 @@ def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, set
     cond = dict(experiment=exp.name, paper=exp.paper, rows=[r.name for r in rows], seeds=list(seeds), attack_seed=attack_seed,
                 data={k: dict(dataset=exp.data[k].dataset, options=dict(exp.data[k].options),
                               n={s: int((frames[k, 1.0].split == s).sum()) for s in ('train', 'dev', 'test')} if (k, 1.0) in frames else None,
-                              fingerprints={n: v for n, v in fps.items() if n.split('@')[0].split(':')[0] == k}) for k in inp.keys},
-                data_dir=portable_path(data_dir or os.environ.get('STANCE_NB_DATA')), left_out=inp.missing, skipped=inp.skipped,
+                              fingerprints={n: v for n, v in fps.items() if n.split('@')[0].split(':')[0] == k},
+                              **_data_folder(frames.get((k, 1.0)))) for k in inp.keys},
+                data_dir=_data_path(data_dir), left_out=inp.missing, skipped=inp.skipped,
                 no_subset={f'{k}@{x:g}': why for (k, x), why in inp.no_subset.items()},
                 settings={k: v for k, v in settings.items() if k not in ('attack_options',)} | dict(models=used_models),
                 jobs=n_jobs, reused=reused, unfinished=unfinished,
@@ -479,8 +493,10 @@ def prepare(exp:Experiment,
         found = {folder: src for job, ts, params, folder in plan
                  if (src := (import_finished if take else finished_elsewhere)(folder, params, stores)) is not None}
         took = collections.Counter(map(str, found.values()))
+        here = sum(1 for job, ts, params, folder in plan if folder not in found and (folder/'record.json').exists())   # nothing to take for them
         print(f"{sum(took.values())} finished job(s) {'taken' if take else 'to take (when the run starts)'} into {portable_path(root)} from "
-              + (', '.join(f'{portable_path(s)} ({n})' for s, n in took.items()) or 'none of ' + ', '.join(map(str, reuse))))
+              + (', '.join(f'{portable_path(s)} ({n})' for s, n in took.items()) or ', '.join(map(str, reuse)))
+              + (f"; {here} of the run's {len(plan)} job(s) were there already" if here else ''))
         elsewhere = {} if take else found
         not_taken = {job.label: why for job, ts, params, folder in plan
                      if not (folder/'record.json').exists() and folder not in found and (why := why_not_taken(folder, params, stores))}
@@ -520,14 +536,15 @@ def execute(prep:Prepared,
     pending = lambda: [(job, Context(job.row, job.seed, job.ratio, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, folder, settings))
                        for job, ts, params, folder in plan
                        if not finished_only and finished_job(exp, folder, params, ts, since if force else None) is None]
-    estimate = announce_cpu_cost(pending, settings)
-    recs, lines, shares, unfinished, failed = _execute(exp, plan, inp, settings, force, finished_only, since, wait)
-    reused = sum(1 for r in recs.values() if r.started + (r.wall_time or 0) < since)   # finished before this run began
-    scores = pd.DataFrame(lines, columns=SCORE_COLUMNS).astype({'seed': 'Int64'})
-    if reused: print(f"reused {reused} finished job(s) with the same parameters and data from {prep.root}")
-    labels = pd.DataFrame(shares, columns=LABEL_COLUMNS).astype({'seed': 'Int64'})
-    cond = _conditions(exp, prep.rows, prep.seeds, prep.attack_seed, prep.data_dir, settings, inp, len(plan), reused, unfinished, recs,
-                       prep.git, since, estimate, labels)
+    with torch_threads(1 if settings.get('smoke') else None):   # tiny models: operations too small to share (2 threads: 5× slower, busy cores)
+        estimate = announce_cpu_cost(pending, settings)
+        recs, lines, shares, unfinished, failed = _execute(exp, plan, inp, settings, force, finished_only, since, wait)
+        reused = sum(1 for r in recs.values() if r.started + (r.wall_time or 0) < since)   # finished before this run began
+        scores = pd.DataFrame(lines, columns=SCORE_COLUMNS).astype({'seed': 'Int64'})
+        if reused: print(f"reused {reused} finished job(s) with the same parameters and data from {prep.root}")
+        labels = pd.DataFrame(shares, columns=LABEL_COLUMNS).astype({'seed': 'Int64'})
+        cond = _conditions(exp, prep.rows, prep.seeds, prep.attack_seed, prep.data_dir, settings, inp, len(plan), reused, unfinished, recs,
+                           prep.git, since, estimate, labels)
     cond['failed'] = [f"{f['label']}: {f['reason']}" for f in failed]
     for line in cond['collapsed']: warnings.warn(f"collapsed predictions: {line}")
     res = RunResult(scores, recs, inp.skipped, cond, labels=labels, failed=failed)

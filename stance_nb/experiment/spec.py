@@ -9,17 +9,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 import pandas as pd
-from ..core import PAPERS_GROUP, paper_modules
+from ..core import PAPERS_GROUP, paper_modules, shorten, model_tag
 from ..registry import Registry, UnknownName
 
 # %% auto #0
-__all__ = ['SAFE_NAME', 'EXPERIMENTS', 'SYSTEMS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'load_papers', 'get_experiment',
-           'System', 'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row',
+__all__ = ['EXPERIMENTS', 'SYSTEMS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'load_papers', 'get_experiment', 'System',
+           'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row',
            'Experiment', 'Job', 'RunResult', 'JobsFailed', 'out_of_memory', 'JobRequeued']
 
 # %% ../../nbs/10_experiment.spec.ipynb #01cf2c2a
-SAFE_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')   # a key, name or run name: no path separators, no '..'
-
 EXPERIMENTS = Registry('experiment', group=PAPERS_GROUP)   # experiment name -> `Experiment`: each paper's module registers its own when imported
 def load_papers() -> Registry:
     "Import every paper module (each registers its experiments); the registry `EXPERIMENTS`."
@@ -208,6 +206,11 @@ class Job:
         return (f"{self.row.name} on {'+'.join(self.keys)}" + (f" at {self.ratio:.0%}" if self.ratio != 1 else '')
                 + (f", seed {self.seed}" if self.seed is not None else ''))
 
+    def shown(self, models:dict|None=None) -> str:
+        "The label with the model its encoder stands for in the run's `models` named (`BERT_SDL (all-MiniLM-L6-v2) on arc`)."
+        m = (models or {}).get(self.row.options.get('encoder', ''))
+        return self.label.replace(self.row.name, f'{self.row.name} ({model_tag(m)})', 1) if m else self.label
+
 # %% ../../nbs/10_experiment.spec.ipynb #820d46c1
 @dataclass
 class RunResult:
@@ -250,5 +253,5 @@ def out_of_memory(e:BaseException) -> bool:
 class JobRequeued(RuntimeError):
     "A job ran out of GPU memory on a GPU it shared with other workers: nothing of it was kept, and it goes back to the queue."
     def __init__(self, label:str, jobs_per_gpu:int, error:BaseException):
-        self.label, self.reason = label, f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0][:200]}"
+        self.label, self.reason = label, shorten(f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]}", 200)
         super().__init__(f"{label}: out of GPU memory with {jobs_per_gpu} jobs on its GPU ({self.reason}); requeued, to run with fewer jobs per GPU")

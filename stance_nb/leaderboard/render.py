@@ -18,8 +18,8 @@ from .probes import probes_markdown
 from .build import Leaderboard
 
 # %% auto #0
-__all__ = ['FIGURES', 'table_markdown', 'cell_notes', 'run_notes_text', 'leaderboard_markdown', 'figures', 'leaderboard_findings',
-           'page_table', 'leaderboard_html', 'write_leaderboard']
+__all__ = ['FIGURES', 'table_markdown', 'cell_notes', 'run_notes_text', 'leaderboard_markdown', 'figures', 'figure_captions',
+           'leaderboard_findings', 'page_table', 'leaderboard_html', 'write_leaderboard']
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #d391eb6b
 def _fmt(v, std=None) -> str:
@@ -219,7 +219,7 @@ def leaderboard_markdown(lb:Leaderboard) -> str:
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #8970b1ee
 def _heatmap(t, keys:list) -> Figure:
-    fig = Figure(figsize=(1.2 * len(keys) + 3, 0.5 * len(t) + 1.5)); ax = fig.subplots()
+    fig = Figure(figsize=(min(1.2 * len(keys) + 3, 11), 0.5 * len(t) + 1.5)); ax = fig.subplots()
     m = t[keys].astype(float).to_numpy()
     im = ax.imshow(m, cmap='viridis', aspect='auto', vmin=0, vmax=1)
     ax.set_xticks(range(len(keys)), keys, rotation=30, ha='right'); ax.set_yticks(range(len(t)), t.index)
@@ -231,7 +231,7 @@ def _heatmap(t, keys:list) -> Figure:
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #4e6d3383
 def _bars(t, keys:list) -> Figure:
-    fig = Figure(figsize=(1.4 * len(keys) + 3, 3.5)); ax = fig.subplots()
+    fig = Figure(figsize=(min(1.4 * len(keys) + 3, 11), 3.5)); ax = fig.subplots()   # no wider than a page shows at its size
     w, std = 0.8 / max(1, len(t)), t[[f'{k} std' for k in keys]].astype(float)
     spread = bool((std.fillna(0) > 0).to_numpy().any())   # one seed: nothing to show as an error bar
     for i, (sy, r) in enumerate(t.iterrows()):
@@ -275,6 +275,20 @@ def figures(lb:Leaderboard) -> dict:
     if 'mean rank' in t and len(t) >= 3 and len(lb.stats['common']) >= 3 and 'critical_difference' in lb.stats:
         out['cd'] = cd_diagram(t['mean rank'], lb.stats['critical_difference'], title='mean ranks (Nemenyi critical difference)')
     return out
+
+# %% ../../nbs/11g_leaderboard.render.ipynb #a0bc5650
+def figure_captions(lb:Leaderboard) -> dict:
+    "Each figure's caption, a sentence that says what it shows and how to read it (also the image's text for those who cannot see it)."
+    st, t = lb.stats, lb.table
+    spread = any(float(v) > 0 for k in _dataset_keys(t) for v in t[f'{k} std'].dropna())
+    return dict(heatmap='Macro-F1 of each system (rows) on each dataset (columns), its value in each cell; lighter is higher.',
+                bars='Macro-F1 of each system on each dataset, one bar per system'
+                     + (', with the standard deviation over seeds as error bars.' if spread else '; one seed, so no error bars.'),
+                robustness="Relative drop of each encoder's mean macro-F1 under each attack, in percent of its clean mean.",
+                learning_curve='Mean macro-F1 of each encoder at each share of the training data (100 %: the mean over the common datasets).',
+                cd=(f"Mean rank of each system over the {len(st.get('ranked') or [])} datasets (1 is the best); systems joined by a bar are "
+                    f"closer than the critical difference {st.get('critical_difference', float('nan')):.2f} (Nemenyi, α = {st.get('alpha')}): "
+                    "not significantly different."))
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #7a7b4e8e
 def _tests_by_cell(lb:Leaderboard) -> dict:
@@ -361,12 +375,12 @@ def write_leaderboard(lb:Leaderboard, folder:Path, run_name:str) -> dict:
     if lb.stats.get('probes'): files['probes'] = write_csv(f'{stem}_probes.csv', pd.DataFrame(lb.stats['probes']), index=False)
     md = leaderboard_markdown(lb)
     files['md'] = write_text(f'{stem}.md', f"# {run_name}\n\n" + md)
-    imgs = []
+    imgs, caps = [], figure_captions(lb)
     for name, fig in figures(lb).items():
         png = figure_bytes(fig)   # embedded in the page as written: one rendering
         files[name] = write_bytes(f'{stem}_{name}.png', png)
-        data = base64.b64encode(png).decode()
-        imgs.append(f'<figure><img alt="{name}" src="data:image/png;base64,{data}"><figcaption>{name}</figcaption></figure>')
+        data, cap = base64.b64encode(png).decode(), html.escape(caps[name])
+        imgs.append(f'<figure><img alt="{cap}" src="data:image/png;base64,{data}"><figcaption>{cap}</figcaption></figure>')
     cond = portable(dict(lb.result.conditions, leaderboard={k: v for k, v in lb.stats.items()}))   # paths relative, as in every committed output
     files['conditions'] = write_json(f'{stem}_conditions.json', cond)
     files['html'] = write_text(f'{stem}.html', leaderboard_html(lb, run_name, imgs))

@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Sequence
-from ..core import data_dir as data_folder
+from ..core import data_dirs, model_tag
 from ..registry import Registry
-from ..data import DATASETS, missing_files
+from ..data import DATASETS, missing_files, dataset_folder, searched
 from ..data.benchmark import BENCHMARK
 from ..train import check_encoder
 from ..systems.nli import stance_nli_map
@@ -75,7 +75,7 @@ def encoder_names(model:str|Sequence[str]|None) -> dict:
     """Encoder -> the name its rows carry in the table (`sdl (name)`): its folder's or Hub id's last part (of a folder named `model`,
     its parent's); None: the benchmark's encoder."""
     ms = [model] if model is None or isinstance(model, str) else list(model)
-    tags = [(Path(m).parent.name if Path(m).name == 'model' else Path(m).name) or m for m in (m or BenchmarkArgs().model for m in ms)]
+    tags = [model_tag(m) for m in (m or BenchmarkArgs().model for m in ms)]
     return {m: t if tags.count(t) == 1 else f'{t}#{i + 1}' for i, (m, t) in enumerate(zip(ms, tags))}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #f3816536
@@ -241,12 +241,12 @@ def leaderboard_datasets(datasets:Sequence[str]|None=None, # names of `LEADERBOA
     datasets, every = list(datasets or []), list(LEADERBOARD_BENCHMARK.datasets)
     if not datasets and data: return [], {}
     missing = {k: missing_files(k, data_dir) for k in datasets or every}
-    where = lambda k: data_folder(data_dir, DATASETS[k].folder)
+    where = lambda k: f"{dataset_folder(k, data_dir)}{searched(k, data_dir)}"   # each data folder looked in
     if datasets and (gone := [k for k in datasets if missing[k]]):
         raise ValueError(f"dataset {gone[0]!r}: {where(gone[0])} lacks {missing[gone[0]]}. {DATASETS[gone[0]].source}")
     keep = [k for k in datasets or every if not missing[k]]
-    if not keep: raise ValueError(f"no registered dataset's files are in {data_folder(data_dir)}: point data_dir or $STANCE_NB_DATA at your data, "
-                                  "or give your own datasets (data)")
+    if not keep: raise ValueError(f"no registered dataset's files are in {' or '.join(map(str, data_dirs(data_dir)))}: point data_dir or "
+                                  "$STANCE_NB_DATA at your data, or give your own datasets (data)")
     return keep, {k: f"not in {where(k)}: lacks {', '.join(m[:3])}{' ...' if len(m) > 3 else ''}" for k, m in missing.items() if m}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #e170f1b9

@@ -16,7 +16,7 @@ import fasttext
 from ...core import write_json, StanceDataError, available_cpus, progress
 from ...records import RunRecord, write_predictions
 from ...metrics import METRICS, accuracy, f1_macro, score
-from ...core import sha256_file, disk_full, out_of_space, DiskFullError
+from ...core import sha256_file, disk_full, out_of_space, DiskFullError, follow_umask
 from ...data.core import check_rows
 from ...registry import Registry
 
@@ -356,7 +356,7 @@ class FastTextClassifier(Baseline):
         with the binary's size and SHA-256, first); a full disk names the file and leaves the old pair."""
         self._check_fitted()
         path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp'); os.close(fd)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp'); follow_umask(tmp, fd); os.close(fd)
         try:
             self.model_.save_model(tmp)   # fastText's writer does not report a short write: a disk it left full is taken as one
             if os.statvfs(path.parent).f_bavail == 0: raise OSError(errno.ENOSPC, 'No space left on device (the fastText file filled it)')
