@@ -98,6 +98,7 @@ def _pooled(df:pd.DataFrame, spec:DataSpec, pool, data_dir) -> pd.DataFrame:
 def load_data(spec:DataSpec,            # what to load
               data_dir:str|Path|None=None, # the data directory (default `$STANCE_NB_DATA`)
               train_ratio:float=1.0,     # the fraction of the training split (the loader's fixed subset, else a seeded stratified sample)
+              need:tuple=('train', 'test'), # the splits that must have rows: ('test',) for rows whose systems train on nothing
              ) -> pd.DataFrame:
     "The tidy table of `spec`; missing or unreadable data raises one `StanceDataError` that says how to get it."
     DATASETS.check(spec.dataset)
@@ -137,9 +138,11 @@ def load_data(spec:DataSpec,            # what to load
     if train_ratio != 1.0 and 'train_ratio' not in info.options:   # no fixed subsets: a seeded stratified sample of train
         keep = _stratified(df, df.index[df.split == 'train'], train_ratio, prep.get('split_seed', 0))
         df = df.drop(index=df.index[df.split == 'train'].difference(keep)).reset_index(drop=True)
-    empty = [s for s in ('train', 'test') if not (df.split == s).any()]
-    if empty: raise StanceDataError(f"dataset {spec.key!r} has no {empty} rows" + (f" at train_ratio={train_ratio}" if train_ratio != 1 else ''),
-                                    path=data_dir, field='split', expected='train and test rows')
+    empty = [s for s in need if not (df.split == s).any()]
+    if empty:
+        why = '' if 'train' not in need else ' (a system that trains on nothing, as nli or llm with k=0, needs test rows alone)'
+        raise StanceDataError(f"dataset {spec.key!r} has no {empty} rows" + (f" at train_ratio={train_ratio}" if train_ratio != 1 else ''),
+                              path=data_dir, field='split', expected=' and '.join(need) + ' rows' + why)
     return df
 
 # %% ../../nbs/10b_experiment.data.ipynb #792df4fa

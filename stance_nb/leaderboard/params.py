@@ -32,6 +32,8 @@ class LeaderboardArgs(RunArgs):
     nli_preset:str|None = arg(None, 'in train_presets')  # the recipe of nli-ft (stance_nb.train.PRESETS); None: ezstance_roberta (BART-MNLI-e)
     llm_model:str|None = arg(None, 'model')   # the model of llm: a causal LM, a Hub id or a local folder; None: meta-llama/Llama-2-13b-chat-hf
     llm_endpoint:dict = arg({})               # or an OpenAI-compatible endpoint for llm: {"base_url": "http://host:port/v1", "model": "name"}
+    llm_options:dict = arg({})                # llm: LLMOptions (mode score|generate, template, k, demos, demo_seed, normalise, calibrate, chat,
+                                              # max_new_tokens); a list gives a row each: {"template": ["chatgpt", "llama2", "qa"], "k": [0, 4]}
     model:list[str]|None = arg(None, 'model distinct') # the encoder of sdl and mdl, a Hub id or a folder; several compared; None: bert-large-uncased
     encoder_preset:str|None = arg(None, 'in encoder_presets')    # sdl/mdl: paper (the benchmark's), small, smoke; None: small for small encoders
     fasttext_preset:str|None = arg(None, 'in fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
