@@ -21,7 +21,7 @@ from ..registry import UnknownName, unknown_message
 __all__ = ['PREPARE_OPTIONS', 'prepare_data', 'in_stance_labels', 'load_data', 'split_of', 'full_data_loads', 'data_specs']
 
 # %% ../../nbs/10b_experiment.data.ipynb #36745f82
-PREPARE_OPTIONS = ('label_map', 'dev_fraction', 'max_train', 'split_seed')   # `DataSpec` options `load_data` applies itself
+PREPARE_OPTIONS = ('label_map', 'dev_fraction', 'max_train', 'max_test', 'split_seed')   # `DataSpec` options `load_data` applies itself
 
 def _stratified(df:pd.DataFrame, idx:pd.Index, frac:float, seed:int,
                 together:bool=False, # draw distinct (target, text) pairs (`overlap_keys`): the rows of a pair all in or all out
@@ -41,6 +41,7 @@ def prepare_data(df:pd.DataFrame,              # a tidy table (`load`'s result)
                                                 # of its distinct (target, text) pairs: a repeated pair is never on both sides
                  max_train:int|None=None,       # keep a sample of this many train rows (after the dev split is cut)
                  split_seed:int=0,              # seed of the dev split and of the sample
+                 max_test:int|None=None,        # keep a sample of this many test rows: the same rows for every system (the data and seed decide)
                 ) -> pd.DataFrame:
     "A user's dataset made ready for a run: labels renamed, a dev split cut from train, train sampled; `attrs` kept."
     attrs, df = dict(df.attrs), df.copy()
@@ -61,6 +62,10 @@ def prepare_data(df:pd.DataFrame,              # a tidy table (`load`'s result)
         if max_train < 1: raise ValueError(f"max_train={max_train!r}: expected a positive number of rows")
         tr = df.index[df.split == 'train']
         if max_train < len(tr): df = df.drop(index=tr.difference(df.loc[tr].sample(n=max_train, random_state=split_seed).index))
+    if max_test is not None:
+        if max_test < 1: raise ValueError(f"max_test={max_test!r}: expected a positive number of rows")
+        te = df.index[df.split == 'test']
+        if max_test < len(te): df = df.drop(index=te.difference(df.loc[te].sample(n=max_test, random_state=split_seed).index))
     df = df.reset_index(drop=True)
     df.attrs.update(attrs)
     return df
@@ -162,7 +167,7 @@ def _check_preparation(key, opts:Mapping):
     v = opts.get('dev_fraction')
     if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1):
         raise ValueError(f"data[{key!r}]: dev_fraction={v!r}: expected a fraction between 0 and 1 (exclusive)")
-    for name, lo in (('max_train', 1), ('split_seed', 0)):
+    for name, lo in (('max_train', 1), ('max_test', 1), ('split_seed', 0)):
         v = opts.get(name)
         if v is not None and not (isinstance(v, int) and not isinstance(v, bool) and v >= lo):
             raise ValueError(f"data[{key!r}]: {name}={v!r}: expected a whole number >= {lo}")

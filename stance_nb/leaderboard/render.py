@@ -170,6 +170,9 @@ def run_notes_text(st:dict) -> list:
     if st.get('nli'): notes.append(f"nli: {st['nli']['checkpoint']} zero-shot (no training), the target as the hypothesis; each dataset's labels "
                                    "mapped to entailment, contradiction and neutral by name.")
     if st.get('llm'): notes.append(_llm_note(st['llm']))
+    if st.get('max_test'):
+        notes.append(f"every system scored on the same seeded sample of at most {st['max_test']} test rows of each dataset (split seed 0): "
+                     "no published number beside these cells.")
     if st.get('max_train'):
         notes.append(f"every system trained on a seeded sample of at most {st['max_train']} training rows of each dataset (split seed 0): "
                      "no published number beside these cells.")

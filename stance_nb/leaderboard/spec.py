@@ -206,11 +206,11 @@ def leaderboard_datasets(datasets:Sequence[str]|None=None, # names of `LEADERBOA
     return keep, {k: f"not in {where(k)}: lacks {', '.join(m[:3])}{' ...' if len(m) > 3 else ''}" for k, m in missing.items() if m}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #e170f1b9
-def benchmark_data(keys:Sequence[str], data:dict|None, max_train:int|None) -> tuple[list, dict]:
+def benchmark_data(keys:Sequence[str], data:dict|None, max_train:int|None, max_test:int|None=None) -> tuple[list, dict]:
     """The benchmark notebook's `datasets` and `data` for the leaderboard's datasets: the benchmark's own by name; the other papers'
-    in their stated split (and every one when `max_train` caps the training sets) as data entries; your datasets with the cap
-    unless they set their own."""
-    cap = {'max_train': max_train} if max_train is not None else {}
+    in their stated split (and every one when `max_train` or `max_test` caps the training or test sets) as data entries; your datasets
+    with the caps unless they set their own."""
+    cap = {k: v for k, v in (('max_train', max_train), ('max_test', max_test)) if v is not None}
     named = [k for k in keys if k in BENCHMARK and not cap]
     extra = {k: {'dataset': k, **DATASETS[k].split, **cap} for k in keys if k not in named}
     return named, {**extra, **{k: {**cap, **v} for k, v in (data or {}).items()}}
