@@ -41,7 +41,7 @@ def prepare_data(df:pd.DataFrame,              # a tidy table (`load`'s result)
                                                 # of its distinct (target, text) pairs: a repeated pair is never on both sides
                  max_train:int|None=None,       # keep a sample of this many train rows (after the dev split is cut)
                  split_seed:int=0,              # seed of the dev split and of the sample
-                 max_test:int|None=None,        # keep a sample of this many test rows: the same rows for every system (the data and seed decide)
+                 max_test:int|None=None,        # keep a sample of this many test rows, the same for every system; a larger one holds a smaller one
                 ) -> pd.DataFrame:
     "A user's dataset made ready for a run: labels renamed, a dev split cut from train, train sampled; `attrs` kept."
     attrs, df = dict(df.attrs), df.copy()
@@ -64,8 +64,8 @@ def prepare_data(df:pd.DataFrame,              # a tidy table (`load`'s result)
         if max_train < len(tr): df = df.drop(index=tr.difference(df.loc[tr].sample(n=max_train, random_state=split_seed).index))
     if max_test is not None:
         if max_test < 1: raise ValueError(f"max_test={max_test!r}: expected a positive number of rows")
-        te = df.index[df.split == 'test']
-        if max_test < len(te): df = df.drop(index=te.difference(df.loc[te].sample(n=max_test, random_state=split_seed).index))
+        te = df.index[df.split == 'test']   # the first rows of one seeded order: a larger sample holds every row of a smaller one
+        if max_test < len(te): df = df.drop(index=te.difference(te[np.random.RandomState(split_seed).permutation(len(te))[:max_test]]))
     df = df.reset_index(drop=True)
     df.attrs.update(attrs)
     return df

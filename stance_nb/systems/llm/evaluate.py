@@ -18,7 +18,7 @@ from .cache import request_key
 from .served import NoLogprobs
 
 # %% auto #0
-__all__ = ['label_scores', 'calibrated', 'LLMResult', 'run_llm', 'template_spread']
+__all__ = ['label_scores', 'calibrated', 'LLMResult', 'continuations', 'run_llm', 'template_spread']
 
 # %% ../../../nbs/06f_systems.llm.evaluate.ipynb #f90a1d3c
 class _NoCache:
@@ -73,14 +73,14 @@ class LLMResult:
     record:RunRecord
 
 # %% ../../../nbs/06f_systems.llm.evaluate.ipynb #a051a985
-def _continuations(ctx:str, names:dict) -> list[str]:
+def continuations(ctx:str, names:dict) -> list[str]:
     "Each label's name as the continuation of `ctx`: after a space, unless the context ends in white space (a chat turn's line break)."
     sep = '' if ctx[-1:].isspace() else ' '
     return [sep + n for n in names.values()]
 
 def _scored(lm, cache, contexts:list, names:dict, normalise:str, ids:list) -> tuple[np.ndarray, list]:
     "Scores (rows × labels, in `names` order) of each context, and each row's raw `(log-probability, tokens)` per label."
-    conts = [_continuations(c, names) for c in contexts]
+    conts = [continuations(c, names) for c in contexts]
     keys = [request_key(lm.key, 'loglikelihood', context=c, continuations=x) for c, x in zip(contexts, conts)]
     lls, n = _through_cache(cache, keys, lambda idx: lm.loglikelihoods([(contexts[i], conts[i]) for i in idx], [ids[i] for i in idx]))
     return np.stack([label_scores(l, x, normalise) for l, x in zip(lls, conts)]) if lls else np.zeros((0, len(names))), lls, n

@@ -15,7 +15,7 @@ from .prompts import TEMPLATES, DEMO_DRAWS, template_of, plain_text
 
 # %% auto #0
 __all__ = ['MODES', 'NORMALISATIONS', 'LLMOptions', 'gguf_folder', 'gguf_float32', 'model_key', 'load_causal_lm', 'encode_pair',
-           'CausalLM']
+           'CausalLM', 'render_messages']
 
 # %% ../../../nbs/06c_systems.llm.model.ipynb #bf3c69ee
 MODES = ('score', 'generate')
@@ -167,13 +167,17 @@ class CausalLM:
     def has_chat(self) -> bool: return bool(getattr(self.tok, 'chat_template', None))
 
 # %% ../../../nbs/06c_systems.llm.model.ipynb #f9ceab6f
-def _render(self:CausalLM, messages:list[dict], chat:bool|None=None) -> str:
-    "The text the model reads for a conversation: its chat template (with the turn that opens the answer), or `plain_text`."
-    if (self.has_chat() if chat is None else chat):
-        if not self.has_chat(): raise ValueError(f"{self.name}: chat=True, but its tokenizer has no chat template")
-        return self.tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+def render_messages(tok, messages:list[dict], chat:bool|None=None, name:str='the model') -> str:
+    "The text a model with tokenizer `tok` reads for a conversation: its chat template (with the turn that opens the answer), or `plain_text`."
+    has = bool(getattr(tok, 'chat_template', None))
+    if (has if chat is None else chat):
+        if not has: raise ValueError(f"{name}: chat=True, but its tokenizer has no chat template")
+        return tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     return plain_text(messages)
-CausalLM.render = _render
+
+CausalLM.render = lambda self, messages, chat=None: render_messages(self.tok, messages, chat, self.name)
+CausalLM.describe = lambda self: dict(kind='hf', model=self.name, key=self.key, dtype=str(self.model.dtype), device=str(self.model.device),
+                                      max_length=self.max_length)
 
 # %% ../../../nbs/06c_systems.llm.model.ipynb #3cd09277
 @torch.no_grad()

@@ -75,9 +75,14 @@ LLM_COLUMNS = ['row', 'data', 'mode', 'how', 'template', 'k', 'calibrate', 'norm
                'cache_hits', 'seconds', 'examples_per_s', 'batch_size', 'threads']
 
 def llm_runs(result) -> pd.DataFrame:
-    "One row per `llm` job and dataset of a run (`RunResult`): its options, how it was scored, macro-F1, unparsed share and cost."
+    """One row per `llm` job and dataset of a run (a `RunResult`, or a job store: a folder of job folders, as `--keep-records` writes):
+    its options, how it was scored, macro-F1, unparsed share and cost."""
+    if isinstance(result, (str, Path)):
+        from stance_nb.records import RunRecord
+        records = {str(f.parent): RunRecord.load(f) for f in sorted(Path(result).glob('*/record.json'))}
+    else: records = result.records
     rows = []
-    for f, r in result.records.items():
+    for f, r in records.items():
         if r.params.get('system') != 'llm': continue
         for k, i in json.loads((Path(f)/r.files['info']).read_text(encoding='utf-8')).items():
             o = i['options']
