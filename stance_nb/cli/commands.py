@@ -551,8 +551,9 @@ def _export_lm_eval(args) -> dict:
     from transformers import AutoTokenizer
     try: rows = llm_rows(json.loads(args.llm_options or '{}'))
     except ValueError as e: raise UsageError(f"--llm-options: {e}") from None
+    frames = _lm_eval_frames(args)   # the data first: a wrong name stops before a model loads
     model = str(gguf_folder(args.model)) if str(args.model).endswith('.gguf') else args.model
-    tok, frames, out = AutoTokenizer.from_pretrained(model), _lm_eval_frames(args), Path(args.out or outputs_dir(None, 'lm_eval'))
+    tok, out = AutoTokenizer.from_pretrained(model), Path(args.out or outputs_dir(None, 'lm_eval'))
     tasks = {}
     for r in rows:
         o = row_options(r)

@@ -28,7 +28,7 @@ class _NoCache:
     def put(self, key, value): pass
     def flush(self): pass
 
-def _through_cache(cache, keys:list, compute, chunk:int=64) -> tuple[list, int]:
+def _through_cache(cache, keys:list, compute, chunk:int=32) -> tuple[list, int]:
     "The values of `keys`: the cached ones, and `compute(indices)` of the others in chunks (each chunk cached at once); and how many were computed."
     cache = cache if cache is not None else _NoCache()
     vals = [cache.get(k) for k in keys]

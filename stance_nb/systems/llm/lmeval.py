@@ -16,7 +16,8 @@ from .model import LLMOptions, render_messages
 from .evaluate import continuations
 
 # %% auto #0
-__all__ = ['lm_eval_rows', 'write_lm_eval_task', 'lm_eval_command', 'export_lm_eval', 'read_lm_eval_samples', 'compare_lm_eval']
+__all__ = ['lm_eval_rows', 'write_lm_eval_task', 'lm_eval_command', 'export_lm_eval', 'read_lm_eval_samples',
+           'samples_loglikelihoods', 'compare_lm_eval']
 
 # %% ../../../nbs/06g_systems.llm.lmeval.ipynb #c21b7770
 def lm_eval_rows(test:pd.DataFrame, tok, options:LLMOptions|dict|None=None, labels:list|None=None, train:pd.DataFrame|None=None,
@@ -69,10 +70,11 @@ def read_lm_eval_samples(output_path:str|Path, task:str) -> dict:
     "Document id -> its choices' log-likelihoods, from the newest `samples_<task>_*.jsonl` under lm-eval's `output_path`."
     files = sorted(Path(output_path).rglob(f'samples_{task}_*.jsonl'), key=lambda p: p.stat().st_mtime)
     if not files: raise FileNotFoundError(f"no samples_{task}_*.jsonl under {output_path}: run lm-eval with --log_samples and --output_path")
-    out = {}
-    for s in read_jsonl(files[-1], required=['doc', 'resps']):
-        out[str(s['doc']['id'])] = [float(r[0][0] if isinstance(r[0], (list, tuple)) else r[0]) for r in s['resps']]
-    return out
+    return samples_loglikelihoods(read_jsonl(files[-1], required=['doc', 'resps']))
+
+def samples_loglikelihoods(samples) -> dict:
+    "Document id -> its choices' log-likelihoods, from lm-eval's logged samples (each `resps`: one `[log-likelihood, is_greedy]` per choice)."
+    return {str(s['doc']['id']): [float(r[0][0] if isinstance(r[0], (list, tuple)) else r[0]) for r in s['resps']] for s in samples}
 
 # %% ../../../nbs/06g_systems.llm.lmeval.ipynb #c102a9ee
 def compare_lm_eval(ours:dict, theirs:dict) -> dict:
