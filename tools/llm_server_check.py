@@ -19,11 +19,11 @@ def _free_port() -> int:
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
 @contextlib.contextmanager
-def llama_server(gguf:Path, wait:float=900):
+def llama_server(gguf:Path, wait:float=900, threads:int=1):
     "llama.cpp's OpenAI-compatible server on 127.0.0.1 serving `gguf`, log-probabilities on; its base URL; stopped on exit."
     port = _free_port()
     proc = subprocess.Popen([sys.executable, '-m', 'llama_cpp.server', '--model', str(gguf), '--host', '127.0.0.1', '--port', str(port),
-                             '--logits_all', 'True', '--n_ctx', '4096', '--n_threads', '2'], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                             '--logits_all', 'True', '--n_ctx', '4096', '--n_threads', str(threads)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url, t0 = f'http://127.0.0.1:{port}/v1', time.time()
     try:
         while True:

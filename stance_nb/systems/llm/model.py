@@ -139,12 +139,12 @@ def _lcp(seqs:Sequence[Sequence[int]]) -> int:
     return n
 
 # %% ../../../nbs/06c_systems.llm.model.ipynb #b7e753d0
-def _cache_rows(cache, repeats:int=1):
-    "A new `DynamicCache` holding `cache`'s keys and values, each row `repeats` times in a row."
+def _cache_rows(cache, repeats:int=1, rows:slice=slice(None)):
+    "A new `DynamicCache` holding the keys and values of `cache`'s `rows`, each row `repeats` times in a row."
     from transformers import DynamicCache
     new = DynamicCache()
     for i, layer in enumerate(cache.layers):
-        new.update(layer.keys.repeat_interleave(repeats, 0), layer.values.repeat_interleave(repeats, 0), i)
+        new.update(layer.keys[rows].repeat_interleave(repeats, 0), layer.values[rows].repeat_interleave(repeats, 0), i)
     return new
 
 # %% ../../../nbs/06c_systems.llm.model.ipynb #6470950a
@@ -217,19 +217,19 @@ def _prompts(self:CausalLM, prompts:list[list[int]]):
 CausalLM._prompts = _prompts
 
 # %% ../../../nbs/06c_systems.llm.model.ipynb #3fd49881
-def _continue(self:CausalLM, cache, mask, lengths:list, conts:list[list[list[int]]], out:list):
-    "Add the log-probabilities of every continuation's tokens after its first to `out[i][j]`: one batch of rows on the repeated cache."
+def _continue(self:CausalLM, cache, mask, lengths:list, conts:list[list[list[int]]], out:list, rows:slice=slice(None)):
+    "Add the log-probabilities of every continuation's tokens after its first to `out[i][j]`: one batch on the cache's `rows`, repeated."
     C, T = len(conts[0]), max(len(c) for cs in conts for c in cs) - 1
     if T <= 0: return
     dev, P = mask.device, mask.shape[1]
-    rows = _cache_rows(cache, C)
+    kv = _cache_rows(cache, C, rows)
     ids, pos = torch.full((len(conts) * C, T), self.pad, dtype=torch.long), torch.zeros((len(conts) * C, T), dtype=torch.long)
     m = torch.cat([mask.repeat_interleave(C, 0), torch.zeros(len(conts) * C, T, dtype=mask.dtype, device=dev)], 1)
     for i, cs in enumerate(conts):
         for j, c in enumerate(cs):
             r = i * C + j; ids[r, :len(c) - 1] = torch.tensor(c[:-1], dtype=torch.long); m[r, P:P + len(c) - 1] = 1
             pos[r] = torch.arange(lengths[i], lengths[i] + T)
-    lp = torch.log_softmax(self._forward(ids.to(dev), m, pos.to(dev), rows)[0], -1)
+    lp = torch.log_softmax(self._forward(ids.to(dev), m, pos.to(dev), kv)[0], -1)
     self.stats['continuation_rows'] += len(conts) * C
     for i, cs in enumerate(conts):
         for j, c in enumerate(cs): out[i][j][0] += float(lp[i * C + j, torch.arange(len(c) - 1), torch.tensor(c[1:])].sum()) if len(c) > 1 else 0.0
@@ -253,12 +253,10 @@ def _loglikelihoods(self:CausalLM, requests:list[tuple[str, list[str]]], names:l
         idx = order[s:s + self.batch_size]
         last, cache, mask, lengths = self._prompts([pairs[i][0][0] for i in idx])
         res = [[[float(last[b, c[0]]), len(c)] for _, c in pairs[i]] for b, i in enumerate(idx)]
-        for c0 in range(0, len(idx), max(1, self.batch_size // len(pairs[idx[0]]))):   # continuation rows in chunks of about a batch
-            sl = slice(c0, c0 + max(1, self.batch_size // len(pairs[idx[0]])))
-            sub = _cache_rows(cache) if sl.start or sl.stop < len(idx) else cache
-            if sub is not cache:
-                for layer in sub.layers: layer.keys, layer.values = layer.keys[sl], layer.values[sl]
-            self._continue(sub, mask[sl], lengths[sl], [[c for _, c in pairs[i]] for i in idx[sl]], res[sl])
+        step = max(1, self.batch_size // len(pairs[idx[0]]))   # prompts whose continuations make about a batch of rows
+        for c0 in range(0, len(idx), step):
+            sl = slice(c0, c0 + step)
+            self._continue(cache, mask[sl], lengths[sl], [[c for _, c in pairs[i]] for i in idx[sl]], res[sl], sl)
         for b, i in enumerate(idx): out[i] = [tuple(r) for r in res[b]]
     return out
 CausalLM.loglikelihoods = _loglikelihoods
