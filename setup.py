@@ -22,6 +22,8 @@ py_versions = '3.10 3.11 3.12 3.13'.split()
 requirements = shlex.split(cfg.get('requirements', ''))
 dev_requirements = shlex.split(cfg.get('dev_requirements', ''))
 hub_requirements = shlex.split(cfg.get('hub_requirements', ''))
+llm_requirements = shlex.split(cfg.get('llm_requirements', ''))
+lmeval_requirements = shlex.split(cfg.get('lmeval_requirements', ''))
 lic = licenses.get(cfg['license'].lower(), (cfg['license'], None))
 min_python = cfg['min_python']
 
@@ -38,7 +40,7 @@ setuptools.setup(
     include_package_data = True,
     package_data = {'stance_nb': ['refdata/*.csv', 'refdata/*.json', 'systems/nli/prompts/*.json', 'help_index.json']},
     install_requires = requirements,
-    extras_require={ 'dev': dev_requirements, 'hub': hub_requirements },
+    extras_require={ 'dev': dev_requirements, 'hub': hub_requirements, 'llm': llm_requirements, 'lmeval': lmeval_requirements },
     dependency_links = cfg.get('dep_links','').split(),
     python_requires  = '>=' + cfg['min_python'],
     long_description = open('README.md', encoding='utf-8').read(),

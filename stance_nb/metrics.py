@@ -16,10 +16,11 @@ from .records import read_jsonl, read_predictions
 from .registry import Registry
 
 # %% auto #0
-__all__ = ['MACRO_F1_RULE', 'SCORING', 'SCORING_RULE', 'FNC1_RELATED', 'FNC1_LABELS', 'XSTANCE_LABELS', 'XSTANCE_PAPER_TEST_SETS',
-           'XSTANCE_LANGUAGES', 'METRICS', 'check_labels', 'f1_per_class', 'f1_macro', 'f1_micro', 'accuracy',
-           'fnc1_raw_score', 'fnc1_score', 'semeval2016_f1', 'xstance_f1', 'evaluate_xstance', 'harmonic_mean',
-           'xstance_paper_cells', 'cheese_metric', 'cheese_scores', 'summarize', 'format_summary', 'score']
+__all__ = ['NO_ANSWER', 'MACRO_F1_RULE', 'SCORING', 'SCORING_RULE', 'FNC1_RELATED', 'FNC1_LABELS', 'XSTANCE_LABELS',
+           'XSTANCE_PAPER_TEST_SETS', 'XSTANCE_LANGUAGES', 'METRICS', 'check_labels', 'f1_per_class', 'f1_macro',
+           'f1_micro', 'accuracy', 'fnc1_raw_score', 'fnc1_score', 'semeval2016_f1', 'xstance_f1', 'evaluate_xstance',
+           'harmonic_mean', 'xstance_paper_cells', 'cheese_metric', 'cheese_scores', 'summarize', 'format_summary',
+           'score']
 
 # %% ../nbs/02_metrics.ipynb #9b4d5c99
 def _labels_of(x, name:str='labels') -> list:
@@ -31,19 +32,23 @@ def _labels_of(x, name:str='labels') -> list:
     if isinstance(x, (str, Path)): raise TypeError(f"{name}: got a path {str(x)!r}; read it first (see `read_predictions`)")
     return list(x)
 
+# %% ../nbs/02_metrics.ipynb #3b4968d5
+NO_ANSWER = '<no answer>'   # the prediction of a row that got no label (a language model's answer naming none): wrong for every metric,
+                            # never a class of an average
+
 # %% ../nbs/02_metrics.ipynb #c0b65860
 def check_labels(gold, pred,                # gold and predicted labels, same order
                  labels:Iterable|None=None, # the allowed predicted labels; `None` checks only the lengths
                  path:str|Path|None=None,   # the predictions file, named in errors
                 ) -> tuple[list, list]:
-    "Gold and predicted labels as lists of equal length, every prediction a known label; else a `StanceDataError`."
+    "Gold and predicted labels as lists of equal length, every prediction a known label (or `NO_ANSWER`); else a `StanceDataError`."
     gold, pred = _labels_of(gold, 'gold'), _labels_of(pred, 'predictions')
     where = path if path is not None else '<predictions>'
     if len(gold) != len(pred):
         raise StanceDataError(f"{len(pred)} predictions for {len(gold)} gold labels", path=where,
                               expected='one prediction per gold line, in the same order')
     if labels is None: return gold, pred
-    known = set(labels)
+    known = set(labels) | {NO_ANSWER}
     for i, p in enumerate(pred):
         if p not in known: raise StanceDataError(f"unknown label {p!r}", path=where, row=i+1, field='label',
                                                  expected=f"one of {sorted(map(str, known))}")
@@ -51,9 +56,9 @@ def check_labels(gold, pred,                # gold and predicted labels, same or
 
 # %% ../nbs/02_metrics.ipynb #94f644b9
 def f1_per_class(gold, pred, labels:Sequence|None=None) -> dict:
-    "F1 of each label (default: the sorted labels present in gold or predictions), as fractions."
+    "F1 of each label (default: the sorted labels present in gold or predictions; `NO_ANSWER` is none), as fractions."
     gold, pred = check_labels(gold, pred, labels=None if labels is None else set(labels) | set(gold))
-    labels = sorted(set(gold) | set(pred)) if labels is None else list(labels)
+    labels = sorted(set(gold) | set(pred) - {NO_ANSWER}) if labels is None else [l for l in labels if l != NO_ANSWER]
     return dict(zip(labels, f1_score(gold, pred, labels=labels, average=None, zero_division=0).tolist()))
 
 # %% ../nbs/02_metrics.ipynb #55f4dbd0
@@ -64,10 +69,11 @@ SCORING_RULE = ("a model tested on another dataset is scored over that dataset's
                 "answer for its row, never a class of its own")   # what version 2 changed
 
 def _present(gold:list, pred:list, labels:Sequence|None) -> list|None:
-    "The labels an average runs over: those of `labels` present in the gold labels or the predictions (all present ones when `None`)."
-    if labels is None: return None
+    """The labels an average runs over: those of `labels` present in the gold labels or the predictions (all present ones when `None`),
+    never `NO_ANSWER`: a row without an answer is a miss of its gold label and a prediction of none."""
     used = set(gold) | set(pred)
-    return [l for l in labels if l in used]
+    if labels is None: return sorted(used - {NO_ANSWER}) if NO_ANSWER in used else None
+    return [l for l in labels if l in used and l != NO_ANSWER]
 
 def _allowed(gold:list, labels:Sequence|None, over:Sequence|None) -> set|None:
     "The predictions allowed: `labels`, the labels averaged `over` and the gold labels (`None`: any)."
@@ -118,7 +124,7 @@ def fnc1_raw_score(gold, pred) -> tuple[float, float]:
     score = best = 0.0
     for g, p in zip(gold, pred):
         g_rel, p_rel = g in FNC1_RELATED, p in FNC1_RELATED
-        score += 0.25*(g_rel == p_rel) + 0.75*(g_rel and g == p)
+        score += 0 if p == NO_ANSWER else 0.25*(g_rel == p_rel) + 0.75*(g_rel and g == p)   # no answer: neither related nor unrelated
         best += 1.0 if g_rel else 0.25
     return score, best
 
@@ -151,7 +157,7 @@ XSTANCE_LANGUAGES = ('de', 'fr', 'it')
 def xstance_f1(gold, pred) -> float:
     "X-stance's score for one partition: scikit-learn macro-F1 over the labels present (FAVOR, AGAINST), a fraction."
     gold, pred = check_labels(gold, pred, labels=set(XSTANCE_LABELS) | set(_labels_of(gold, 'gold')))
-    return float(f1_score(gold, pred, average='macro', zero_division=0))
+    return float(f1_score(gold, pred, labels=_present(gold, pred, None), average='macro', zero_division=0))
 
 # %% ../nbs/02_metrics.ipynb #7d273f88
 def _xstance_gold(gold) -> pd.DataFrame:
@@ -180,7 +186,8 @@ def evaluate_xstance(gold,        # `load('xstance')` (its test split is used) o
     rows = []
     for (ts, lang), grp in sorted(g.groupby(['test_set', 'language'], sort=False), key=lambda kv: (order.get(kv[0][0], len(order)), kv[0][0],
             kv[0][1])):
-        rows.append(dict(test_set=ts, language=lang, n=len(grp), f1=100*float(f1_score(grp['label'].tolist(), grp['pred'].tolist(), average='macro',
+        g_, p_ = grp['label'].tolist(), grp['pred'].tolist()
+        rows.append(dict(test_set=ts, language=lang, n=len(grp), f1=100*float(f1_score(g_, p_, labels=_present(g_, p_, None), average='macro',
                                                                                        zero_division=0))))
     return pd.DataFrame(rows, columns=['test_set', 'language', 'n', 'f1'])
 

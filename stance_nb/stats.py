@@ -10,7 +10,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from scipy import stats
-from .metrics import check_labels, f1_macro
+from .metrics import check_labels, f1_macro, NO_ANSWER
 from .data.explore import save_figure
 
 # %% auto #0
@@ -91,6 +91,7 @@ def _encode(gold, preds:Sequence, names:Sequence[str]=(),
     if over is not None and (bad := sorted(set(cols[0]) - set(over), key=str)):
         raise ValueError(f"gold: label {bad[0]!r} is not among the labels scored over (expected one of {sorted(map(str, over))})")
     scored = np.ones(len(labels), bool) if over is None else np.isin(np.asarray(labels, dtype=object), list(over))
+    scored &= np.asarray(labels, dtype=object) != NO_ANSWER   # a row without an answer is wrong, never a class (as `f1_macro`)
     return codes.reshape(len(cols), -1), scored
 
 # %% ../nbs/02a_stats.ipynb #492bfa83

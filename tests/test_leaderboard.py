@@ -291,10 +291,10 @@ class _LastChoice(http.server.BaseHTTPRequestHandler):
         self.end_headers(); self.wfile.write(data)
 
 def test_nli_finetuned_and_llm_beside_the_benchmark_rows(tmp_path, capfd, monkeypatch):
-    """`nli-ft` fine-tunes the NLI checkpoint on each dataset (its preset stated) and `llm` asks a served model the `choices` prompt
-    with each dataset's own labels (PRO/CON, support/deny/query/comment, AGAINST/FAVOR): the answers parse to those labels, the page
-    states the unparsed share and fallback; a second call re-runs nothing; a dataset whose labels do not map to NLI labels stops
-    the run before any job."""
+    """`nli-ft` fine-tunes the NLI checkpoint on each dataset (its preset stated) and `llm` asks a served model (generation, the
+    server's chat API) the `chatgpt` prompt with each dataset's own labels (PRO/CON, support/deny/query/comment, AGAINST/FAVOR): the
+    answers parse to those labels, the page states the unparsed share; a second call re-runs nothing; a dataset whose labels do not map
+    to NLI labels stops the run before any job."""
     from stance_nb.fixtures.benchmark import write_benchmark_fixtures
     from stance_nb.fixtures.papers import write_xstance
     from stance_nb.test_utils import tiny_bert
@@ -305,9 +305,10 @@ def test_nli_finetuned_and_llm_beside_the_benchmark_rows(tmp_path, capfd, monkey
     srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), _LastChoice)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
-        endpoint = json.dumps({'base_url': f'http://127.0.0.1:{srv.server_address[1]}/v1', 'model': 'last-choice', 'max_retries': 0})
+        endpoint = json.dumps({'base_url': f'http://127.0.0.1:{srv.server_address[1]}/v1', 'model': 'last-choice', 'max_retries': 0,
+                               'api': 'chat'})
         argv = ['leaderboard', '--models', 'majority,nli-ft,llm', '--nli-model', str(tmp_path/'mnli'), '--nli-preset', 'smoke',
-                '--llm-model', endpoint, '--data-dir', str(data), '--resamples', '200']
+                '--llm-model', endpoint, '--llm-options', '{"mode": "generate"}', '--data-dir', str(data), '--resamples', '200']
         plan = _json(argv + ['--plan'], capfd)   # runs nothing: 3 systems x 3 datasets, nli-ft timed on this CPU
         assert plan['plan']['jobs'] == 9 and plan['rows']['nli-ft']['jobs'] == 3 and not (out/'benchmark'/'runs').exists()
         lb = _json(argv, capfd)
@@ -315,8 +316,7 @@ def test_nli_finetuned_and_llm_beside_the_benchmark_rows(tmp_path, capfd, monkey
         keys = ['ibmcs', 'semeval2019t7', 'xstance']
         assert list(table.index) == ['majority', 'nli-ft', 'llm'] and st['common'] == keys and table.loc[['nli-ft', 'llm'], keys].notna().all().all()
         assert st['recipes']['nli-ft'].startswith(f"{tmp_path/'mnli'} fine-tuned on each dataset, preset smoke, a new head")
-        assert {k: v['rate'] for k, v in st['llm']['unparsed'].items()} == {k: 0.0 for k in keys}
-        assert st['llm']['unparsed']['ibmcs']['fallback'] == 'CON' or st['llm']['unparsed']['ibmcs']['fallback'] == 'PRO'
+        assert {k: v['unparsed'] for k, v in st['llm']['rows']['LLM prompting']['data'].items()} == {k: 0.0 for k in keys}
         labels = {'ibmcs': 'PRO', 'semeval2019t7': 'support', 'xstance': 'AGAINST'}   # the last label each prompt lists ('Favor' or 'Against')
         for k, last in labels.items():
             job, r = next((f, r) for f, r in _records(out) if r['params']['row'] == 'LLM prompting' and f'predictions/{k}/test' in r['files'])

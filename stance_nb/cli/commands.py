@@ -553,3 +553,42 @@ def _transfer(args) -> dict:
                 records=records, kept=_keep_records(args, records))
 
 COMMANDS['transfer'] = _transfer
+
+# %% ../../nbs/12a_cli.commands.ipynb #bde2900d
+def _lm_eval_frames(args) -> dict:
+    "Data key -> (test rows, training rows, labels) of `--datasets` and `--data`, each test set cut to `--max-test` rows (seeded)."
+    from stance_nb.experiment import DataSpec, data_specs, load_data, split_of   # imported on use, as every command's own code
+    cap = {k: v for k, v in (('max_test', args.max_test), ('split_seed', args.split_seed)) if v is not None}
+    try: specs = {**{k: DataSpec.of(k, **cap) for k in split_names(args.datasets or '')},
+                  **{k: DataSpec.of(k, s.dataset, **{**dict(s.options), **cap}) for k, s in data_specs(args.data).items()}}
+    except (KeyError, TypeError, ValueError) as e: raise UsageError(str(e).strip("'\"")) from None
+    if not specs: raise UsageError('name the data: --datasets NAME[,NAME...] and/or --data JSON (your own)')
+    out = {}
+    for k, spec in specs.items():
+        df = load_data(spec, args.data_dir, need=('test',))
+        out[k] = (split_of(df, 'test'), split_of(df, 'train'), list(df.attrs.get('labels') or sorted(df.label.unique())))
+    return out
+
+# %% ../../nbs/12a_cli.commands.ipynb #f3d3e491
+def _export_lm_eval(args) -> dict:
+    "Our label-scoring prompts as lm-evaluation-harness tasks with their data, one per dataset and configuration, and the command that runs them."
+    import re
+    from stance_nb.systems.llm.lmeval import export_lm_eval   # imported on use, as every command's own code
+    from stance_nb.systems.llm.register import llm_rows, row_options
+    from stance_nb.systems.llm.model import gguf_folder
+    from stance_nb.core import outputs_dir
+    from transformers import AutoTokenizer
+    try: rows = llm_rows(json.loads(args.llm_options or '{}'))
+    except ValueError as e: raise UsageError(f"--llm-options: {e}") from None
+    frames = _lm_eval_frames(args)   # the data first: a wrong name stops before a model loads
+    model = str(gguf_folder(args.model)) if str(args.model).endswith('.gguf') else args.model
+    tok, out = AutoTokenizer.from_pretrained(model), Path(args.out or outputs_dir(None, 'lm_eval'))
+    tasks = {}
+    for r in rows:
+        o = row_options(r)
+        tag = re.sub(r'[^A-Za-z0-9]+', '_', f"{o.template if o.template in ('chatgpt', 'llama2', 'qa', 'cloze') else 'own'}_k{o.k}_s{o.demo_seed}")
+        named = {re.sub(r'[^A-Za-z0-9]+', '_', f'stance_{k}_{tag}'): v for k, v in frames.items()}
+        tasks[r.name] = export_lm_eval(named, tok, o, out/tag, model=model, batch_size=args.batch_size)
+    return dict(command='export-lm-eval', model=model, folder=str(out), configurations=tasks)
+
+COMMANDS['export-lm-eval'] = _export_lm_eval

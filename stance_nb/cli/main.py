@@ -264,6 +264,24 @@ _HELP['transfer'] = ("train on one dataset and test on another in one label spac
                      "in-domain model with an interval (stance_nb.transfer)")
 _OPTIONS['transfer'] = _transfer_options
 
+# %% ../../nbs/12b_cli.main.ipynb #a03d91c4
+def _export_lm_eval_options(s):
+    s.add_argument('--model', required=True, help='the model whose tokenizer (chat template) renders the prompts and that lm-eval loads: '
+                   'a folder, a Hub id or a .gguf file (converted once to a folder)')
+    s.add_argument('--datasets', help='registered datasets, comma-separated (e.g. semeval2016t6,ibmcs)')
+    s.add_argument('--data', help='your own datasets as JSON, as for leaderboard --data')
+    s.add_argument('--llm-options', help='LLMOptions as JSON; a list gives a configuration each, e.g. {"template": ["chatgpt", "qa"], "k": [0, 4]}')
+    s.add_argument('--max-test', type=int, help='a seeded sample of at most this many test rows per dataset (the same as leaderboard --max-test)')
+    s.add_argument('--split-seed', type=int, help='the seed of that sample (default 0)')
+    s.add_argument('--data-dir', help='where the data lives (default $STANCE_NB_DATA)')
+    s.add_argument('--batch-size', type=int, default=16, help="lm-eval's batch size in the command written (default 16)")
+    s.add_argument('--out', help='write the tasks here, a folder per configuration (default: outputs/lm_eval)')
+    s.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
+
+_HELP['export-lm-eval'] = ("our label-scoring prompts as lm-evaluation-harness tasks with their data, and the lm_eval command that runs "
+                           "them offline (stance_nb.systems.llm.lmeval)")
+_OPTIONS['export-lm-eval'] = _export_lm_eval_options
+
 # %% ../../nbs/12b_cli.main.ipynb #a62a273d
 def _init_state():
     "Set up Accelerate's process state once, honouring `ACCELERATE_USE_CPU` (`stance_nb.train.process_state`; imported on use: training code)."

@@ -23,7 +23,7 @@ __all__ = ['PREPARE_OPTIONS', 'prepare_data', 'in_stance_labels', 'spec_record',
            'full_data_loads', 'data_specs']
 
 # %% ../../nbs/10b_experiment.data.ipynb #36745f82
-PREPARE_OPTIONS = ('label_map', 'dev_fraction', 'max_train', 'split_seed')   # `DataSpec` options `load_data` applies itself
+PREPARE_OPTIONS = ('label_map', 'dev_fraction', 'max_train', 'max_test', 'split_seed')   # `DataSpec` options `load_data` applies itself
 
 def _stratified(df:pd.DataFrame, idx:pd.Index, frac:float, seed:int,
                 together:bool=False, # draw distinct (target, text) pairs (`overlap_keys`): the rows of a pair all in or all out
@@ -43,6 +43,7 @@ def prepare_data(df:pd.DataFrame,              # a tidy table (`load`'s result)
                                                 # of its distinct (target, text) pairs: a repeated pair is never on both sides
                  max_train:int|None=None,       # keep a sample of this many train rows (after the dev split is cut)
                  split_seed:int=0,              # seed of the dev split and of the sample
+                 max_test:int|None=None,        # keep a sample of this many test rows, the same for every system; a larger one holds a smaller one
                 ) -> pd.DataFrame:
     "A user's dataset made ready for a run: labels renamed, a dev split cut from train, train sampled; `attrs` kept."
     attrs, df = dict(df.attrs), df.copy()
@@ -65,6 +66,11 @@ def prepare_data(df:pd.DataFrame,              # a tidy table (`load`'s result)
         tr = df.index[df.split == 'train']
         if max_train < len(tr): df = df.drop(index=tr.difference(df.loc[tr].sample(n=max_train, random_state=split_seed).index))
         attrs.update(max_train_rows=max_train, split_seed=split_seed)
+    if max_test is not None:
+        if max_test < 1: raise ValueError(f"max_test={max_test!r}: expected a positive number of rows")
+        te = df.index[df.split == 'test']   # the first rows of one seeded order: a larger sample holds every row of a smaller one
+        if max_test < len(te): df = df.drop(index=te.difference(te[np.random.RandomState(split_seed).permutation(len(te))[:max_test]]))
+        attrs.update(max_test_rows=max_test, split_seed=split_seed)
     df = df.reset_index(drop=True)
     df.attrs.update(attrs)
     return df
@@ -115,6 +121,7 @@ def spec_from_record(d:Mapping) -> DataSpec:
 def load_data(spec:DataSpec,            # what to load
               data_dir:str|Path|None=None, # the data directory (default `$STANCE_NB_DATA`)
               train_ratio:float=1.0,     # the fraction of the training split (the loader's fixed subset, else a seeded stratified sample)
+              need:tuple=('train', 'test'), # the splits that must have rows: ('test',) for rows whose systems train on nothing
              ) -> pd.DataFrame:
     "The tidy table of `spec`; missing or unreadable data raises one `StanceDataError` that says how to get it."
     DATASETS.check(spec.dataset)
@@ -157,10 +164,12 @@ def load_data(spec:DataSpec,            # what to load
     if train_ratio != 1.0 and 'train_ratio' not in info.options:   # no fixed subsets: a seeded stratified sample of train
         keep = _stratified(df, df.index[df.split == 'train'], train_ratio, prep.get('split_seed', 0))
         df = df.drop(index=df.index[df.split == 'train'].difference(keep)).reset_index(drop=True)
-    empty = [s for s in ('train', 'test') if not (df.split == s).any()]
-    why = '; '.join(f"{s}: {df.attrs['dropped'][s]}" for s in empty if s in (df.attrs.get('dropped') or {}))   # rows a loader option dropped
-    if empty: raise StanceDataError(f"dataset {spec.key!r} has no {empty} rows" + (f" at train_ratio={train_ratio}" if train_ratio != 1 else '')
-                                    + (f" ({why})" if why else ''), path=data_dir, field='split', expected='train and test rows')
+    empty = [s for s in need if not (df.split == s).any()]
+    if empty:
+        why = '; '.join(f"{s}: {df.attrs['dropped'][s]}" for s in empty if s in (df.attrs.get('dropped') or {}))   # rows a loader option dropped
+        alone = '' if 'train' not in need else ' (a system that trains on nothing, as nli or llm with k=0, needs test rows alone)'
+        raise StanceDataError(f"dataset {spec.key!r} has no {empty} rows" + (f" at train_ratio={train_ratio}" if train_ratio != 1 else '')
+                              + (f" ({why})" if why else ''), path=data_dir, field='split', expected=' and '.join(need) + ' rows' + alone)
     df.attrs['data_spec'] = spec_record(spec)   # what the rows were read as: a run's record keeps it
     return df
 
@@ -181,7 +190,7 @@ def _check_preparation(key, opts:Mapping):
     v = opts.get('dev_fraction')
     if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v < 1):
         raise ValueError(f"data[{key!r}]: dev_fraction={v!r}: expected a fraction between 0 and 1 (exclusive)")
-    for name, lo in (('max_train', 1), ('split_seed', 0)):
+    for name, lo in (('max_train', 1), ('max_test', 1), ('split_seed', 0)):
         v = opts.get(name)
         if v is not None and not (isinstance(v, int) and not isinstance(v, bool) and v >= lo):
             raise ValueError(f"data[{key!r}]: {name}={v!r}: expected a whole number >= {lo}")

@@ -117,6 +117,12 @@ class _Inputs:
     skipped:dict             # row name or 'attack <name>' -> why it did not run
     attack_seconds:dict      # (data key, attack) -> seconds spent building that attacked test set
 
+# %% ../../nbs/10j_experiment.runner.ipynb #7899f465
+def _trains_on(rows:Sequence[Row], key:str) -> bool:
+    "Whether a row that runs on `key` reads a training split (`System.trains`, a flag or a function of the row)."
+    on = [r for r in rows if r.data is None or key in r.data]
+    return any(t(r) if callable(t := SYSTEMS[r.system].trains) else t for r in on)
+
 # %% ../../nbs/10j_experiment.runner.ipynb #b1c12123
 def _read_data(exp:Experiment, rows:list, keys:list, ratios, data_dir, strict:bool) -> tuple[dict, dict, dict, list]:
     "The table of every (data key, ratio) a row needs, the full data first; unreadable data left out or raised (`strict`)."
@@ -124,7 +130,7 @@ def _read_data(exp:Experiment, rows:list, keys:list, ratios, data_dir, strict:bo
                                               # note
     for (k, x) in sorted(_needed(rows, keys, ratios), key=lambda kx: -kx[1]):   # the full data first
         if k in missing: continue
-        try: frames[k, x] = load_data(exp.data[k], data_dir, x)
+        try: frames[k, x] = load_data(exp.data[k], data_dir, x, need=('train', 'test') if _trains_on(rows, k) else ('test',))
         except StanceDataError as e:
             if x != 1.0 and ((k, 1.0) in frames or full_data_loads(exp.data[k], data_dir)):
                 no_subset[k, x] = str(e).splitlines()[0]; continue

@@ -46,6 +46,7 @@ class System:
     settings:tuple|Callable|None=None # the run settings that can change its numbers (read directly or through `Context.option`), or
                              # `fn(row, settings) -> tuple` where they depend on the row; its jobs are keyed by these alone, so another
                              # system's settings (an encoder's model, epochs) never re-run it. None: all
+    trains:bool|Callable=True # reads a training split (or `fn(row) -> bool`, by the row's options): False lets a dataset of test rows alone run
 
 # %% ../../nbs/10_experiment.spec.ipynb #7243a795
 def _check_new(old:Callable|None, new:Callable, what:str):
@@ -58,11 +59,11 @@ SYSTEMS_GROUP = 'stance_nb.systems'   # the entry-point group naming the modules
 SYSTEMS = Registry('system', group=SYSTEMS_GROUP, describe=lambda s: ((s.fn.__doc__ or '').strip().splitlines() or [''])[0])
 
 def register_system(name:str, seeded:bool=True, joint:bool=False, constant:bool=False, budget:Callable|None=None, version:int=1,
-                    settings:tuple|Callable|None=None):
+                    settings:tuple|Callable|None=None, trains:bool|Callable=True):
     "Decorator: register `fn(ctx) -> (predictions, info)` as system `name`."
     def _reg(fn):
         _check_new(SYSTEMS.get(name) and SYSTEMS.get(name).fn, fn, f"system {name!r}")
-        SYSTEMS.register(name, System(fn, seeded, joint, constant, budget, version, settings), replace=True)
+        SYSTEMS.register(name, System(fn, seeded, joint, constant, budget, version, settings, trains), replace=True)
         return fn
     return _reg
 

@@ -244,6 +244,7 @@ def run_notes(args,      # the leaderboard's parameters (`LeaderboardArgs`)
     notes['skipped'] = portable({**run.absent, **prep.inp.missing, **skipped})   # a message names data paths as committed files do
     if run.own: notes['own_data'] = {k: 'your data under a registered name: no published number beside it' for k in run.own}
     if args.max_train is not None: notes['max_train'] = args.max_train
+    if getattr(args, 'max_test', None) is not None: notes['max_test'] = args.max_test
     if prep.not_taken: notes['not_taken'] = prep.not_taken
     if getattr(run, 'not_applicable', None): notes['not_applicable'] = run.not_applicable
     notes['recipes'] = {}

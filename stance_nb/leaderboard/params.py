@@ -32,6 +32,8 @@ class LeaderboardArgs(RunArgs):
     nli_preset:str|None = arg(None, 'in train_presets')  # the recipe of nli-ft (stance_nb.train.PRESETS); None: ezstance_roberta (BART-MNLI-e)
     llm_model:str|None = arg(None, 'model')   # the model of llm: a causal LM, a Hub id or a local folder; None: meta-llama/Llama-2-13b-chat-hf
     llm_endpoint:dict = arg({})               # or an OpenAI-compatible endpoint for llm: {"base_url": "http://host:port/v1", "model": "name"}
+    llm_options:dict = arg({})                # llm: LLMOptions (mode score|generate, template, k, demos, demo_seed, normalise, calibrate, chat,
+                                              # max_new_tokens); a list gives a row each: {"template": ["chatgpt", "llama2", "qa"], "k": [0, 4]}
     model:list[str]|None = arg(None, 'model distinct') # the encoder of sdl and mdl, a Hub id or a folder; several compared; None: bert-large-uncased
     encoder_preset:str|None = arg(None, 'in encoder_presets')    # sdl/mdl: paper (the benchmark's), small, smoke; None: small for small encoders
     fasttext_preset:str|None = arg(None, 'in fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
@@ -44,6 +46,7 @@ class LeaderboardArgs(RunArgs):
     ratios:list[float] = arg([], 'fraction distinct')   # training shares below 1 reported for sdl/mdl, e.g. [0.1, 0.3]: the learning curve
     reuse_from:list[str] = arg([])            # other job stores whose finished jobs are taken in, e.g. ["../results/benchmark/runs"]
     max_train:int|None = arg(None, 'positive')  # train every system on a seeded sample of at most this many rows per dataset (a quick look)
+    max_test:int|None = arg(None, 'positive')   # score every system on the same seeded sample of at most this many test rows per dataset
     run_name:str = arg('leaderboard', 'name')   # file stem: <run_name>_leaderboard.csv|.md|.html under outputs/leaderboard/
     n_resamples:int = arg(1000, 'min100')     # paired-bootstrap resamples of each per-dataset test (100 or more)
     alpha:float = arg(0.05, 'in alphas')      # significance level of the tests and the critical difference (the Nemenyi table's, Demšar 2006)
@@ -100,7 +103,7 @@ LeaderboardArgs.validate = _validate
 def _benchmark_args(self:LeaderboardArgs) -> BenchmarkArgs:
     "The benchmark's parameters of this leaderboard's jobs: its systems' rows, Table 4, the seeds, shares and datasets; checked."
     keys, _ = leaderboard_datasets(self.datasets, self.data, self.data_dir)
-    names, data = benchmark_data(keys, self.data, self.max_train)
+    names, data = benchmark_data(keys, self.data, self.max_train, self.max_test)
     given = dict(model=list(encoder_names(self.model))[0], epochs=self.epochs, lr=self.lr, data_dir=self.data_dir, cpu_precision=self.cpu_precision,
                  fasttext_preset=self.fasttext_preset)
     return BenchmarkArgs(rows=[m.row for m in self.systems() if m.make_row is None], tables=['4'], seeds=list(self.seeds),

@@ -137,11 +137,29 @@ def cell_notes(lb:Leaderboard) -> list:
     return notes
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #0448efac
+def _llm_row_note(name:str, r:dict) -> str:
+    "One llm row: its options, how each dataset's labels were read where not by label scoring, and the unparsed share of generated answers."
+    o, d = r['options'], r['data']
+    say = (f"{name}: {'label scoring' if o['mode'] == 'score' else 'greedy generation'}, template {o['template']}, k={o['k']}"
+           + (f" ({o['demos']}, seed {o['demo_seed']})" if o['k'] else '') + (', calibrated' if o.get('calibrate') else '')
+           + (f", normalised per {o['normalise'][:-1]}" if o.get('normalise', 'none') != 'none' else ''))
+    other = sorted({v['how'] for v in d.values()} - {'label scoring' if o['mode'] == 'score' else 'generation'})
+    if other: say += f" — read by {'; '.join(other)}"
+    if any(v['how'] != 'label scoring' for v in d.values()):
+        say += ('; answers naming no label or several (scored as wrong, never a class): '
+                + ', '.join(f"{k} {v['unparsed']:.1%} of {v['n']}" for k, v in sorted(d.items())))
+    return say
+
+# %% ../../nbs/11g_leaderboard.render.ipynb #5437a03b
 def _llm_note(llm:dict) -> str:
-    u = llm['unparsed']
-    return (f"llm: {llm['model']} zero-shot, greedy, asked {llm['prompt']!r} with each dataset's labels as {{labels}}; answers naming no "
-            "label or several (predicted as NONE, else the training set's most frequent label): "
-            + (', '.join(f"{k} {v['rate']:.1%} of {v['n']} (→ {v['fallback']})" for k, v in sorted(u.items())) or 'none finished') + '.')
+    "The llm rows' model, options, unparsed answers, the spread of each configuration over its templates, the datasets of test rows alone."
+    out = f"llm: {llm['model']}; " + '; '.join(_llm_row_note(n, r) for n, r in llm.get('rows', {}).items())
+    spread = [s for s in llm.get('spread') or [] if s.get('n_templates', 0) > 1]
+    if spread:
+        out += ('. Over templates (mean ± std): ' + ', '.join(f"{s['data']} {s['how']} k={s['k']}{' calibrated' if s.get('calibrate') else ''} "
+                                                            f"{s['mean']:.3f} ± {s['std']:.3f} ({s['n_templates']})" for s in spread))
+    if llm.get('test_only'): out += f". Test rows alone (no training split; only k = 0 runs): {', '.join(llm['test_only'])}"
+    return out + '.'
 
 # %% ../../nbs/11g_leaderboard.render.ipynb #34e40455
 def run_notes_text(st:dict) -> list:
@@ -156,6 +174,9 @@ def run_notes_text(st:dict) -> list:
     if st.get('nli'): notes.append(f"nli: {st['nli']['checkpoint']} zero-shot (no training), the target as the hypothesis; each dataset's labels "
                                    "mapped to entailment, contradiction and neutral by name.")
     if st.get('llm'): notes.append(_llm_note(st['llm']))
+    if st.get('max_test'):
+        notes.append(f"every system scored on the same seeded sample of at most {st['max_test']} test rows of each dataset (split seed 0): "
+                     "no published number beside these cells.")
     if st.get('max_train'):
         notes.append(f"every system trained on a seeded sample of at most {st['max_train']} training rows of each dataset (split seed 0): "
                      "no published number beside these cells.")

@@ -44,8 +44,13 @@ def leaderboard_rows(args:LeaderboardArgs, exp) -> tuple[dict, list]:
     further encoder, the encoder systems' rows again reading its entry of the run's models (`BERT [tag]`)."""
     names = encoder_names(args.model)
     tag = lambda m: f' ({list(names.values())[0]})' if m.encoder else ''   # the encoder that ran, `sdl (all-MiniLM-L6-v2)`
-    rows = {m.row: m.name + tag(m) for m in args.systems()}
-    more = [m.make_row(args) for m in args.systems() if m.make_row is not None]
+    rows, more = {m.row: m.name + tag(m) for m in args.systems()}, []
+    for m in (m for m in args.systems() if m.make_row is not None):   # a system's own rows: one, or one per configuration (`llm (score qa)`)
+        made = m.make_row(args); made = made if isinstance(made, list) else [made]
+        more += made
+        if len(made) > 1 or made[0].name != m.row:
+            rows.pop(m.row, None)
+            rows.update({r.name: m.name + (f" ({r.name.rsplit('[', 1)[1][:-1]})" if r.name.endswith(']') else '') for r in made})
     for model, t in list(names.items())[1:]:
         for m in (m for m in args.systems() if m.encoder):
             base = exp.row(m.row)
@@ -131,7 +136,7 @@ def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, 
     run = run if run is not None else prepare_leaderboard(args)
     a, prep = run.args, run.prep
     res, gold, preds = run_jobs(run, executor)
-    without = run.own + (list(prep.keys) if a.max_train is not None else [])   # your data, capped training sets: no paper number beside
+    without = run.own + (list(prep.keys) if a.max_train is not None or a.max_test is not None else [])   # your data, capped sets: no paper number
     pub = published(run.rows, prep.keys, without, run.more)
     table, tests, stats = build_leaderboard(res, gold, preds, run.rows, a.n_resamples, seed, a.alpha, pub)
     if a.attacks or a.ratios: table, stats = _robust(run, res, table, stats)

@@ -13,10 +13,9 @@ from ..data import DATASETS, missing_files, dataset_folder, searched
 from ..data.benchmark import BENCHMARK
 from ..train import check_encoder
 from ..systems.nli import stance_nli_map
-from ..systems.llm import LLM_PROMPTS
 from ..systems.probes import PROBES, PROBE_TRANSFORMS, probe_applies
 from ..experiment import Row, data_specs, get_experiment
-from ..systems.llm import check_llm, parse_failures
+from ..systems.llm.register import check_llm, llm_rows, llm_runs, run_spread
 from ..papers.benchmark import BenchmarkArgs
 
 # %% auto #0
@@ -42,7 +41,7 @@ class SystemMeta:
     fields:tuple=()              # the leaderboard parameters that are its alone: given without it, they are refused
     encoder:bool=False           # fine-tunes `model`: attacks and training shares are reported for it, several encoders compared
     nli:bool=False               # maps each dataset's labels to NLI labels by name
-    make_row:Callable|None=None  # (leaderboard parameters) -> its row, for a row beyond the benchmark's own
+    make_row:Callable|None=None  # (leaderboard parameters) -> its row (or a list of rows), for rows beyond the benchmark's own
     check:Callable|None=None     # (leaderboard parameters) -> None: loads its model before any job, or raises naming it
     settings:Callable|None=None  # (leaderboard parameters) -> its part of the run's settings: the models it names, its recipe
     notes:Callable|None=None     # (leaderboard parameters, the run's rows beyond the benchmark's, the run) -> its part of the stats
@@ -65,10 +64,10 @@ def nli_ft_row(checkpoint:str=NLI_MODEL, preset:str=NLI_PRESET, encoder_only:boo
                tables=('4',), note='an NLI checkpoint fine-tuned on each dataset: not in the benchmark paper')
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #a87e87b0
-def llm_row() -> Row:
-    "The leaderboard's LLM row: the run's `models['LLM']` asked the `choices` prompt (EZ-STANCE's ChatGPT prompt listing each dataset's labels)."
-    return Row('LLM prompting', 'llm', {'prompt': 'choices', 'model': 'LLM'}, tables=('4',),
-               note='a language model prompted zero-shot: not in the benchmark paper')
+def llm_row(options:dict|None=None) -> list[Row]:
+    """The leaderboard's LLM rows: the run's `models['LLM']` asked as `options` say (`LLMOptions` fields; default: label scoring, zero-shot,
+    EZ-STANCE's ChatGPT prompt with each dataset's labels), one row per combination of the values given as lists."""
+    return llm_rows(options, name='LLM prompting', model='LLM', tables=('4',), note='a language model prompted: not in the benchmark paper')
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #88b575d9
 def encoder_names(model:str|Sequence[str]|None) -> dict:
@@ -141,10 +140,16 @@ def _nli_ft_notes(a, more:list, res) -> dict:
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #79ba20b5
 def _llm_notes(a, more:list, res) -> dict:
-    "The model, its prompt, and per dataset the share of answers that named no label or several."
-    pf = parse_failures(res)
-    unparsed = {r.data: dict(rate=r.unparsed_rate, n=r.n, fallback=r.fallback) for r in pf[pf.row == 'LLM prompting'].itertuples()}
-    return {'llm': dict(model=a.llm_endpoint or a.llm_model or LLM_MODEL, prompt=LLM_PROMPTS['choices'], unparsed=unparsed)}
+    """The model; per llm row its options and, per dataset, how its labels were read and the share of answers that named no label or several
+    (scored as wrong); the spread over templates; the datasets of test rows alone (no training split: only k = 0 runs on them)."""
+    runs = llm_runs(res)
+    rows = {r.name: dict(options={k: v for k, v in r.options.items() if k != 'model'},
+                         data={x.data: dict(how=x.how, unparsed=x.unparsed_rate, n=x.n) for x in runs[runs.row == r.name].itertuples()})
+            for r in more if r.system == 'llm'}
+    spread = run_spread(res)
+    test_only = [k for k, d in (res.conditions.get('data') or {}).items() if (d.get('n') or {}).get('train') == 0]
+    return {'llm': dict(model=a.llm_endpoint or a.llm_model or LLM_MODEL, rows=rows, test_only=test_only,
+                        spread=[] if not len(spread) else spread.to_dict('records'))}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #426d76c0
 def _is_bart(checkpoint:str) -> bool:
@@ -166,8 +171,9 @@ for _m in [
     SystemMeta('nli-ft', 'nli', 'the same checkpoint fine-tuned on each dataset (`nli_preset`)', 'zhao2024', 'NLI fine-tuned',
                fields=('nli_model', 'nli_preset'), nli=True, check=_check_nli, notes=_nli_ft_notes,
                make_row=lambda a: nli_ft_row(a.nli_model or NLI_MODEL, a.nli_preset or NLI_PRESET, _is_bart(a.nli_model or NLI_MODEL))),
-    SystemMeta('llm', 'llm', "a causal LM or an endpoint asked EZ-STANCE's ChatGPT prompt with each dataset's labels", 'zhao2024',
-               'LLM prompting', fields=('llm_model', 'llm_endpoint'), make_row=lambda a: llm_row(), check=_check_llm, notes=_llm_notes,
+    SystemMeta('llm', 'llm', "a causal LM or an endpoint: label scoring or a parsed answer, k-shot, over prompt templates (`llm_options`)",
+               'zhao2024', 'LLM prompting', fields=('llm_model', 'llm_endpoint', 'llm_options'), make_row=lambda a: llm_row(a.llm_options),
+               check=_check_llm, notes=_llm_notes,
                settings=lambda a: {'models': {'LLM': a.llm_endpoint or a.llm_model or LLM_MODEL}})]:
     LEADERBOARD_SYSTEMS.register(_m.name, _m)
 
@@ -250,11 +256,11 @@ def leaderboard_datasets(datasets:Sequence[str]|None=None, # names of `LEADERBOA
     return keep, {k: f"not in {where(k)}: lacks {', '.join(m[:3])}{' ...' if len(m) > 3 else ''}" for k, m in missing.items() if m}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #e170f1b9
-def benchmark_data(keys:Sequence[str], data:dict|None, max_train:int|None) -> tuple[list, dict]:
+def benchmark_data(keys:Sequence[str], data:dict|None, max_train:int|None, max_test:int|None=None) -> tuple[list, dict]:
     """The benchmark notebook's `datasets` and `data` for the leaderboard's datasets: the benchmark's own by name; the other papers'
-    in their stated split (and every one when `max_train` caps the training sets) as data entries; your datasets with the cap
-    unless they set their own."""
-    cap = {'max_train': max_train} if max_train is not None else {}
+    in their stated split (and every one when `max_train` or `max_test` caps the training or test sets) as data entries; your datasets
+    with the caps unless they set their own."""
+    cap = {k: v for k, v in (('max_train', max_train), ('max_test', max_test)) if v is not None}
     named = [k for k in keys if k in BENCHMARK and not cap]
     extra = {k: {'dataset': k, **DATASETS[k].split, **cap} for k in keys if k not in named}
     return named, {**extra, **{k: {**cap, **v} for k, v in (data or {}).items()}}

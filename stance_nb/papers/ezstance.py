@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..experiment import Experiment, Row, DataSpec, RunArgs, RUN_ARGS, arg
 from ..systems.nli import EZSTANCE_MODELS, PAPER_PROMPTS, table10_row
 from ..train import PRESETS
-from ..systems.llm import parse_failures
+from ..systems.llm.register import parse_failures
 
 # %% auto #0
 __all__ = ['A_KEYS', 'B_KEYS', 'VAST_KEYS', 'EZSTANCE_DATA', 'NLI_ROWS', 'BASELINE_ROWS', 'EZSTANCE_ENCODERS', 'EZSTANCE_TABLES',
@@ -96,8 +96,8 @@ def _baseline_rows() -> list:
     return ([Row(n, 'zeroshot', tables=_MAIN, data=_TRAINED) for n in ('BiCE', 'CrossNet', 'TGA-Net')]
             + [Row(n, 'finetune', {'encoder': n, 'preset': p}, tables=_MAIN if n == 'RoBERTa' else _APPX, data=_TRAINED)
                for n, p in EZSTANCE_ENCODERS.items()]
-            + [Row('LLaMA 2', 'llm', {'prompt': 'llama2'}, tables=_MAIN, data=_ZERO),
-               Row('ChatGPT', 'llm', {'prompt': 'chatgpt'}, tables=_MAIN, data=_ZERO),
+            + [Row('LLaMA 2', 'llm', {'template': 'llama2', 'mode': 'generate'}, tables=_MAIN, data=_ZERO),
+               Row('ChatGPT', 'llm', {'template': 'chatgpt', 'mode': 'generate'}, tables=_MAIN, data=_ZERO),
                Row('Majority', 'majority', tables=_MAIN, data=_TRAINED, note='not in the paper: the training set\'s majority class')])
 
 # %% ../../nbs/11c_papers.ezstance.ipynb #421c5ed4

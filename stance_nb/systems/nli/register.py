@@ -25,7 +25,7 @@ def _typed(df:pd.DataFrame) -> pd.DataFrame:
 def _hf_kwargs(ctx) -> dict: return {'local_files_only': True} if ctx.settings.get('local_files_only') else {}
 
 # %% ../../../nbs/10e_systems.nli.register.ipynb #d30b68b1
-@register_system('nli_zero_shot', seeded=False)
+@register_system('nli_zero_shot', seeded=False, trains=False)
 def _nli_zero_shot(ctx):
     "An MNLI checkpoint scores each test set without training (the paper's BART-MNLI row)."
     name, opt = ctx.row.options.get('model', ctx.row.name), ctx.row.options
