@@ -351,11 +351,14 @@ def library_versions(libs:Iterable[str]=_LIBS) -> dict:
     return out
 
 # %% ../nbs/00_core.ipynb #527fa2f3
+_CODE_SHA = []   # this process's answer for this repository, asked once
+
 def git_sha(path:str|Path|None=None) -> str|None:
     """The git commit of the checkout at `path` (default: this repository), with `+dirty` when its code has changes (outside `outputs/`, which runs
-    write)."""
-    path = path or repo_root()
-    if path is None: return None
+    write). This repository's is read once per process: the code a process runs is the code it loaded, whatever is committed while it runs."""
+    if path is None:
+        if not _CODE_SHA: _CODE_SHA.append(git_sha(repo_root()) if repo_root() is not None else None)
+        return _CODE_SHA[0]
     try:
         sha = subprocess.run(['git', 'rev-parse', 'HEAD'], cwd=path, capture_output=True, text=True, timeout=10).stdout.strip()
         dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)outputs'], cwd=path,
