@@ -70,10 +70,11 @@ def seed_jobs(runs:Path=SUBSET) -> dict:
 
 def seed_rows(n:int, seed:int, runs:Path=SUBSET) -> tuple[list, list]:
     """MDL's relative drop minus SDL's on the scores averaged over the store's datasets, once per training seed, and per attack its spread over
-    the seeds (`seed_spread`): the difference of the two systems with training variance, where the store has three seeds or more of both."""
+    the seeds (`seed_spread`): the difference of the two systems with training variance, where the store has two seeds or more of both
+    (tested with three or more)."""
     jobs = seed_jobs(runs)
     seeds = sorted({s for (r, s) in jobs if all((x, s) in jobs for x in ALL_ROWS)})
-    if len(seeds) < 3: return [], []
+    if len(seeds) < 2: return [], []
     per = []
     for sd in seeds:
         mdl = jobs['BERT_MDL', sd][0]
@@ -96,6 +97,12 @@ def seed_findings(spread:list) -> list:
     out = []
     for x in spread:
         lo, hi = x['ci']
+        if x['n'] < 3:   # a t-interval over two seeds has one degree of freedom: no test worth the name
+            out.append(f"- **{x['attack']}, over training seeds** {', '.join(map(str, x['seeds']))} (the stand-in's recipe, MDL over "
+                       f"{x['datasets'].replace('+', ', ')}, `results/perf-subset/runs`): MDL − SDL relative drop {x['mean']:+.1%} (per seed "
+                       f"{', '.join(f'{v:+.1%}' for v in x['values'])}); untested: {x['n']} seeds of both systems, three or more are needed "
+                       f"to test a difference over training seeds. {paper_claim(x['attack'])}.")
+            continue
         shows = ('MDL loses a larger share over these seeds' if lo > 0 else 'SDL loses a larger share over these seeds' if hi < 0
                  else 'no difference shown: the interval holds 0')
         out.append(f"- **{x['attack']}, over training seeds** {', '.join(map(str, x['seeds']))} (the stand-in's recipe, MDL over "
@@ -233,8 +240,8 @@ def write_report(out, runs, n, seed, drops, diffs, pooled, pots, targets, diff, 
             f"Written by `tools/analysis_report.py` from the committed job store `{runs.relative_to(ROOT) if runs.is_absolute() else runs}` (no training). "
             f"That run has one seed per system (seed count = 1): its intervals are 95% percentile bootstraps over test rows ({n} resamples, seed "
             f"{seed}), so they cover the test sample, not training variance, and compare two trained models, not two systems. Where the "
-            "repeated-seed store `results/perf-subset/runs` holds three training seeds or more of both systems (on fewer datasets), the "
-            "findings first give the difference over those seeds with the t-interval of its mean. Clean and attacked predictions are scored "
+            "repeated-seed store `results/perf-subset/runs` holds two training seeds or more of both systems (on fewer datasets), the "
+            "findings first give the difference over those seeds (with three seeds or more, the t-interval of its mean). Clean and attacked predictions are scored "
             "on the same resampled rows; "
             f"c_a: spelling {PAPER_C['spelling']}, negation {PAPER_C['negation']} (the paper's Table 5). Drops are clean minus attacked macro-F1; "
             "relative drop = drop / clean score.", '', '## Findings', '', *seed_findings(spread), *findings(drops, diffs, pooled, targets, diff), '',

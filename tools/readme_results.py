@@ -19,7 +19,7 @@ from stance_nb.scorecard import scorecard, PAPER_NAMES, COLUMN_NAMES, VERDICTS, 
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS, README = ROOT/'results', ROOT/'README.md'
-RUN = RESULTS/'benchmark-minilm'
+STANDIN = RESULTS/'benchmark-minilm'
 STEM = 'benchmark-minilm'
 
 GROUPS = [   # (paper, tables, rows (None: all), what, made by)
@@ -73,7 +73,7 @@ def c_a_line() -> str:
 def stand_in_tables() -> tuple[dict, dict]:
     "The stand-in's tables built again from its job records (as the scorecard checks them), and its conditions."
     exp = get_experiment('benchmark')
-    res = stored_run(RUN, STEM)
+    res = stored_run(STANDIN, STEM)
     cond = table_conditions(exp, res)
     return {t: build_table(exp, res, t, cond)[0] for t in ('4', '6', '7', '8')}, cond
 
@@ -163,7 +163,7 @@ def results_block() -> str:
 
 def stand_in_block() -> str:
     "What the stand-in run is, from its conditions, and where its seed noise is measured."
-    cond = json.loads((RUN/f'{STEM}_conditions.json').read_text())
+    cond = json.loads((STANDIN/f'{STEM}_conditions.json').read_text())
     st, hw = cond['settings'], cond['hardware']
     changes = ', '.join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in sorted((st.get('mdl_changes') or {}).items()))
     prec = sorted({p for v in (cond.get('train_precision') or {}).values() for p in v})

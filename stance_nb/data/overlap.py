@@ -163,7 +163,7 @@ def cross_overlap(frames:Mapping[str, pd.DataFrame], # data key -> tidy table (i
             ex = next((x for x in t[exact]), None)
             example = repr(ex[:80]) if ex else (f"{next(iter(nr))[:80]!r} ~ {next(iter(nr.values()))[0][:80]!r}" if nr else '')
             if exact.any() or n_near: out.append(dict(train=a, test=b, test_rows=len(test[b]), exact=int(exact.sum()), near=n_near, example=example))
-    return pd.DataFrame(out, columns=CROSS_COLUMNS)
+    return pd.DataFrame(out, columns=CROSS_COLUMNS).sort_values(['test', 'train'], ignore_index=True)   # one order, whatever the frames' order
 
 def shared_text_notes(frames:Mapping[str, pd.DataFrame], near:bool=True) -> list:
     "One sentence per (training set, test set) of different datasets that share texts (`cross_overlap`); [] where none do."
