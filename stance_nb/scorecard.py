@@ -304,7 +304,8 @@ def findings(card:pd.DataFrame) -> list[str]:
     for r in counts.to_dict('records'):
         v = card.loc[card.paper_id == next(k for k, n in PAPER_NAMES.items() if n == r['paper']), f"{PREFIX[r['column']]}_verdict"].dropna()
         out.append(f"{r['paper']}, {COLUMN_NAMES[r['column']]}: {r['reproduced']} of {r['cells']} cells reproduced, {r['differs']} differ, "
-                   f"{r['untested']} untested (no noise measured for its kind of cell), {_stand_in_said(v, 'stand-in')}, {_stand_in_said(v, 'other data')}, {r['not comparable']} not comparable, "
+                   f"{r['untested']} untested (no noise measured for its kind of cell), {_stand_in_said(v, 'stand-in')}, "
+                   f"{_stand_in_said(v, 'other data')}, {r['not comparable']} not comparable, "
                    f"{r['not run']} not run.")
         w = blocks[(blocks.paper == r['paper']) & (blocks.column == r['column'])]
         if not len(w): continue

@@ -73,7 +73,8 @@ def _given_for_others(a:LeaderboardArgs) -> None:
     for f in dict.fromkeys(f for m in LEADERBOARD_SYSTEMS.values() for f in m.fields):
         if getattr(a, f) == getattr(default, f): continue
         users = [m.name for m in LEADERBOARD_SYSTEMS.values() if f in m.fields]
-        if not chosen & set(users): raise ValueError(f"{f}={getattr(a, f)!r} is for {', '.join(users)}: add {'it' if len(users) == 1 else 'one of them'} to models")
+        if not chosen & set(users):
+            raise ValueError(f"{f}={getattr(a, f)!r} is for {', '.join(users)}: add {'it' if len(users) == 1 else 'one of them'} to models")
 
 # %% ../../nbs/11e_leaderboard.params.ipynb #e7fe4350
 def _validate(self:LeaderboardArgs) -> None:
