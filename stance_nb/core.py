@@ -319,11 +319,14 @@ def shorten(text:str, width:int=300) -> str:
     return cut.rstrip(' ,;:') + ' …'
 
 # %% ../nbs/00_core.ipynb #3d85f063
-def model_tag(model:str|None) -> str|None:
-    "How a model is named beside a number: a Hub id as it is; a local file or folder by its name (of a folder called `model`, its parent's)."
+def model_tag(model:str|None,
+              hub_id:bool=False, # keep a Hub id whole (`owner/name`): the model's identity, as the comparability check needs it
+             ) -> str|None:
+    """A model as tables and job lines name it: a Hub id's or folder's last part (of a folder named `model`, its parent's); with `hub_id`,
+    a Hub id as it is."""
     if not model: return None
     m = str(model)
-    if '/' in m.strip('/') and not m.startswith(('.', '/', '~')) and m.count('/') == 1: return m   # a Hub id: owner/name
+    if hub_id and '/' in m.strip('/') and not m.startswith(('.', '/', '~')) and m.count('/') == 1: return m   # a Hub id: owner/name
     p = Path(m.rstrip('/'))
     return (p.parent.name if p.name == 'model' else p.name) or m
 

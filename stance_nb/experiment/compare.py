@@ -175,7 +175,7 @@ def run_facets(row:Row, cond:Mapping) -> dict:
     if model and st.get('mdl_preset') not in (None, 'paper', 'benchmark'):
         recipe = f"preset {st['mdl_preset']}" + ('' if recipe == 'paper' else f", {recipe}")
     prec = sorted({_PRECISION.get(str(x), str(x)) for x in (cond.get('train_precision') or {}).get(row.name) or ()})
-    return dict(encoder=model_tag(model), recipe=recipe, precision='+'.join(prec) or ('not recorded' if model else None))
+    return dict(encoder=model_tag(model, hub_id=True), recipe=recipe, precision='+'.join(prec) or ('not recorded' if model else None))
 
 # %% ../../nbs/10p_experiment.compare.ipynb #027f4b42
 def cell_rows(exp:Experiment, cell, row:str, column:str) -> list:
