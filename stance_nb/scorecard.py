@@ -93,7 +93,8 @@ def check_table(path:Path, built:pd.DataFrame) -> None:
             if c not in ('unit', 'status') and isinstance(v, str):
                 raise StanceDataError(f"{v!r} is not a number", path=path, row=i + 2, field=c, expected='a number (or empty)')
             if not _same(v, b.loc[key, c]):
-                raise StanceDataError(f"{key}: {v!r} here, {b.loc[key, c]!r} from its job records and the paper's reference: the table was "
+                said = lambda x: repr(x) if isinstance(x, str) else f"{float(x):.6g}"   # a number as read, not as numpy prints it
+                raise StanceDataError(f"{key}: {said(v)} here, {said(b.loc[key, c])} from its job records and the paper's reference: the table was "
                                       "edited, merged from other runs or written under other rules; write it again from its records",
                                       path=path, row=i + 2, field=c)
     if len(t) != len(b): raise StanceDataError(f"{len(t)} cells, its job records build {len(b)}", path=path)
@@ -389,6 +390,8 @@ def write_scorecard(root:str|Path='results', # the committed results (each run's
                     out:str|Path|None=None,  # the folder to write to (default `outputs/scorecard`)
                    ) -> dict:
     "Build the scorecard from the committed job records and write `scorecard.csv`, `.md`, `.html`; the files and the verdict counts."
+    if not Path(root).is_dir(): raise StanceDataError("no results folder here: expected the committed runs (e.g. the repository's results/)",
+                                                      path=root)
     noise = measured_noise(root)
     card = scorecard(root, noise=noise)
     out = Path(out) if out is not None else outputs_dir(None, 'scorecard')
