@@ -328,7 +328,7 @@ def test_plan_here_cannot_price_a_model_that_does_not_load(data, tmp_path, capfd
     bad = _unloadable_model(tmp_path/'model')
     res, err = _cli(['reproduce', 'benchmark', '-p', f'data_dir={data}', '-p', 'datasets=ibmcs', '-p', 'rows=BERT_SDL', '-p', 'seeds=1',
                      '-p', 'ratios=1.0', '-p', f'model={bad}', '--output-dir', str(tmp_path/'o'), '--plan'], capfd)
-    assert res['plan']['unknown'] == 1 and f'cannot price: {bad} not loadable here' in err and 'TFLOP/s' not in err, err
+    assert res['plan']['unknown'] == 1 and f'cannot price: {bad} is not loadable here' in err and 'TFLOP/s' not in err, err
 
 def test_slurm_runs_k_worker_tasks_in_each_gpu_job(data, tmp_path, capfd, monkeypatch, fake_slurm):
     "`--jobs-per-gpu 2` on Slurm: an array of half as many jobs, each with two worker tasks on its GPU."

@@ -73,7 +73,7 @@ def test_unknown_model_is_refused(capfd, tmp_path, monkeypatch):
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
     with pytest.raises(SystemExit) as e: main(['leaderboard', '--models', 'majority,bert9'])
     assert e.value.code == 2
-    assert "unknown model 'bert9'; valid models: fasttext, llm, majority, mdl, nli, nli-ft, random, sdl" in capfd.readouterr().err and not (tmp_path/'out').exists()
+    assert "unknown model 'bert9'; valid models: fasttext, fasttext-shuffled, fasttext-target, fasttext-text, llm, majority, mdl, nli, nli-ft, prior, random, sdl, sdl-shuffled, sdl-target, sdl-text" in capfd.readouterr().err and not (tmp_path/'out').exists()
 
 CHROMIUM = next((shutil.which(b) for b in ('chromium', 'chromium-browser', 'google-chrome') if shutil.which(b)), None)
 
@@ -266,7 +266,7 @@ def test_bad_input_stops_before_any_job(tmp_path, capfd, monkeypatch):
              (['--models', 'majority', '--datasets', 'ibmcs', '--nli-model', 'roberta-large-mnli'], 'is for nli, nli-ft: add one of them to models'),
              (['--models', 'majority,sdl', '--datasets', 'ibmcs', '--preset', 'huge'], "parameter encoder_preset: unknown ['huge']; valid: ['paper', 'small', 'smoke']"),
              (['--models', 'majority', '--datasets', 'ibmcs', '--fasttext-preset', 'xstance'], "fasttext_preset='xstance' is for fasttext, fasttext-text, fasttext-target, fasttext-shuffled: add one of them to models"),
-             (['--models', 'majority', '--datasets', 'ibmcs', '--llm-model', 'meta-llama/Llama-2-7b-chat-hf'], 'add llm to models'),
+             (['--models', 'majority', '--datasets', 'ibmcs', '--llm-model', 'meta-llama/Llama-2-7b-chat-hf'], 'is for llm: add it to models'),
              (['--models', 'majority,llm', '--datasets', 'ibmcs', '--llm-model', '{"model": "x"}'], "an LLM endpoint needs 'base_url' and 'model'"),
              (['--models', 'majority,llm', '--datasets', 'ibmcs', '--llm-model', '{"base_url": '], '--llm-model: an endpoint is a JSON object'),
              (['--models', 'majority,llm', '--datasets', 'ibmcs', '--llm-model', str(broken)], f"model {str(broken)!r}: its config does not load"),

@@ -76,11 +76,11 @@ INVALID = {
                         ({'datasets': ['ezstance']}, "dataset 'ezstance':"), ({'reuse_from': ['/nonexistent/store']}, 'reuse_from: no job store at'),
                         ({'nli_model': 'roberta-large-mnli', 'models': ['majority']}, 'is for nli, nli-ft: add one of them to models'),
                         ({'nli_preset': 'huge', 'models': ['nli-ft']}, "nli_preset: unknown ['huge']"),
-                        ({'llm_model': 'meta-llama/Llama-2-7b-chat-hf', 'models': ['majority']}, 'add llm to models'),
+                        ({'llm_model': 'meta-llama/Llama-2-7b-chat-hf', 'models': ['majority']}, 'is for llm: add it to models'),
                         ({'llm_endpoint': {'model': 'x'}, 'models': ['llm']}, "an LLM endpoint needs 'base_url' and 'model'"),
                         ({'encoder_preset': 'huge'}, "encoder_preset: unknown ['huge']")],
     'run_transfer': [({'models': ['mdl']}, "models: unknown ['mdl']"), ({'datasets': ['ibmcs']}, 'a transfer needs two datasets or more'),
-                     ({'datasets': ['ibmcs', 'csv']}, "datasets: unknown ['csv']"), ({'seeds': [1, 1]}, 'distinct'),
+                     ({'datasets': ['ibmcs', 'csv']}, "parameter datasets: ['csv']: your own files have no label map"), ({'seeds': [1, 1]}, 'distinct'),
                      ({'n_resamples': 10}, 'n_resamples=10: expected >= 100'), ({'run_name': '../../escape'}, 'no path separators'),
                      ({'smoke': 'yes'}, 'smoke'), ({'max_train': 0}, 'max_train=0: expected > 0')],
 }

@@ -1,4 +1,4 @@
-"""Write the README's section on the data (between `<!-- cards:begin -->` and `<!-- cards:end -->`) from the committed dataset
+"""Write the README's section on the data (between `<!-- generated:cards -->` and `<!-- /generated:cards -->`) from the committed dataset
 cards' findings (`results/cards/findings.md`, written by `stance_nb cards`), so that no finding is typed by hand.
 
 `python tools/readme_cards.py` rewrites the section; `--check` exits 1 when the README's section is not what the committed
@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FINDINGS, README = ROOT/'results'/'cards'/'findings.md', ROOT/'README.md'
-BEGIN, END = '<!-- cards:begin -->', '<!-- cards:end -->'
+BEGIN, END = '<!-- generated:cards -->', '<!-- /generated:cards -->'
 
 def section() -> str:
     "The section's text: the committed findings, said to be generated."

@@ -67,9 +67,9 @@ def differences(ours:Side, paper:Side) -> dict:
 def _say(facet:str, v) -> str:
     "One side of a facet in words."
     if facet == 'ratio': return f'{v:.0%} of the training data'
-    if facet in ('metric', 'split', 'encoder', 'precision'): return str(v) if v is not None else 'none'
-    if facet == 'recipe': return "the paper's" if v == 'paper' else str(v) if v is not None else 'none'
-    if facet == 'seeds': return str(v) if v is not None else 'none'
+    if facet in ('metric', 'split', 'encoder', 'precision'): return str(v) if v is not None else 'not recorded'
+    if facet == 'recipe': return "the paper's" if v == 'paper' else str(v) if v is not None else 'not recorded'
+    if facet == 'seeds': return str(v) if v is not None else 'not stated'
     if facet == 'data content': return v or "the paper's"
     if not v: return {'training sets': 'each dataset alone', 'label set': "each dataset's own"}.get(facet, 'none')
     return f"{len(v)}: {', '.join(v)}" if len(v) > 1 else v[0]

@@ -73,7 +73,8 @@ def _timing_model(model:str, local_files_only:bool) -> tuple:
         if depth and depth > 2: cfg.num_hidden_layers = 2
         how = (f"random weights of {src}" + (f", 2 of its {depth} layers timed, ×{depth / 2:g}" if depth and depth > 2 else '')
                + ": an estimate from the name, its weights are not here")
-        return AutoModel.from_config(cfg), (depth / 2 if depth and depth > 2 else 1.0), how
+        try: return AutoModel.from_config(cfg), (depth / 2 if depth and depth > 2 else 1.0), how
+        except Exception: return None, 1.0, ''   # a shape no network can be built from (a size of 0): not priced, never a crash
     finally:
         hf_logging.set_verbosity(verbosity)
         if bars: hf_logging.enable_progress_bar()
