@@ -1,12 +1,13 @@
 """Bad input: every registered loader × every kind of damaged input gives one clear `StanceDataError` naming
 the file, the row or field and what was expected; no loader drops or reorders rows silently."""
-import csv, io, json, zipfile
+import csv, io, json, shutil, zipfile
 from pathlib import Path
 import pytest
 from stance_nb.core import StanceDataError
 from stance_nb.data import load, DATASETS
 from stance_nb.fixtures.papers import write_xstance, write_cheese, write_ezstance, write_vast, MALFORMED_ROW
 from stance_nb.fixtures.field import write_pstance, write_covid19, write_wtwt, write_emergent, write_mtsd, write_rumoureval2017, rumour_id
+from stance_nb.fixtures.poldeb_rumor import write_poldeb, write_rumor, POLDEB_POSTS
 from stance_nb.data.field import HYDRATED, EMERGENT_FILES, MTSD_FILE, RUMOUREVAL2017_KEYS
 from stance_nb.fixtures.benchmark import (BENCHMARK_WRITERS, BENCHMARK_BREAKS, BENCHMARK_FIXTURE_SIZES, break_fixture,
                                           _zip_edit, _truncate)
@@ -89,6 +90,8 @@ NOT_JSON = 'a delimited-text format: no JSON to break'
 NO_ARCHIVE = 'read from unpacked files: no archive (archive extraction is tested in test_reliability_runs.py)'
 CSV_NULL = 'a delimited-text format: a null text is an empty field, the empty_text case'
 LATIN1 = 'the official files are Latin-1, which decodes every byte sequence: no wrong encoding is detectable'
+POSTS_NULL = CSV_NULL.replace('a delimited-text format', 'plain-text posts')
+POSTS_JSON = 'plain-text posts: no JSON to break'
 SE19 = 'semeval2019t7/rumoureval-2019-training-data.zip'
 SE19_TR = 'rumoureval-2019-training-data/'
 
@@ -181,8 +184,7 @@ CASES = {
         missing_column=(_then(lambda r: _zip_member(r/'scd/stance.zip', 'stance/obama/O1.meta', lambda b: b'ID=O1\nPID=-1\n')), 'stance.zip'),
         unknown_label=(_break('unknown_label'), 'stance.zip'),
         empty_text=(_then(lambda r: _zip_member(r/'scd/stance.zip', 'stance/obama/O2.data', lambda b: b'')), 'stance.zip'),
-        wrong_encoding=LATIN1, null_text=CSV_NULL.replace('a delimited-text format', 'plain-text posts'),
-        broken_json='plain-text posts: no JSON to break', truncated_archive=(_break('truncated_zip'), 'stance.zip')),
+        wrong_encoding=LATIN1, null_text=POSTS_NULL, broken_json=POSTS_JSON, truncated_archive=(_break('truncated_zip'), 'stance.zip')),
     'argmin': dict(
         missing_file=(_break('missing_file'), 'cloning.tsv'), missing_column=(_break('missing_column'), 'abortion.tsv'),
         unknown_label=(_break('unknown_label'), 'cloning.tsv'),
@@ -211,7 +213,8 @@ CASES = {
 FIELD_WRITERS = {**{f'pstance_{k}': (lambda r: write_pstance(r/'pstance')) for k in ('trump', 'biden', 'sanders')},
                  'covid19': lambda r: write_covid19(r/'covid19'), 'wtwt': lambda r: write_wtwt(r/'wtwt'),
                  'emergent': lambda r: write_emergent(r/'emergent'), 'mtsd': lambda r: write_mtsd(r/'mtsd'),
-                 'rumoureval2017': lambda r: write_rumoureval2017(r/'rumoureval2017')}
+                 'rumoureval2017': lambda r: write_rumoureval2017(r/'rumoureval2017'),
+                 'poldeb': lambda r: write_poldeb(r/'poldeb'), 'rumor': lambda r: write_rumor(r/'rumor')}
 RE17_REPLY = f"semeval2017-task8-dataset/rumoureval-data/charliehebdo/{rumour_id('train', 1)}/replies/{rumour_id('train', 2)}.json"
 
 def _json_edit(path, fn):
@@ -274,6 +277,28 @@ CASES.update({
         broken_json=(_then(lambda r: _truncate(RE17(r)/RE17_REPLY)), RE17_REPLY),
         wrong_encoding=(_then(lambda r: _latin1(RE17(r)/RE17_REPLY, 'Is it true', 'Is it tr\xfce')), RE17_REPLY),
         truncated_archive='read from the unpacked release folders: no archive'),
+})
+# ---------------------------------------------------------------- poldeb and rumor (stance_nb.data.poldeb_rumor)
+
+POLDEB_POST = 'poldeb/guns/post2'                  # its text: POLDEB_POSTS['guns'][2] and a second line
+RUMOR_LINE2 = 'RT @news: Sarah Palin getting divorced? Caf\xe9 talk 1 http://bit.ly/x1'   # palin.txt line 2, label 12
+_rumor_sub = lambda r, old, new: _sub(r/'rumor/palin.txt', old, new, encoding='latin-1')
+
+CASES.update({
+    'poldeb': dict(
+        missing_file=(_then(lambda r: shutil.rmtree(r/'poldeb/healthcare')), 'poldeb/healthcare'),
+        missing_column=(_then(lambda r: write_poldeb(r/'poldeb', damage='guns/post2', kind='no_stance')), POLDEB_POST),
+        unknown_label=(_then(lambda r: write_poldeb(r/'poldeb', damage='guns/post2', kind='unknown_label')), POLDEB_POST),
+        empty_text=(_then(lambda r: _sub(r/POLDEB_POST, POLDEB_POSTS['guns'][2] + '\nSecond line of the post.', ' ')), POLDEB_POST),
+        null_text=POSTS_NULL, broken_json=POSTS_JSON,
+        wrong_encoding='read as UTF-8, else ISO-8859-1, which decodes every byte sequence: no wrong encoding is detectable',
+        truncated_archive=NO_ARCHIVE),
+    'rumor': dict(
+        missing_file=(_then(lambda r: (r/'rumor/michelle.txt').unlink()), 'michelle.txt'),
+        missing_column=(_then(lambda r: _rumor_sub(r, RUMOR_LINE2 + '\t12\n', RUMOR_LINE2 + '\n')), 'palin.txt'),
+        unknown_label=(_then(lambda r: write_rumor(r/'rumor', damage='palin.txt', kind='unknown_label')), 'palin.txt'),
+        empty_text=(_then(lambda r: _rumor_sub(r, '\t' + RUMOR_LINE2 + '\t', '\t \t')), 'palin.txt'),
+        null_text=CSV_NULL, broken_json=NOT_JSON, wrong_encoding=LATIN1, truncated_archive=NO_ARCHIVE),
 })
 
 ROW_FAULTS = ('missing_column', 'unknown_label', 'empty_text', 'null_text', 'broken_json')  # these must point at a row or field

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 from sklearn.model_selection import train_test_split
 from ..core import StanceDataError
-from .core import register_dataset, require_file
+from .core import register_dataset, require_file, require_text
 from .field import want_splits
 
 # %% auto #0
@@ -30,7 +30,7 @@ def path_split(key:str, test:int=2, dev:int=1) -> str:
 
 # %% ../../nbs/01i_data.poldeb_rumor.ipynb #cd7f501b
 def read_post(path:Path) -> dict:
-    "One post file: its `#key=value` lines and the text after them (UTF-8, else ISO-8859-1); a file without `#stance` is named."
+    "One post file: its `#key=value` lines and the text after them (UTF-8, else ISO-8859-1); a file without `#stance` or text is named."
     raw = Path(path).read_bytes()
     try: s = raw.decode('utf-8')
     except UnicodeDecodeError: s = raw.decode('latin-1')
@@ -40,7 +40,7 @@ def read_post(path:Path) -> dict:
         raise StanceDataError('no #stance line before the post', path=path, field='stance', expected='#stance=stance1 or stance2')
     if meta['stance'] not in POLDEB_STANCES:
         raise StanceDataError(f"unknown stance {meta['stance']!r}", path=path, field='stance', expected=f'one of {list(POLDEB_STANCES)}')
-    return dict(meta, text='\n'.join(lines).strip())
+    return dict(meta, text=require_text('\n'.join(lines).strip(), path, field='text', what='post (nothing after the #key=value lines)'))
 
 # %% ../../nbs/01i_data.poldeb_rumor.ipynb #d1f30c0e
 @register_dataset('poldeb', labels=list(POLDEB_LABELS), pair=True, metric='f1_macro', folder='poldeb', files=tuple(POLDEB_DOMAINS),
@@ -74,16 +74,18 @@ RUMOR_CODES = {'11': 'endorse', '12': 'deny', '13': 'question', '14': 'neutral',
 RUMOR_LABELS = tuple(sorted(RUMOR_CODES.values()))
 
 def _rumor_lines(folder:Path) -> list:
-    "(file, line number, fields) of every line of the three text files, in the authors' order: a line without 4 fields is named."
+    "(file, line number, fields) of every line of the three text files, in the authors' order: a line without 4 fields or a tweet is named."
     out = []
     for f in RUMOR_STORIES:
         path = require_file(folder, f, 'rumor')
-        for i, line in enumerate(path.read_text(encoding='latin-1').splitlines(keepends=True), 1):
+        with open(path, encoding='latin-1') as fh: file_lines = fh.readlines()   # lines end at \n or \r only, as the authors' readlines()
+        for i, line in enumerate(file_lines, 1):
             parts = line.strip().split('\t')
             if len(parts) != 4:
                 raise StanceDataError(f'{len(parts)} tab-separated fields', path=path, row=i, expected='<date> <user id> <tweet> <label>')
             if parts[3] not in RUMOR_CODES and parts[3] != '2':
                 raise StanceDataError(f'unknown label {parts[3]!r}', path=path, row=i, field='label', expected=f"one of {[*RUMOR_CODES, '2']}")
+            require_text(parts[2], path, row=i, field='tweet', what='tweet')
             out.append((f, i, parts))
     return out
 
