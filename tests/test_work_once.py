@@ -10,7 +10,6 @@ from stance_nb.attacks import ATTACKS, apply_attack, attack_texts, register_atta
 
 CALLS = []
 
-@register_attack('_counted_upper')
 def _counted_upper(texts, seed=0, suffix=''):
     "A test attack that records each call: upper-case every string, then add `suffix`."
     CALLS.append(list(texts))
@@ -18,11 +17,13 @@ def _counted_upper(texts, seed=0, suffix=''):
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
-    "A cache folder of this test's own."
+    "A cache folder of this test's own, and the counting attack registered for the test alone (the registry every other test reads stays as shipped)."
     from stance_nb.train import batches
     monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path/'cache'))
     CALLS.clear(); batches._TOKEN_CACHE.clear()
-    return tmp_path/'cache'/'stance_nb'
+    register_attack('_counted_upper')(_counted_upper)
+    yield tmp_path/'cache'/'stance_nb'
+    ATTACKS.pop('_counted_upper', None)
 
 FRAME = pd.DataFrame(dict(split='test', id=['1', '2', '3'], target=['wind', 'wind', 'coal'], text=['we want it', 'no', 'we want it'],
                           label=['FAVOR', 'AGAINST', 'FAVOR']))

@@ -61,6 +61,8 @@ def _text_verdict(key:str, sy:str, r:dict, t:dict|None, alpha:float) -> str:
     if t is None: return f"On {key}, {sy} reading the text alone scores {share} (no test: {r['no_test']})."
     below = t['delta'] > 0 and t['p'] < alpha
     test = f"full − text {t['delta']:+.3f}, p = {t['p']:.3g}"
+    if t['delta'] < 0 and t['p'] < alpha:   # the target as given costs the full system: say so, not just "not below"
+        return f"On {key}, {sy} reading the text alone scores {share} of the full score, significantly above the full input ({test})."
     if r['text_share'] >= TEXT_SHARE and not below:
         return f"On {key}, the text alone nearly solves it for {sy}: {share} of the full score, not significantly below ({test})."
     return (f"On {key}, {sy} reading the text alone scores {share} of the full score; the full input is "
@@ -73,6 +75,9 @@ def _target_verdict(key:str, sy:str, r:dict, t:dict|None, alpha:float) -> str:
     test = f"Δ = {t['delta']:+.3f}, p = {t['p']:.3g}" + (f", over seeds p = {t['p_seeds']:.3g}" if t.get('p_seeds') is not None else '')
     if t['delta'] > 0 and t['p'] < alpha:
         return f"On {key}, the target matters to {sy}: shuffled targets lower it from {r['full']:.3f} to {r['shuffled']:.3f} ({test})."
+    if t['delta'] < 0 and t['p'] < alpha:
+        return (f"On {key}, {sy} scores higher with shuffled targets, {r['shuffled']:.3f} against {r['full']:.3f} ({test}): the targets as "
+                "given do not help it.")
     return (f"On {key}, no evidence that {sy} uses the target: with shuffled targets it scores {r['shuffled']:.3f} against "
             f"{r['full']:.3f} ({test}).")
 
