@@ -22,15 +22,17 @@ def _free_port() -> int:
 def llama_server(gguf:Path, wait:float=900, threads:int=1):
     "llama.cpp's OpenAI-compatible server on 127.0.0.1 serving `gguf`, log-probabilities on; its base URL; stopped on exit."
     port = _free_port()
+    log = tempfile.TemporaryFile()   # the server's log to a file: an unread pipe fills with llama.cpp's load log and stalls the server
     proc = subprocess.Popen([sys.executable, '-m', 'llama_cpp.server', '--model', str(gguf), '--host', '127.0.0.1', '--port', str(port),
                              '--logits_all', 'True', '--n_ctx', '4096', '--n_threads', str(threads)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                            stdout=subprocess.DEVNULL, stderr=log)
     url, t0 = f'http://127.0.0.1:{port}/v1', time.time()
     try:
         while True:
             with contextlib.suppress(OSError):
                 urllib.request.urlopen(url + '/models', timeout=5).read(); break
-            if proc.poll() is not None: raise RuntimeError(f"the server stopped: {proc.stderr.read()[-1000:]!r}")
+            if proc.poll() is not None:
+                log.seek(0); raise RuntimeError(f"the server stopped: {log.read()[-1000:]!r}")
             if time.time() - t0 > wait: raise TimeoutError(f'the server did not answer within {wait} s')
             time.sleep(2)
         yield url
@@ -38,6 +40,7 @@ def llama_server(gguf:Path, wait:float=900, threads:int=1):
         proc.terminate()
         try: proc.wait(30)
         except subprocess.TimeoutExpired: proc.kill()
+        log.close()
 
 def _jobs(out:Path) -> dict:
     "(row, 'served' or 'local') -> the job's answers on semeval2016t6."
