@@ -98,8 +98,7 @@ class Noise:
     def how(self, k:tuple) -> str:
         "Where this σ comes from, in words."
         return (f"{kind_said(k)}: σ {self.sigma:.4f} per dataset, the root mean square of {self.cells} cell{'s' * (self.cells != 1)}' seed std "
-                f"over seeds "
-                f"{', '.join(map(str, self.seeds))} of {', '.join(self.rows)} ({self.source}/runs)")
+                f"over seeds {', '.join(map(str, self.seeds))} of {', '.join(self.rows)} ({self.source}/runs)")
 
 def measure(root:str|Path, src:NoiseSource) -> dict:
     "Kind -> `Noise` from the source's repeated seeds: every cell's std over seeds scaled to one unit, pooled per kind."

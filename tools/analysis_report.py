@@ -93,22 +93,20 @@ def seed_rows(n:int, seed:int, runs:Path=SUBSET) -> tuple[list, list]:
     return per, spread
 
 def seed_findings(spread:list) -> list:
-    "One sentence per attack: MDL − SDL over training seeds, with the t-interval of its mean."
+    "One sentence per attack: MDL − SDL over training seeds, with the t-interval of its mean (with three seeds or more; else untested)."
     out = []
     for x in spread:
         lo, hi = x['ci']
+        head = (f"- **{x['attack']}, over training seeds** {', '.join(map(str, x['seeds']))} (the stand-in's recipe, MDL over "
+                f"{x['datasets'].replace('+', ', ')}, `results/perf-subset/runs`): MDL − SDL relative drop {x['mean']:+.1%} (per seed "
+                f"{', '.join(f'{v:+.1%}' for v in x['values'])})")
         if x['n'] < 3:   # a t-interval over two seeds has one degree of freedom: no test worth the name
-            out.append(f"- **{x['attack']}, over training seeds** {', '.join(map(str, x['seeds']))} (the stand-in's recipe, MDL over "
-                       f"{x['datasets'].replace('+', ', ')}, `results/perf-subset/runs`): MDL − SDL relative drop {x['mean']:+.1%} (per seed "
-                       f"{', '.join(f'{v:+.1%}' for v in x['values'])}); untested: {x['n']} seeds of both systems, three or more are needed "
-                       f"to test a difference over training seeds. {paper_claim(x['attack'])}.")
-            continue
-        shows = ('MDL loses a larger share over these seeds' if lo > 0 else 'SDL loses a larger share over these seeds' if hi < 0
-                 else 'no difference shown: the interval holds 0')
-        out.append(f"- **{x['attack']}, over training seeds** {', '.join(map(str, x['seeds']))} (the stand-in's recipe, MDL over "
-                   f"{x['datasets'].replace('+', ', ')}, `results/perf-subset/runs`): MDL − SDL relative drop {x['mean']:+.1%} (per seed "
-                   f"{', '.join(f'{v:+.1%}' for v in x['values'])}), t-interval of the mean over the {x['n']} seeds [{lo:+.1%}, {hi:+.1%}], "
-                   f"p = {x['p']:.3g}: {shows}. {paper_claim(x['attack'])}.")
+            tested = (f"; untested: {x['n']} seeds of both systems, three or more are needed to test a difference over training seeds")
+        else:
+            shows = ('MDL loses a larger share over these seeds' if lo > 0 else 'SDL loses a larger share over these seeds' if hi < 0
+                     else 'no difference shown: the interval holds 0')
+            tested = f", t-interval of the mean over the {x['n']} seeds [{lo:+.1%}, {hi:+.1%}], p = {x['p']:.3g}: {shows}"
+        out.append(f"{head}{tested}. {paper_claim(x['attack'])}.")
     return out
 
 def target_tables(d:dict, n:int, seed:int) -> pd.DataFrame:

@@ -8,15 +8,13 @@ from dataclasses import dataclass, replace, field
 from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
-from pathlib import Path
 from ..core import model_tag
 from .spec import Experiment, Row, SYSTEMS
 
 # %% auto #0
 __all__ = ['MEASURE', 'RUN', 'CONTENT', 'FACETS', 'LIKE', 'STAND_IN', 'OTHER_DATA', 'NOT_COMPARABLE', 'VERDICT_FAMILIES', 'Side',
-           'differences', 'Comparison', 'compare_sides', 'not_comparable', 'verdict', 'family', 'guarded_delta',
-           'paper_over_systems', 'is_mdl', 'run_facets', 'cell_rows', 'run_sides', 'table_sides', 'guard_table',
-           'data_differences']
+           'differences', 'Comparison', 'compare_sides', 'verdict', 'family', 'guarded_delta', 'paper_over_systems',
+           'is_mdl', 'run_facets', 'cell_rows', 'run_sides', 'table_sides', 'guard_table', 'data_differences']
 
 # %% ../../nbs/10p_experiment.compare.ipynb #14b6dccf
 MEASURE = ('datasets', 'split', 'label set', 'metric', 'systems', 'training sets', 'attacks', 'ratio')   # what a number measures
@@ -98,12 +96,6 @@ def compare_sides(ours:Side, paper:Side) -> Comparison:
     d = differences(ours, paper)
     kind = (NOT_COMPARABLE if set(d) & set(MEASURE) else STAND_IN if set(d) & set(RUN) else OTHER_DATA if d else LIKE)
     return Comparison(kind, d)
-
-# %% ../../nbs/10p_experiment.compare.ipynb #9e89aa31
-def not_comparable(ours:Side, paper:Side) -> str:
-    "'' when the two sides measure the same thing (a Δ may be shown); else 'not comparable: ...' naming each facet that differs."
-    c = compare_sides(ours, paper)
-    return c.why if c.kind == NOT_COMPARABLE else ''
 
 # %% ../../nbs/10p_experiment.compare.ipynb #a2d9e5f7
 VERDICT_FAMILIES = ('reproduced', 'differs', 'untested', STAND_IN, OTHER_DATA, NOT_COMPARABLE, 'not run')   # every verdict starts with one of these
