@@ -177,9 +177,11 @@ def cpu_cost(todo:Sequence[tuple], settings:dict,
         mine = [p for p in plans.values() if p['model'] == m]
         w = np.array([p['train_examples'] + p['predict_examples'] for p in mine], dtype=float)
         ref = float(np.average([p['tokens'] for p in mine], weights=w)) if w.sum() else 64.0
-        how = []
-        est = estimate_encoder_seconds(m, 1, 1, length=ref, batch_size=mine[0]['batch_size'], eval_batch_size=mine[0]['eval_batch_size'],
+        how, n_tr, n_pr = [], max(1, sum(p['train_examples'] for p in mine)), max(1, sum(p['predict_examples'] for p in mine))
+        # timed on the jobs' own totals, so that the batch timed is theirs (a total of 1 timed batches of one example: 1.8x slower per example)
+        est = estimate_encoder_seconds(m, n_tr, n_pr, length=ref, batch_size=mine[0]['batch_size'], eval_batch_size=mine[0]['eval_batch_size'],
                                        local_files_only=settings.get('local_files_only', False), device=device, how=how)
+        est = (est[0] / n_tr, est[1] / n_pr) if est else None   # seconds per example
         load = load_average()   # the load the timing shared the cores with: said beside the estimate
         for p in mine:
             scale, p['timed_as'], p['load'] = p['tokens'] / ref, (how or [''])[0], load
