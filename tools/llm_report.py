@@ -149,7 +149,7 @@ run(s): label scoring (the log-likelihood of each label's name after the prompt,
 generation (at most 16 new tokens, the answer parsed; an answer naming no label or several is scored as wrong, never as a class):
 **{what_ran(runs)}**, where k = 4 demonstrations are drawn at random from the training split (demonstration seed 0, the same four
 before every test row); each configuration with three templates: EZ-STANCE's ChatGPT and LLaMA 2 prompts (`chatgpt`, `llama2`, word
-for word on FAVOR/AGAINST/NONE data, with each dataset's own labels otherwise) and ours (`qa`), in the model's chat template. {not_run(runs)} **Test rows: not the full test sets
+for word on FAVOR/AGAINST/NONE data, with each dataset's own labels otherwise) and ours (`qa`), in the model's chat template. {(not_run(runs) + ' ') if not_run(runs) else ''}**Test rows: not the full test sets
 but a seeded random sample{f' of {min(cap)} rows' if cap else ''} of each (split seed {', '.join(map(str, split_seed)) or 0}, the
 same rows for every configuration;** {sizes}): the full test sets do not fit the time these runs had on a shared two-core machine
 (see what it cost, below); macro-F1 on so few rows moves by several points from one sample to another, so read the spread over
