@@ -69,7 +69,7 @@ def test_analyze_command_on_committed_records(tmp_path, capsys):
     import pandas as pd
     from stance_nb.cli.main import main
     assert main(['analyze', 'diff', '--from', str(RUNS), '--dataset', 'ibmcs', '--systems', 'BERT_SDL', '--tests', 'test,negation',
-                 '--out', str(tmp_path)]) == 0
+                 '--output-dir', str(tmp_path)]) == 0
     flips = pd.read_csv(tmp_path/'diff_ibmcs_flipped.csv')
     job = find_job(RUNS, 'BERT_SDL', 'ibmcs')
     a, b = job_predictions(job, 'ibmcs', 'test')[0], job_predictions(job, 'ibmcs', 'negation')[0]
@@ -107,7 +107,7 @@ def test_analyze_states_its_conditions(kind, tmp_path):
     systems = 'BERT_SDL' if kind == 'diff' else 'BERT_MDL,BERT_SDL'
     tests = {'robustness': 'negation', 'targets': 'test', 'diff': 'test,negation'}[kind]
     assert main(['analyze', kind, '--from', str(RUNS), '--dataset', 'ibmcs', '--systems', systems, '--tests', tests, '--n', '200',
-                 '--out', str(tmp_path)]) == 0
+                 '--output-dir', str(tmp_path)]) == 0
     md = (tmp_path/f'{kind}_ibmcs.md').read_text()
     seeds = '- training seeds: BERT_SDL 1:' if kind == 'diff' else '- training seeds: BERT_MDL 1, BERT_SDL 1:'
     for said in [seeds, 'one training seed per run', '- metric: macro-F1', '- data: split test, fingerprint 96419d51c3c0fa7c',

@@ -226,6 +226,39 @@ def test_help_index_is_current():
     assert idx['arguments'] == json.loads(json.dumps(argument_index())), fix
 
 
+def test_every_command_is_declared_once_and_whole():
+    "Each command of the one registry has its name, a help line, an options function and its handler, `<name>_command` of the commands module."
+    from stance_nb.cli import commands
+    from stance_nb.cli.main import COMMANDS, Command
+    from stance_nb.registry import Registry
+    assert isinstance(COMMANDS, Registry) and len(COMMANDS) >= 16
+    for name, c in COMMANDS.items():
+        assert isinstance(c, Command) and c.name == name and isinstance(c.help, str) and c.help.strip(), name
+        assert callable(c.options) and c.handler is getattr(commands, f"{name.replace('-', '_')}_command"), name
+    assert [n for n, c in COMMANDS.items() if c.accelerate] == ['train', 'mdl']
+
+
+def test_help_lists_exactly_the_registered_commands(capsys):
+    "`stance_nb --help` (from the help index, as the console script prints it, and from the parser) names the registry's commands, each with its line."
+    from stance_nb.cli.main import COMMANDS, make_parser
+    from stance_nb.helpindex import console_main
+    assert console_main(['--help']) == 0
+    for text in (capsys.readouterr().out, make_parser([]).format_help()):
+        assert re.search(r'\{([^}]*)\}', text).group(1).split(',') == list(COMMANDS)
+        flat = ''.join(text.split())   # argparse wraps lines, at a hyphen too
+        assert all(''.join(c.help.split()) in flat for c in COMMANDS.values()), text
+
+
+@pytest.mark.parametrize('flag', ['--output-dir', '--out'])
+def test_scorecard_output_dir_and_its_older_spelling(flag, tmp_path, capsys, monkeypatch):
+    "`scorecard --output-dir DIR` writes into DIR, as every command's output folder; `--out DIR`, its older spelling, reaches the same place."
+    import stance_nb.scorecard
+    seen = []
+    monkeypatch.setattr(stance_nb.scorecard, 'write_scorecard', lambda root, out: seen.append((root, out)) or dict(files=[], counts=[]))
+    assert main(['scorecard', flag, str(tmp_path/'sc'), '--json']) == 0
+    assert seen == [('results', str(tmp_path/'sc'))] and json.loads(capsys.readouterr().out)['command'] == 'scorecard'
+
+
 BAD_LINES = [['leaderboard', '--models', 'majority', '--datasets', 'pstance_trmp', '--plan'], ['leaderboard', '--models', 'majoriy,fasttext'],
              ['leaderboard', '--models', 'majority', '--alpha', '0.3', '--seeds', '1,1'], ['leaderboard', '--models', 'majority', '--epochs', 'two'],
              ['leaderboard', '--models', 'sdl', '--model', './no/such/model'], ['leaderboard', '--models', 'majority', '--data', '[1]'],

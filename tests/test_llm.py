@@ -25,7 +25,7 @@ def test_lm_eval_scores_our_prompts_as_we_do(tmp_path):
     synthetic_stance(6, seed=2, splits=('train', 'test'), labels=('AGAINST', 'FAVOR', 'NONE')).to_csv(tmp_path/'mine.csv', index=False)
     data = json.dumps({'mine': {'dataset': 'csv', 'path': str(tmp_path/'mine.csv')}})
     code, out, err = run_cli(['export-lm-eval', '--model', str(tmp_path/'llm'), '--data', data, '--llm-options', '{"k": 1, "template": "qa"}',
-                              '--out', str(tmp_path/'tasks'), '--json'])
+                              '--output-dir', str(tmp_path/'tasks'), '--json'])
     assert code == 0, err
     (conf,) = json.loads(out)['configurations'].values()
     (task, info), = conf['tasks'].items()

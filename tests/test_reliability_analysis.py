@@ -114,7 +114,7 @@ def test_analyze_command_exit_codes(case, tmp_path, capsys):
     "`stance_nb analyze`: a wrong count or form of an option exits 2 before any data is read; an absent store or job exits 1; one line each."
     _job(tmp_path, 'A', 'aaaa', G)
     extra, code, line = CLI[case]
-    opts = {'--from': str(tmp_path), '--dataset': 'k', '--systems': 'A', '--out': str(tmp_path/'out'), **dict(zip(extra[::2], extra[1::2]))}
+    opts = {'--from': str(tmp_path), '--dataset': 'k', '--systems': 'A', '--output-dir': str(tmp_path/'out'), **dict(zip(extra[::2], extra[1::2]))}
     rc, err = _cli(['analyze', 'robustness', *(x for kv in opts.items() for x in kv)], capsys)
     assert rc == code and line.format(store=tmp_path) in err, (rc, err)
     assert not (tmp_path/'out').exists()   # nothing written
@@ -157,7 +157,7 @@ def test_analyze_your_own_data_and_a_transfer_store(case, tmp_path, capsys, monk
     from stance_nb.cli.main import main
     capsys.readouterr()
     rows = 'majority,random' if case == 'own_data' else 'Majority baseline,Random baseline'
-    rc = main(['analyze', 'diff', '--from', str(store), '--dataset', key, '--systems', rows, '--out', str(tmp_path/'an')])
+    rc = main(['analyze', 'diff', '--from', str(store), '--dataset', key, '--systems', rows, '--output-dir', str(tmp_path/'an')])
     assert rc == 0, capsys.readouterr().err[-2000:]
     md = (tmp_path/'an'/f'diff_{key}.md').read_text()
     assert md.startswith(f'# diff on {key}: {rows.split(",")[0]}') and re.search(r'- test rows: [1-9]\d*\n', md), md[:800]
@@ -166,7 +166,7 @@ def test_analyze_a_seed_of_a_seedless_row(tmp_path, capsys):
     "`analyze --seeds 1` on a seedless row (majority): one line that says its jobs have no seed (it named the row as absent, listing it)."
     store, key = _baselines_store(tmp_path)
     rc, err = _cli(['analyze', 'diff', '--from', str(store), '--dataset', key, '--systems', 'majority', '--seeds', '1,2',
-                    '--out', str(tmp_path/'an')], capsys)
+                    '--output-dir', str(tmp_path/'an')], capsys)
     assert rc == 1 and "row 'majority' has no job on 'fx' with training seed 1: its jobs there have seeds [None] (a seedless system)" in err, err
     assert 'leave out --seeds' in err
 

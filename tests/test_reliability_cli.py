@@ -208,12 +208,14 @@ def test_own_data_robustness_tables_not_compared(own, tmp_path, monkeypatch):
 
 _INTERRUPTED = textwrap.dedent('''
     import json, sys
-    from stance_nb.cli import main, commands
+    from dataclasses import replace
+    from stance_nb.cli import main, COMMANDS
     from stance_nb.experiment import executor_from, run_on
     from stance_nb.fixtures.workers import worker_experiment
     a = json.loads(sys.argv[1])
-    commands.COMMANDS['presets'] = lambda args: run_on(executor_from('submitit-local', 2), exp=worker_experiment(('ibmcs',)), seeds=[1, 2],
+    work = lambda args: run_on(executor_from('submitit-local', 2), exp=worker_experiment(('ibmcs',)), seeds=[1, 2],
         data_dir=a['data'], out=a['out'], settings=dict(smoke=True, sleep_s=60, job_log=a['log']))
+    COMMANDS.register('presets', replace(COMMANDS['presets'], handler=work), replace=True)
     sys.exit(main(['presets']))
 ''')
 

@@ -14,7 +14,8 @@ from ..core import StanceDataError, atomic_files, write_csv, data_dirs, load_ave
 from ..hub import check_model_folder
 
 # %% auto #0
-__all__ = ['COMMANDS', 'list_presets', 'reproduce_args', 'leaderboard_given']
+__all__ = ['list_presets', 'reproduce_args', 'leaderboard_given', 'presets_command', 'scorecard_command', 'cards_command',
+           'analyze_command', 'transfer_command', 'export_lm_eval_command']
 
 # %% ../../nbs/12a_cli.commands.ipynb #4d6c21f4
 def list_presets() -> dict:
@@ -91,7 +92,7 @@ def _model_folder(model:str) -> None:
     except ValueError as e: raise UsageError(str(e)) from None
 
 # %% ../../nbs/12a_cli.commands.ipynb #f3b3e924
-def _train(args) -> dict:
+def train_command(args) -> dict:
     from stance_nb.data import DATASETS
     from stance_nb.train import TrainConfig, RunPlan, PRESETS, MOVED_PRESETS, train_classifier, grid_search
     if args.preset in MOVED_PRESETS: raise UsageError(f"preset {args.preset!r} is gone: {MOVED_PRESETS[args.preset]}")
@@ -147,7 +148,7 @@ def _stated(name:str, data_dir, options:dict|None=None):
     return Task.from_frame(name, df, df.attrs.get('labels'), df.attrs.get('pair'), info.metric)
 
 # %% ../../nbs/12a_cli.commands.ipynb #6d13ba59
-def _mdl(args) -> dict:
+def mdl_command(args) -> dict:
     from stance_nb.data import DATASETS, load
     from stance_nb.systems.mdl import MDLConfig, MDL_PRESETS, Task, train_mdl
     from stance_nb.core import outputs_dir
@@ -160,8 +161,8 @@ def _mdl(args) -> dict:
     if not cfg.model: raise UsageError(f"preset {args.preset!r} names no model; give --model")
     _model_folder(cfg.model)
     opts = {k: getattr(args, k) for k in DATA_OPTIONS if getattr(args, k, None) is not None}
-    datasets, notes = [_stated(d, args.data_dir, opts) for d in args.datasets], [f"{d}: its stated split, {DATASETS[d].setting}" for d in args.datasets
-                                                                          if DATASETS[d].split and DATASETS[d].setting]
+    datasets = [_stated(d, args.data_dir, opts) for d in args.datasets]
+    notes = [f"{d}: its stated split, {DATASETS[d].setting}" for d in args.datasets if DATASETS[d].split and DATASETS[d].setting]
     for n in notes: print(n, file=sys.stderr)
     if spec is not None:
         df = _load(spec, args)
@@ -190,7 +191,7 @@ def _test_scores(scores) -> dict:
     return out
 
 # %% ../../nbs/12a_cli.commands.ipynb #1f93b1b2
-def _baselines(args) -> dict:
+def baselines_command(args) -> dict:
     "Majority, random and fastText as rows of an ad-hoc experiment over the command's data (`stance_nb.experiment.run`)."
     from stance_nb.systems.baselines import FASTTEXT_PRESETS
     from stance_nb.data import DATASETS
@@ -212,7 +213,7 @@ def _baselines(args) -> dict:
                 conditions=res.conditions, records=[str(Path(f)/'record.json') for f in res.records])
 
 # %% ../../nbs/12a_cli.commands.ipynb #08325639
-def _predict(args) -> dict:
+def predict_command(args) -> dict:
     "Label `--input` with `--run`; write the official JSONL and/or the input CSV with a label column."
     import pandas as pd
     from stance_nb.data.core import read_table
@@ -261,7 +262,7 @@ def _write_labels(args, raw, cols:dict, labels:list) -> dict:
     return files
 
 # %% ../../nbs/12a_cli.commands.ipynb #95212c39
-def _evaluate(args) -> dict:
+def evaluate_command(args) -> dict:
     """Score a predictions file on the test split with the dataset's official metric (X-stance: its official table too).
     Predictions are matched to the test rows by id; a file without ids is matched by position, and the result says so."""
     from stance_nb.data import DATASETS
@@ -294,7 +295,7 @@ def _evaluate(args) -> dict:
     return res
 
 # %% ../../nbs/12a_cli.commands.ipynb #7030eef7
-def _push(args) -> dict:
+def push_command(args) -> dict:
     "Upload a run folder's model with its model card (stance_nb.publish; imported on use: data and metrics code)."
     from stance_nb.publish import push_run
     from stance_nb.hub import check_repo_id
@@ -303,7 +304,7 @@ def _push(args) -> dict:
     return dict(command='push', **push_run(args.run, args.repo_id, data_dir=args.data_dir, dry_run=args.dry_run, private=args.private))
 
 # %% ../../nbs/12a_cli.commands.ipynb #e8d305bf
-def _attack(args) -> dict:
+def attack_command(args) -> dict:
     "Write an attacked copy of a split: `stance_nb.attacks.apply_attack` on its input segments, labels untouched."
     from stance_nb.attacks import ATTACKS, apply_attack, input_columns
     from stance_nb.core import write_csv
@@ -326,7 +327,7 @@ def _attack(args) -> dict:
                 n=len(out), changed=changed, output=str(path))
 
 # %% ../../nbs/12a_cli.commands.ipynb #7a495606
-def _download(args) -> dict:
+def download_command(args) -> dict:
     from stance_nb.data import DATASETS, download
     _check('dataset', args.dataset, DATASETS)
     if DATASETS[args.dataset].folder is None: raise UsageError(f"dataset {args.dataset!r} reads your own files; there is nothing to download")
@@ -347,7 +348,7 @@ def reproduce_args(experiment:str, # a registered experiment (`stance_nb.experim
     except (NameError, ValueError, TypeError, KeyError) as e: raise UsageError(str(e).strip("'\"")) from None
 
 # %% ../../nbs/12a_cli.commands.ipynb #c57a8a61
-def _reproduce(args) -> dict:
+def reproduce_command(args) -> dict:
     "Check the parameters as the result notebook does, run `stance_nb.experiment.reproduce`, return its tables."
     from stance_nb.experiment import get_experiment, reproduce
     P = reproduce_args(args.experiment, args.parameters)
@@ -424,7 +425,7 @@ def _imported(args) -> dict:
                 conditions=lb.result.conditions)
 
 # %% ../../nbs/12a_cli.commands.ipynb #67b0f2c0
-def _leaderboard(args) -> dict:
+def leaderboard_command(args) -> dict:
     "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`); or import committed tables."
     from stance_nb.leaderboard.spec import LEADERBOARD_SYSTEMS
     from stance_nb.leaderboard.run import leaderboard, prepare_leaderboard
@@ -492,26 +493,22 @@ def _plan(exp, P, ex, throughput:str|None, reuse_from:list=()) -> dict:
     return dict(command='reproduce', experiment=exp.name, plan=summary, rows=rows, executor=ex.kind)
 
 # %% ../../nbs/12a_cli.commands.ipynb #73e9bc99
-COMMANDS = dict(baselines=_baselines, train=_train, mdl=_mdl, predict=_predict, evaluate=_evaluate, attack=_attack,
-                download=_download, reproduce=_reproduce, leaderboard=_leaderboard,
-                presets=lambda args: list_presets(), push=_push)   # command name -> (args) -> dict
+def presets_command(args) -> dict:
+    "`stance_nb presets`: every preset of `train` and `mdl` (`list_presets`)."
+    return list_presets()
 
 # %% ../../nbs/12a_cli.commands.ipynb #168bc86a
-def _scorecard(args) -> dict:
+def scorecard_command(args) -> dict:
     "`stance_nb scorecard`: a verdict for every cell of the four papers' tables, from the committed tables (`stance_nb.scorecard`)."
     from stance_nb.scorecard import write_scorecard   # imported on use, as every command's own code
-    return dict(command='scorecard', **write_scorecard(args.results, args.out))
-
-COMMANDS['scorecard'] = _scorecard
+    return dict(command='scorecard', **write_scorecard(args.results, args.output_dir))
 
 # %% ../../nbs/12a_cli.commands.ipynb #e0226f0c
-def _cards(args) -> dict:
+def cards_command(args) -> dict:
     "`stance_nb cards`: a card for every registered dataset (`stance_nb.cards`): audits from the data, verdicts from the committed probe runs."
     from stance_nb.cards import write_cards   # imported on use, as every command's own code
     names = split_names(args.datasets) if args.datasets else None
-    return dict(command='cards', files=write_cards(args.out, names, args.data_dir, args.probes or (), figures=not args.no_figures))
-
-COMMANDS['cards'] = _cards
+    return dict(command='cards', files=write_cards(args.output_dir, names, args.data_dir, args.probes or (), figures=not args.no_figures))
 
 # %% ../../nbs/12a_cli.commands.ipynb #b00feccb
 def _analyze_choices(args) -> dict:
@@ -528,18 +525,16 @@ def _analyze_choices(args) -> dict:
     return pick
 
 # %% ../../nbs/12a_cli.commands.ipynb #193c87e3
-def _analyze(args) -> dict:
+def analyze_command(args) -> dict:
     "`stance_nb analyze`: robustness with intervals, per-target tests or an example-level diff of a job store's finished jobs."
     from stance_nb.analysis import analyze, write_analysis   # imported on use, as every command's own code
     from stance_nb.core import outputs_dir
     pick = _analyze_choices(args)
     res = analyze(args.kind, args.runs, args.dataset, pick['systems'], pick['tests'], pick['seeds'], args.data, args.target_column, args.n, args.seed)
-    return dict(command='analyze', about=res['about'], files=write_analysis(res, args.out or outputs_dir(None, 'analysis')))
-
-COMMANDS['analyze'] = _analyze
+    return dict(command='analyze', about=res['about'], files=write_analysis(res, args.output_dir or outputs_dir(None, 'analysis')))
 
 # %% ../../nbs/12a_cli.commands.ipynb #6418ff2c
-def _transfer(args) -> dict:
+def transfer_command(args) -> dict:
     "Train each system on each dataset (and on all others pooled), test it on every dataset; the matrices with intervals (`stance_nb.transfer`)."
     from stance_nb.transfer import TransferArgs, prepare_transfer, transfer   # imported on use, as every command's own code
     try: P = TransferArgs(**given_args(args, TransferArgs)).checked()   # every input checked before anything is read, trained or written
@@ -554,8 +549,6 @@ def _transfer(args) -> dict:
     records = [str(Path(f)/'record.json') for f in tr.result.records]
     return dict(command='transfer', cells=tr.cells.to_dict('records'), notes=tr.notes, files=tr.files, conditions=tr.result.conditions,
                 records=records, kept=_keep_records(args, records))
-
-COMMANDS['transfer'] = _transfer
 
 # %% ../../nbs/12a_cli.commands.ipynb #bde2900d
 def _lm_eval_frames(args) -> dict:
@@ -573,7 +566,7 @@ def _lm_eval_frames(args) -> dict:
     return out
 
 # %% ../../nbs/12a_cli.commands.ipynb #f3d3e491
-def _export_lm_eval(args) -> dict:
+def export_lm_eval_command(args) -> dict:
     "Our label-scoring prompts as lm-evaluation-harness tasks with their data, one per dataset and configuration, and the command that runs them."
     import re
     from stance_nb.systems.llm.lmeval import export_lm_eval   # imported on use, as every command's own code
@@ -585,7 +578,7 @@ def _export_lm_eval(args) -> dict:
     except ValueError as e: raise UsageError(f"--llm-options: {e}") from None
     frames = _lm_eval_frames(args)   # the data first: a wrong name stops before a model loads
     model = str(gguf_folder(args.model)) if str(args.model).endswith('.gguf') else args.model
-    tok, out = AutoTokenizer.from_pretrained(model), Path(args.out or outputs_dir(None, 'lm_eval'))
+    tok, out = AutoTokenizer.from_pretrained(model), Path(args.output_dir or outputs_dir(None, 'lm_eval'))
     tasks = {}
     for r in rows:
         o = row_options(r)
@@ -593,5 +586,3 @@ def _export_lm_eval(args) -> dict:
         named = {re.sub(r'[^A-Za-z0-9]+', '_', f'stance_{k}_{tag}'): v for k, v in frames.items()}
         tasks[r.name] = export_lm_eval(named, tok, o, out/tag, model=model, batch_size=args.batch_size)
     return dict(command='export-lm-eval', model=model, folder=str(out), configurations=tasks)
-
-COMMANDS['export-lm-eval'] = _export_lm_eval

@@ -5,18 +5,23 @@
 # %% ../../nbs/12b_cli.main.ipynb #b55d4bcf
 from __future__ import annotations
 import argparse, contextlib, json, os, signal, sys, threading
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 import numpy as np
 from .options import (UsageError, run_options, data_options, common_options, split_names, name_pairs, add_config_options,
                                    add_args_options, PLAN_SKIP, BASELINE_SYSTEMS, POSITIVE, NONNEG, SEED, text_encoding, DataPath, DATA_PATH_HELP)
-from .commands import COMMANDS
+from .commands import (baselines_command, train_command, mdl_command, predict_command, evaluate_command, attack_command,
+                                     download_command, reproduce_command, leaderboard_command, presets_command, push_command,
+                                     scorecard_command, cards_command, analyze_command, transfer_command, export_lm_eval_command)
+from ..registry import Registry
 from ..core import paper_modules
 from ..core import StanceDataError
 
 # %% auto #0
-__all__ = ['LEADERBOARD_ALIASES', 'reproduce_parameters', 'make_parser', 'help_texts', 'set_threads', 'run_command',
-           'interrupted_line', 'Terminated', 'sigterm_interrupts', 'written_files', 'score_lines', 'push_lines',
-           'readable', 'main']
+__all__ = ['COMMANDS', 'LEADERBOARD_ALIASES', 'Command', 'command', 'reproduce_parameters', 'make_parser', 'help_texts',
+           'set_threads', 'run_command', 'interrupted_line', 'Terminated', 'sigterm_interrupts', 'written_files',
+           'score_lines', 'push_lines', 'readable', 'main']
 
 # %% ../../nbs/12b_cli.main.ipynb #cd708472
 class _Parser(argparse.ArgumentParser):
@@ -24,20 +29,26 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
-# %% ../../nbs/12b_cli.main.ipynb #cdbe0ec4
-_HELP = dict(
-    baselines='majority, random and fastText (grid chosen on dev) on one dataset: test scores',
-    train='fine-tune a classifier on one dataset (stance_nb.train)',
-    mdl='train one encoder over one (SDL) or several (MDL) datasets (stance_nb.systems.mdl)',
-    predict='label a CSV with a trained run folder (train, an MDL head) or a fastText model',
-    evaluate="score a predictions file on a dataset's test split with its official metric",
-    attack='write an attacked copy of a test split (stance_nb.attacks)',
-    download='fetch a registered dataset into the data directory (stance_nb.data.download)',
-    reproduce="run a paper's result notebook's reproduction (stance_nb.experiment.reproduce) with its parameters",
-    leaderboard='one table over datasets and systems with significance tests, and an HTML report (stance_nb.leaderboard)',
-    presets='list every preset of `train` and `mdl`: model, selection, weight decay, head, source, all values',
-    push='upload a train or MDL run folder to the Hugging Face Hub with a model card (--dry-run: write the card, list the files)')
+# %% ../../nbs/12b_cli.main.ipynb #ffabdff8
+@dataclass(frozen=True)
+class Command:
+    "One `stance_nb` command: its name, its line in `stance_nb --help`, the function adding its options and the function running it."
+    name:str               # the subcommand, e.g. 'train'
+    help:str               # its one line in `stance_nb --help`
+    options:Callable       # (its subparser) -> None: adds its options, importing what they are built from on use
+    handler:Callable       # (the parsed arguments) -> a JSON-ready dict (`stance_nb.cli.commands`)
+    accelerate:bool=False  # set Accelerate's process state up before the handler runs (the trainers)
 
+COMMANDS = Registry('command', describe=lambda c: c.help)   # command name -> `Command`
+
+def command(name:str, help:str, handler:Callable, accelerate:bool=False) -> Callable:
+    "Declare the command `name` whose options the decorated function adds: a `Command` in `COMMANDS`."
+    def declare(options:Callable) -> Callable:
+        COMMANDS.register(name, Command(name, help, options, handler, accelerate)); return options
+    return declare
+
+# %% ../../nbs/12b_cli.main.ipynb #cdbe0ec4
+@command('baselines', 'majority, random and fastText (grid chosen on dev) on one dataset: test scores', baselines_command)
 def _baselines_options(b):
     from stance_nb.systems.baselines import FASTTEXT_PRESETS
     data_options(b); run_options(b)
@@ -46,6 +57,7 @@ def _baselines_options(b):
                    help='fastText recipe (stance_nb.systems.baselines.FASTTEXT_PRESETS)')
 
 # %% ../../nbs/12b_cli.main.ipynb #a0f5c5e5
+@command('train', 'fine-tune a classifier on one dataset (stance_nb.train)', train_command, accelerate=True)
 def _train_options(t):
     from stance_nb.train import TrainConfig, RunPlan
     data_options(t); common_options(t)
@@ -54,6 +66,7 @@ def _train_options(t):
     add_config_options(t, RunPlan, skip=PLAN_SKIP)
 
 # %% ../../nbs/12b_cli.main.ipynb #fa3e3434
+@command('mdl', 'train one encoder over one (SDL) or several (MDL) datasets (stance_nb.systems.mdl)', mdl_command, accelerate=True)
 def _mdl_options(m):
     from stance_nb.systems.mdl import MDLConfig
     m.add_argument('--datasets', type=split_names, default=[], help='comma-separated registered dataset names')
@@ -61,6 +74,7 @@ def _mdl_options(m):
     add_config_options(m, MDLConfig, aliases={'pair_head': ['--head']})
 
 # %% ../../nbs/12b_cli.main.ipynb #ce7e687c
+@command('predict', 'label a CSV with a trained run folder (train, an MDL head) or a fastText model', predict_command)
 def _predict_options(pr):
     pr.add_argument('--run', required=True, help='a `train` or `mdl` run folder (or its model folder), a baselines job folder or a fastText model')
     pr.add_argument('--input', required=True, help='the CSV (or TSV with --sep) to label')
@@ -81,6 +95,7 @@ def _predict_options(pr):
     run_options(pr, seeds=False)
 
 # %% ../../nbs/12b_cli.main.ipynb #61f42b26
+@command('evaluate', "score a predictions file on a dataset's test split with its official metric", evaluate_command)
 def _evaluate_options(e):
     data_options(e)
     e.add_argument('--predictions', required=True, help='official JSONL ({"label": ...} per line, with "id" or in test-file order), '
@@ -93,6 +108,7 @@ def _evaluate_options(e):
     e.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
 # %% ../../nbs/12b_cli.main.ipynb #91a2214f
+@command('attack', 'write an attacked copy of a test split (stance_nb.attacks)', attack_command)
 def _attack_options(a):
     data_options(a)
     a.add_argument('--attack', required=True, help='spelling, negation or paraphrase (stance_nb.attacks.ATTACKS)')
@@ -102,16 +118,8 @@ def _attack_options(a):
     a.add_argument('--translation-models', type=split_names, help='paraphrase: the en->x and x->en models (Hub ids or folders)')
     a.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
-# %% ../../nbs/12b_cli.main.ipynb #365f063c
-def _push_options(p):
-    p.add_argument('run', help='a train or MDL run folder with a saved model (train or mdl without --no-save-model)')
-    p.add_argument('repo_id', help="the Hub repository, 'user/name'")
-    p.add_argument('--data-dir', help="data directory: the datasets' test labels, for the scores' bootstrap intervals")
-    p.add_argument('--dry-run', action='store_true', help='write the card (model_card.md in the run folder) and list the files; no network')
-    p.add_argument('--private', action='store_true', help='create the repository private')
-    p.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
-
 # %% ../../nbs/12b_cli.main.ipynb #ffdf534e
+@command('download', 'fetch a registered dataset into the data directory (stance_nb.data.download)', download_command)
 def _download_options(d):
     d.add_argument('dataset', help='a registered dataset name')
     d.add_argument('--data-dir', action=DataPath, help=DATA_PATH_HELP + '; the download goes to the first')
@@ -128,6 +136,7 @@ def reproduce_parameters() -> str:
     return 'parameters (-p NAME=VALUE): ' + '; '.join(f"{name}: {', '.join(cls.annotations())}" for name, cls in sorted(RUN_ARGS.items()))
 
 # %% ../../nbs/12b_cli.main.ipynb #f57dbc8f
+@command('reproduce', "run a paper's result notebook's reproduction (stance_nb.experiment.reproduce) with its parameters", reproduce_command)
 def _reproduce_options(r):
     from stance_nb.experiment.spec import EXECUTORS
     r.add_argument('experiment', help=f"one of {', '.join(sorted(paper_modules()))} (the registered papers)")
@@ -161,6 +170,8 @@ def _reproduce_options(r):
                    help="a YAML file of submitit parameters (its AutoExecutor names: timeout_min, gpus_per_node, slurm_partition, ...)")
 
 # %% ../../nbs/12b_cli.main.ipynb #5f1077ee
+@command('leaderboard', 'one table over datasets and systems with significance tests, and an HTML report (stance_nb.leaderboard)',
+         leaderboard_command)
 def _leaderboard_options(b):
     from stance_nb.leaderboard.params import LeaderboardArgs
     b.add_argument('--import-tables', metavar='FOLDER', help='no run: one leaderboard of the committed tables of earlier runs in FOLDER '
@@ -174,43 +185,53 @@ def _leaderboard_options(b):
     b.set_defaults(wait=False, detach=False, slurm_config=None)
     run_options(b, seeds=False)
 
-# %% ../../nbs/12b_cli.main.ipynb #b20fe876
-_OPTIONS = dict(baselines=_baselines_options, train=_train_options, mdl=_mdl_options, predict=_predict_options, evaluate=_evaluate_options,
-                attack=_attack_options, download=_download_options, reproduce=_reproduce_options, leaderboard=_leaderboard_options,
-                presets=lambda p: None, push=_push_options)
+# %% ../../nbs/12b_cli.main.ipynb #8b435dc3
+@command('presets', 'list every preset of `train` and `mdl`: model, selection, weight decay, head, source, all values', presets_command)
+def _presets_options(p):
+    "`presets` takes no options: it lists them all."
 
+# %% ../../nbs/12b_cli.main.ipynb #365f063c
+@command('push', 'upload a train or MDL run folder to the Hugging Face Hub with a model card (--dry-run: write the card, list the files)',
+         push_command)
+def _push_options(p):
+    p.add_argument('run', help='a train or MDL run folder with a saved model (train or mdl without --no-save-model)')
+    p.add_argument('repo_id', help="the Hub repository, 'user/name'")
+    p.add_argument('--data-dir', help="data directory: the datasets' test labels, for the scores' bootstrap intervals")
+    p.add_argument('--dry-run', action='store_true', help='write the card (model_card.md in the run folder) and list the files; no network')
+    p.add_argument('--private', action='store_true', help='create the repository private')
+    p.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
+
+# %% ../../nbs/12b_cli.main.ipynb #b20fe876
 def make_parser(commands=None, # the commands whose options are built (default all); the others are listed by name (`stance_nb --help`)
                ) -> argparse.ArgumentParser:
     """The `stance_nb` argument parser, one subcommand per step (`COMMANDS`); training options come from the config dataclasses.
     A command's options are built only when it is asked for, so `stance_nb --help` imports no training code."""
     p = _Parser(prog='stance_nb', description='Stance detection: baselines, training, prediction, evaluation, attacks.')
     sub = p.add_subparsers(dest='command', required=True)
-    for name, help in _HELP.items():
-        sp = sub.add_parser(name, help=help)
-        if commands is None or name in commands: _OPTIONS[name](sp)
+    for name, c in COMMANDS.items():
+        sp = sub.add_parser(name, help=c.help)
+        if commands is None or name in commands: c.options(sp)
     return p
 
 # %% ../../nbs/12b_cli.main.ipynb #baacdcfb
+@command('scorecard', "a verdict for every cell of the four papers' tables, from the committed tables (stance_nb.scorecard)", scorecard_command)
 def _scorecard_options(s):
     s.add_argument('--results', default='results', help="the committed results, each run's tables (default: results)")
-    s.add_argument('--out', default=None, help='write scorecard.csv, .md and .html here (default: outputs/scorecard)')
+    s.add_argument('--output-dir', '--out', dest='output_dir', default=None, help='write scorecard.csv, .md and .html here '
+                   '(default: outputs/scorecard); --out: its older spelling')
     s.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
-_HELP['scorecard'] = "a verdict for every cell of the four papers' tables, from the committed tables (stance_nb.scorecard)"
-_OPTIONS['scorecard'] = _scorecard_options
-
 # %% ../../nbs/12b_cli.main.ipynb #fa507019
+@command('cards', "a card for every registered dataset: source, licence, splits, labels, audits, shortcut probes' verdicts, figures "
+                  "(stance_nb.cards)", cards_command)
 def _cards_options(s):
     s.add_argument('--datasets', default=None, help='registered datasets, comma-separated (default: every one with a data folder)')
     s.add_argument('--data-dir', default=None, help='folder holding the datasets (default: $STANCE_NB_DATA)')
     s.add_argument('--probes', action='append', metavar='FILE', help="a committed probe run's <run>_leaderboard_probes.csv (repeatable)")
-    s.add_argument('--out', default=None, help='write <dataset>.md, .html, figures and README.md here (default: outputs/cards)')
+    s.add_argument('--output-dir', '--out', dest='output_dir', default=None, help='write <dataset>.md, .html, figures and README.md here '
+                   '(default: outputs/cards); --out: its older spelling')
     s.add_argument('--no-figures', action='store_true', help='write no figures')
     s.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
-
-_HELP['cards'] = ("a card for every registered dataset: source, licence, splits, labels, audits, shortcut probes' verdicts, figures "
-                  "(stance_nb.cards)")
-_OPTIONS['cards'] = _cards_options
 
 # %% ../../nbs/12b_cli.main.ipynb #7a8a0830
 def help_texts(width:int=100, # columns the texts are formatted for (`COLUMNS` while they are built)
@@ -219,7 +240,7 @@ def help_texts(width:int=100, # columns the texts are formatted for (`COLUMNS` w
     old, os.environ['COLUMNS'] = os.environ.get('COLUMNS'), str(width)
     try:
         out = {'': make_parser([]).format_help()}
-        for name in _HELP:
+        for name in COMMANDS:
             sub = next(a for a in make_parser([name])._actions if isinstance(a, argparse._SubParsersAction))
             out[name] = sub.choices[name].format_help()
         return out
@@ -228,6 +249,8 @@ def help_texts(width:int=100, # columns the texts are formatted for (`COLUMNS` w
         else: os.environ['COLUMNS'] = old
 
 # %% ../../nbs/12b_cli.main.ipynb #0a407535
+@command('analyze', "robustness with intervals, per-target tests, example-level diffs of a job store's finished jobs (stance_nb.analysis)",
+         analyze_command)
 def _analyze_options(s):
     s.add_argument('kind', choices=['robustness', 'targets', 'diff'], help='robustness: drops under attacks with intervals, and whether the first '
                    'system falls further; targets: per target, the first run against the second (Holm); diff: the two runs example by example')
@@ -243,13 +266,13 @@ def _analyze_options(s):
     s.add_argument('--data', help='where the data lives (default $STANCE_NB_DATA)')
     s.add_argument('--n', type=int, default=1000, help='bootstrap resamples (default 1000)')
     s.add_argument('--seed', type=int, default=0, help='seed of the resampling (default 0)')
-    s.add_argument('--out', help='write the tables (CSV) and a Markdown summary here (default: outputs/analysis)')
+    s.add_argument('--output-dir', '--out', dest='output_dir', help='write the tables (CSV) and a Markdown summary here '
+                   '(default: outputs/analysis); --out: its older spelling')
     s.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
-_HELP['analyze'] = "robustness with intervals, per-target tests, example-level diffs of a job store's finished jobs (stance_nb.analysis)"
-_OPTIONS['analyze'] = _analyze_options
-
 # %% ../../nbs/12b_cli.main.ipynb #ec3bbfe0
+@command('transfer', "train on one dataset and test on another in one label space, leave one dataset out; each cell against the "
+                     "in-domain model with an interval (stance_nb.transfer)", transfer_command)
 def _transfer_options(s):
     from stance_nb.transfer import TransferArgs
     add_args_options(s, TransferArgs)
@@ -260,11 +283,9 @@ def _transfer_options(s):
     s.set_defaults(wait=False, detach=False, slurm_config=None)
     run_options(s, seeds=False)
 
-_HELP['transfer'] = ("train on one dataset and test on another in one label space, leave one dataset out; each cell against the "
-                     "in-domain model with an interval (stance_nb.transfer)")
-_OPTIONS['transfer'] = _transfer_options
-
 # %% ../../nbs/12b_cli.main.ipynb #a03d91c4
+@command('export-lm-eval', "our label-scoring prompts as lm-evaluation-harness tasks with their data, and the lm_eval command "
+                           "that runs them offline (stance_nb.systems.llm.lmeval)", export_lm_eval_command)
 def _export_lm_eval_options(s):
     s.add_argument('--model', required=True, help='the model whose tokenizer (chat template) renders the prompts and that lm-eval loads: '
                    'a folder, a Hub id or a .gguf file (converted once to a folder)')
@@ -275,12 +296,9 @@ def _export_lm_eval_options(s):
     s.add_argument('--split-seed', type=int, help='the seed of that sample (default 0)')
     s.add_argument('--data-dir', help='where the data lives (default $STANCE_NB_DATA)')
     s.add_argument('--batch-size', type=int, default=16, help="lm-eval's batch size in the command written (default 16)")
-    s.add_argument('--out', help='write the tasks here, a folder per configuration (default: outputs/lm_eval)')
+    s.add_argument('--output-dir', '--out', dest='output_dir', help='write the tasks here, a folder per configuration '
+                   '(default: outputs/lm_eval); --out: its older spelling')
     s.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
-
-_HELP['export-lm-eval'] = ("our label-scoring prompts as lm-evaluation-harness tasks with their data, and the lm_eval command that runs "
-                           "them offline (stance_nb.systems.llm.lmeval)")
-_OPTIONS['export-lm-eval'] = _export_lm_eval_options
 
 # %% ../../nbs/12b_cli.main.ipynb #a62a273d
 def _init_state():
@@ -349,8 +367,8 @@ def run_command(argv:list|None=None, # arguments without the program name (defau
     if getattr(args, 'threads', None) is not None:
         try: set_threads(args.threads)
         except ValueError as e: usage(e)
-    if args.command in ('train', 'mdl'): _init_state()
-    try: return _with_few_test_rows(COMMANDS[args.command](args))
+    if COMMANDS[args.command].accelerate: _init_state()
+    try: return _with_few_test_rows(COMMANDS[args.command].handler(args))
     except UsageError as e: usage(e)
 
 # %% ../../nbs/12b_cli.main.ipynb #0cfb53a3
