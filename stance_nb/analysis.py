@@ -14,7 +14,7 @@ from .core import StanceDataError, write_csv, write_json, write_text, model_tag
 from .metrics import f1_macro
 from .stats import paired_bootstrap, resampled_f1_macro, percentile_ci, bootstrap_p, bootstrap_floor, p_floor_rule
 from .robustness import potency, resilience_rel, relative_drop, PAPER_C
-from .records import RunRecord, read_predictions
+from .records import RunRecord, stored_predictions
 from .data.core import fingerprint, DATASETS
 from .experiment.data import load_data, split_of, spec_from_record
 from .experiment.spec import DataSpec
@@ -242,11 +242,11 @@ def find_job(runs:str|Path, row:str, key:str, # the job store, the row (system) 
 def job_predictions(folder:str|Path, key:str, test:str='test') -> tuple[list, str|None]:
     "The labels a finished job predicted for `key`'s test set `test` ('test', or an attack), and that set's fingerprint from its record."
     rec = RunRecord.load(Path(folder)/'record.json')
-    f = rec.files.get(f'predictions/{key}/{test}')
-    if f is None:
+    got = stored_predictions(folder, rec, [(key, test)])
+    if (key, test) not in got:
         have = sorted(r.split('/', 1)[1] for r in rec.files if r.startswith('predictions/'))
         raise StanceDataError(f'no predictions of {key!r} on test set {test!r}', path=folder, expected=f'one of {have}')
-    return read_predictions(Path(folder)/Path(f).name), (rec.params.get('data') or {}).get(f'{key}:{test}')
+    return got[key, test], (rec.params.get('data') or {}).get(f'{key}:{test}')
 
 # %% ../nbs/14_analysis.ipynb #c413afb6
 def job_conditions(folder:str|Path, key:str) -> dict:

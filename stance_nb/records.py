@@ -4,18 +4,19 @@
 
 # %% ../nbs/00a_records.ipynb #c2cfd231
 from __future__ import annotations
-import dataclasses, json, os, re, resource, time, unicodedata, warnings
+import dataclasses, gzip, json, os, re, resource, time, unicodedata, warnings, zlib
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Iterable
 import numpy as np
 import pandas as pd
-from .core import atomic_write, write_json, json_default, StanceDataError, PhaseTimer, repo_root, cache_dir, portable
+from .core import atomic_write, write_json, json_default, StanceDataError, PhaseTimer, repo_root, cache_dir, portable, sha256_file
 from .core import git_sha, library_versions, hardware, load_average as machine_load
 
 # %% auto #0
-__all__ = ['write_jsonl', 'read_jsonl', 'clean_label', 'LabelsNormalised', 'clean_labels', 'write_predictions',
-           'read_predictions', 'cpu_seconds', 'RunRecord', 'record_run', 'read_runs']
+__all__ = ['JOB_PREDICTIONS', 'write_jsonl', 'read_jsonl', 'clean_label', 'LabelsNormalised', 'clean_labels', 'write_predictions',
+           'read_predictions', 'write_job_predictions', 'read_job_predictions', 'predictions_digest', 'cpu_seconds',
+           'RunRecord', 'record_run', 'read_runs', 'stored_predictions']
 
 # %% ../nbs/00a_records.ipynb #cff13a9e
 def write_jsonl(path:str|Path, rows:Iterable[dict]) -> Path:
@@ -75,7 +76,60 @@ def write_predictions(path:str|Path, labels:Iterable) -> Path:
 # %% ../nbs/00a_records.ipynb #639a77a1
 def read_predictions(path:str|Path) -> list:
     "Read an official-format predictions file (JSONL, one `{\"label\": ...}` per line) into a list of labels (`clean_labels`)."
+    if Path(path).name.endswith('.gz'):
+        raise StanceDataError("a job's predictions of all its test sets, not one test set's", path=path,
+                              expected='an official-format .jsonl file; read a job with `stored_predictions`')
     return clean_labels([r['label'] for r in read_jsonl(path, required=['label'])], path)
+
+# %% ../nbs/00a_records.ipynb #d1df97bf
+JOB_PREDICTIONS = 'predictions.jsonl.gz'   # the name of a job's one predictions file
+_JOB_LINE = 'one JSON object {"key", "test", "label"} per line, each test set\'s lines together'
+
+def write_job_predictions(path:str|Path, preds:dict) -> Path:
+    """Write a job's predictions `{(key, test): labels}` as one gzip'd JSON-lines file (test sets sorted, each in test-file order; level 9, no
+    name and time 0 in the gzip header: the same predictions give the same bytes), atomically."""
+    with atomic_write(path, 'wb') as f, gzip.GzipFile(filename='', mode='wb', fileobj=f, compresslevel=9, mtime=0) as z:
+        for k, t in sorted(preds):
+            z.write(''.join(json.dumps({'key': k, 'test': t, 'label': l}, ensure_ascii=False, default=json_default) + '\n'
+                            for l in preds[k, t]).encode('utf-8'))
+    return Path(path)
+
+# %% ../nbs/00a_records.ipynb #113c00c3
+def _job_line(path:Path, i:int, line:str) -> tuple:
+    "Line `i` of a job's predictions file as `((key, test), label)`; a broken line or a missing field names the file, line and field."
+    try: r = json.loads(line)
+    except json.JSONDecodeError as e: raise StanceDataError(f"broken JSON: {e.msg}", path=path, row=i, expected=_JOB_LINE) from None
+    if not isinstance(r, dict): raise StanceDataError(f"a JSON {type(r).__name__}", path=path, row=i, expected=_JOB_LINE)
+    for f in ('key', 'test', 'label'):
+        if f not in r: raise StanceDataError("missing field", path=path, row=i, field=f, expected=_JOB_LINE)
+    return (r['key'], r['test']), r['label']
+
+def read_job_predictions(path:str|Path) -> dict:
+    """A job's predictions file (`write_job_predictions`) as `{(key, test): labels}` (`clean_labels`). A damaged or cut gzip, a broken line, a
+    missing field or a test set whose lines are apart stops with a `StanceDataError` naming the file and line: never fewer predictions."""
+    path, out, last, i = Path(path), {}, None, 0
+    try:
+        with gzip.open(path, 'rt', encoding='utf-8', newline='\n') as z:
+            for i, line in enumerate(z, 1):
+                kt, label = _job_line(path, i, line)
+                if kt != last and kt in out:
+                    raise StanceDataError(f"{kt[0]}/{kt[1]} again, after other test sets", path=path, row=i, expected=_JOB_LINE)
+                out.setdefault(kt, []).append(label); last = kt
+    except FileNotFoundError: raise
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as e:
+        raise StanceDataError(f"damaged or cut gzip after {i} whole line(s): {e}", path=path, row=i + 1,
+                              expected='a whole gzip file as write_job_predictions writes it') from None
+    return {kt: clean_labels(v, path) for kt, v in out.items()}
+
+# %% ../nbs/00a_records.ipynb #627c71e3
+def predictions_digest(path:str|Path) -> dict:
+    "What a job's record keeps of a predictions file: its lines (a gzip file's, decompressed) and the SHA-256 of its bytes as stored."
+    path = Path(path)
+    try:
+        with (gzip.open(path, 'rb') if path.name.endswith('.gz') else open(path, 'rb')) as f: lines = sum(1 for _ in f)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise StanceDataError(f"damaged or cut gzip: {e}", path=path, expected='a whole gzip file') from None
+    return dict(lines=lines, sha256=sha256_file(path))
 
 # %% ../nbs/00a_records.ipynb #8652fa88
 def cpu_seconds() -> float:
@@ -180,3 +234,26 @@ def read_runs(runs:str|Path) -> pd.DataFrame:
                             seconds=r.wall_time) for r in recs for m, v in r.metrics.items()],
                       columns=['system', 'dataset', 'seed', 'metric', 'value', 'seconds'])
     return df.astype({'seed': 'Int64'})   # deterministic systems have no seed (<NA>)
+
+# %% ../nbs/00a_records.ipynb #1913fd61
+def stored_predictions(folder:str|Path, # the job's folder
+                       rec:RunRecord,    # its record: `files` names the predictions, `metrics['files']` what they hold
+                       tests:Iterable|None=None, # the (key, test) pairs to read; default: every one the record names
+                      ) -> dict:
+    """The one reader of a job's predictions, `{(key, test): labels}`, in the layout its record names: one `predictions.jsonl.gz`
+    (`write_job_predictions`; each test set's count checked against the record's), or one official-format file per test set (older records)."""
+    named = {tuple(r[len('predictions/'):].rsplit('/', 1)): Path(f).name for r, f in rec.files.items()
+             if r.startswith('predictions/') and r.count('/') >= 2}
+    counts = (((rec.metrics or {}).get('files') or {}).get('predictions') or {}).get('blocks') or {}
+    out, whole = {}, {}
+    for kt in (named if tests is None else [tuple(x) for x in tests if tuple(x) in named]):
+        p = Path(folder)/named[kt]
+        if not p.name.endswith('.gz'): out[kt] = read_predictions(p); continue
+        if p.name not in whole: whole[p.name] = read_job_predictions(p)
+        n = counts.get('/'.join(kt))
+        got = whole[p.name].get(kt, [] if n == 0 else None)
+        if got is None or (n is not None and len(got) != n):
+            raise StanceDataError(f"{'no' if got is None else len(got)} predictions of {kt[0]!r} on test set {kt[1]!r}", path=p,
+                                  expected=f"{'the' if n is None else n} predictions its record names")
+        out[kt] = got
+    return out

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from stance_nb.cli import main
 from stance_nb.core import data_dir
-from stance_nb.records import read_predictions
+from stance_nb.records import RunRecord, stored_predictions
 from conftest import write_splits
 
 MIRROR = ['argmin', 'ibmcs', 'perspectrum', 'semeval2016t6', 'semeval2019t7']
@@ -320,7 +320,7 @@ def test_nli_finetuned_and_llm_beside_the_benchmark_rows(tmp_path, capfd, monkey
         labels = {'ibmcs': 'PRO', 'semeval2019t7': 'support', 'xstance': 'AGAINST'}   # the last label each prompt lists ('Favor' or 'Against')
         for k, last in labels.items():
             job, r = next((f, r) for f, r in _records(out) if r['params']['row'] == 'LLM prompting' and f'predictions/{k}/test' in r['files'])
-            assert set(read_predictions(job/r['files'][f'predictions/{k}/test'])) == {last}, k
+            assert set(stored_predictions(job, RunRecord.load(job/'record.json'))[k, 'test']) == {last}, k
         html = (Path(lb['files']['html']) if Path(lb['files']['html']).is_absolute() else Path.cwd()/lb['files']['html']).read_text()
         assert 'llm: {' in html and 'ibmcs 0.0% of' in html and 'nli-ft:' in html
         assert _json(argv, capfd)['conditions']['reused'] == 9   # 3 systems x 3 datasets

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from stance_nb.cli import main
+from stance_nb.records import read_job_predictions, write_job_predictions
 from conftest import write_splits
 
 LABELS2, LABELS3 = ['AGAINST', 'FAVOR'], ['AGAINST', 'FAVOR', 'NONE']
@@ -140,16 +141,19 @@ def _edit_score(folder:Path, value:float):
     (folder/'record.json').write_text(json.dumps(rec))
 
 def _overwrite(folder:Path, label='FAVOR'):
-    (f,) = folder.glob('predictions_mine_test.jsonl'); n = len(f.read_text().splitlines())
-    f.write_text(''.join(json.dumps({'label': label}) + '\n' for _ in range(n)))
+    f = folder/'predictions.jsonl.gz'; write_job_predictions(f, {kt: [label] * len(v) for kt, v in read_job_predictions(f).items()})
 
 def _cut(folder:Path, keep=10):
-    (f,) = folder.glob('predictions_mine_test.jsonl'); f.write_text(''.join(f.read_text().splitlines(keepends=True)[:keep]))
+    f = folder/'predictions.jsonl.gz'; write_job_predictions(f, {kt: v[:keep] for kt, v in read_job_predictions(f).items()})
+
+def _cut_gzip(folder:Path):
+    f = folder/'predictions.jsonl.gz'; f.write_bytes(f.read_bytes()[:-8])
 
 TAMPER = {   # how a finished job's files were changed -> (change, what the warning says)
     'score_edited': (lambda f: _edit_score(f, 0.995), r"record\.json: its f1_macro on mine/test is 0\.995, its predictions score [0-9.]+: the job runs again"),
-    'predictions_overwritten': (_overwrite, r"predictions_mine_test\.jsonl changed after the job finished \(40 lines, the record says 40; other content\)"),
-    'predictions_cut': (_cut, r"predictions_mine_test\.jsonl changed after the job finished \(10 lines, the record says 40\)"),
+    'predictions_overwritten': (_overwrite, r"predictions\.jsonl\.gz changed after the job finished \(40 lines, the record says 40; other content\)"),
+    'predictions_cut': (_cut, r"predictions\.jsonl\.gz changed after the job finished \(10 lines, the record says 40\)"),
+    'gzip_cut': (_cut_gzip, r"predictions\.jsonl\.gz: damaged or cut gzip: .*; the job runs again"),
 }
 
 @pytest.mark.parametrize('tamper', list(TAMPER))

@@ -7,6 +7,7 @@ import pytest
 from sklearn.metrics import f1_score
 
 from conftest import run_cli
+from stance_nb.records import read_job_predictions
 from stance_nb.fixtures.benchmark import write_benchmark_fixtures
 from stance_nb.experiment.data import load_data
 from stance_nb.experiment.spec import DataSpec
@@ -129,7 +130,7 @@ def test_cells_scored_over_the_test_sets_labels(data, tmp_path):
     cells = pd.DataFrame(json.loads(out)['cells']).set_index('key')
     runs = tmp_path/'out'/'transfer'/'runs'
     job = next(runs.glob('*semeval2016t6-to-ibmcs*'))
-    pred = [json.loads(l)['label'] for l in (job/'predictions_semeval2016t6-to-ibmcs_test.jsonl').read_text().splitlines()]
+    pred = read_job_predictions(job/'predictions.jsonl.gz')['semeval2016t6-to-ibmcs', 'test']
     ibm = _common('ibmcs', data)
     gold = list(ibm[ibm.split == 'test'].label)
     assert 'NONE' in pred and 'NONE' not in gold

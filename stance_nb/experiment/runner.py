@@ -16,7 +16,7 @@ from ..claims import RunLock, ClaimBusy, heartbeat_seconds, worker_id, holder
 from ..data import DATASETS
 from ..data.core import fingerprint
 from ..metrics import score, SCORING, SCORING_RULE
-from ..records import RunRecord, read_predictions
+from ..records import RunRecord, stored_predictions
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS, JobRequeued,
                                        out_of_memory)
 from .data import load_data, split_of, full_data_loads, spec_record
@@ -220,11 +220,10 @@ def _score_lines(job:Job, folder:Path, rec:RunRecord) -> list[dict]:
 # %% ../../nbs/10j_experiment.runner.ipynb #c8604d60
 def _label_lines(job:Job, folder:Path, rec:RunRecord, tests:dict) -> list[dict]:
     "What each test set's predictions look like (`label_shares`): a head stuck on one label is reported."
-    out = []
+    out, preds = [], stored_predictions(folder, rec, [kt for kt, frame in tests.items() if 'label' in frame])
     for (k, t), frame in tests.items():
-        f = rec.files.get(f'predictions/{k}/{t}')
-        if f is None or 'label' not in frame: continue
-        sh = label_shares(frame.label.tolist(), read_predictions(folder/Path(f).name))
+        if (k, t) not in preds: continue
+        sh = label_shares(frame.label.tolist(), preds[k, t])
         if SYSTEMS[job.row.system].constant: sh['collapsed'] = False
         out.append(dict(row=job.row.name, system=job.row.system, key=k, test=t, ratio=job.ratio, seed=job.seed, job=folder.name, **sh))
     return out
@@ -247,11 +246,10 @@ def _verified(exp:Experiment, folder:Path, rec:RunRecord, tests:dict) -> RunReco
     again. A record scored under an earlier scoring rule (`metrics.SCORING`) takes its predictions' scores under the current one instead: its
     record is written again with them, one line names each score that moved, and the job does not run again."""
     stored = {(s['key'], s['test'], s['table'], s['column'], s['metric']): s['value'] for s in rec.metrics.get('scores', [])}
-    older, changed = rec.metrics.get('scoring', 1) < SCORING, {}
+    older, changed, preds = rec.metrics.get('scoring', 1) < SCORING, {}, stored_predictions(folder, rec, tests)
     for (k, t), frame in tests.items():
-        f = rec.files.get(f'predictions/{k}/{t}')
-        if f is None: continue
-        for s in score_predictions(exp, k, exp.data[k], frame, read_predictions(folder/Path(f).name)):
+        if (k, t) not in preds: continue
+        for s in score_predictions(exp, k, exp.data[k], frame, preds[k, t]):
             old = stored.get(at := (k, t, s['table'], s['column'], s['metric']))
             if old is not None and _same(old, s['value']): continue
             if old is not None and older: changed[at] = (old, s['value']); continue

@@ -11,8 +11,9 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 import hashlib
-from ..core import write_json, sha256_file, portable, portable_path, cache_dir, atomic_dir, disk_full, out_of_space
-from ..records import RunRecord, write_predictions
+from ..core import write_json, write_text, portable, portable_path, cache_dir, atomic_dir, disk_full, out_of_space, sha256_file, StanceDataError
+from ..records import (RunRecord, JOB_PREDICTIONS, write_job_predictions, read_job_predictions, predictions_digest,
+                               stored_predictions)
 from ..metrics import SCORING
 from ..claims import worker_id
 from .spec import Job, SYSTEMS, RunResult
@@ -21,7 +22,7 @@ from .spec import Job, SYSTEMS, RunResult
 __all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'UPGRADES', 'job_key', 'content_key', 'row_model', 'job_params',
            'job_dir', 'finished_record', 'finished_elsewhere', 'import_finished', 'check_job_stores', 'param_diff',
            'why_not_taken', 'older_jobs', 'save_job', 'save_failure', 'job_failure', 'migrate_store', 'export_jobs',
-           'stored_scores', 'stored_run']
+           'convert_job', 'convert_store', 'stored_scores', 'stored_run']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
 KEY_VERSION = 4   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in;
@@ -131,16 +132,13 @@ def finished_record(folder:Path, params:dict) -> RunRecord|None:
     if missing: warnings.warn(f"{p}: predictions {missing} are gone; the job runs again"); return None
     for role, want in ((rec.metrics or {}).get('files') or {}).items():   # each predictions file as the job wrote it
         f = folder/Path(rec.files.get(role, '')).name
-        got = dict(lines=_lines(f), sha256=sha256_file(f))
-        if got != want:
+        try: got = predictions_digest(f)
+        except StanceDataError as e: warnings.warn(f"{e}; the job runs again"); return None
+        if got != {k: want.get(k) for k in got}:
             warnings.warn(f"{f} changed after the job finished ({got['lines']} lines, the record says {want['lines']}"
                           + ('' if got['lines'] != want['lines'] else '; other content') + "); the job runs again")
             return None
     return rec
-
-# %% ../../nbs/10h_experiment.store.ipynb #11c0c0ca
-def _lines(path:Path) -> int:
-    with open(path, 'rb') as f: return sum(1 for _ in f)
 
 # %% ../../nbs/10h_experiment.store.ipynb #79865db9
 def finished_elsewhere(folder:Path,          # the job's folder in this job store
@@ -234,16 +232,21 @@ def older_jobs(root:Path) -> list[Path]:
     return out
 
 # %% ../../nbs/10h_experiment.store.ipynb #29b315b1
+def _predictions_entries(f:Path, preds:dict) -> tuple[dict, dict]:
+    """A job's record entries for its predictions file `f` holding `preds`: in `files`, each test set's role and `predictions`; in
+    `metrics['files']`, the file's lines, SHA-256 and each test set's count."""
+    files = {**{f'predictions/{k}/{t}': f.name for k, t in preds}, 'predictions': f.name}
+    return files, {'predictions': dict(predictions_digest(f), blocks={f'{k}/{t}': len(preds[k, t]) for k, t in sorted(preds)})}
+
 def save_job(folder:Path, rec:RunRecord, preds:dict, tests:Iterable, info:dict, scores:list) -> RunRecord:
-    """Write a finished job: one predictions file per test set and `info.json`, then its record, last (each atomically), with each file's lines and
-    hash. When one cannot be written (a full disk) none is left."""
+    """Write a finished job: its predictions of every test set in one file (`predictions.jsonl.gz`) and `info.json`, then its record, last (each
+    atomically), with the file's lines, hash and each test set's count. When one cannot be written (a full disk) none is left."""
     meta, written = {}, []
     try:
         with rec.phase('write'):
-            for (k, t) in tests:
-                written.append(f := write_predictions(folder/f'predictions_{k}_{t}.jsonl', preds[k, t]))
-                rec.files[f'predictions/{k}/{t}'] = f.name
-                meta[f'predictions/{k}/{t}'] = dict(lines=_lines(f), sha256=sha256_file(f))
+            mine = {(k, t): list(preds[k, t]) for k, t in tests}
+            written.append(f := write_job_predictions(folder/JOB_PREDICTIONS, mine))
+            files, meta = _predictions_entries(f, mine); rec.files.update(files)
             written.append(write_json(folder/'info.json', portable(info))); rec.files['info'] = 'info.json'   # paths as the record names them
         rec.finish(scores=scores, scoring=SCORING, info=info, files=meta)   # scored under the current rules (`metrics.SCORING`)
         rec.save(folder/'record.json')
@@ -356,6 +359,47 @@ def export_jobs(records:Iterable[str|Path], # the finished jobs' `record.json` f
                 write_json(tmp/'info.json', portable(json.loads((tmp/'info.json').read_text(encoding='utf-8'))))
         out.append(target)
     return out
+
+# %% ../../nbs/10h_experiment.store.ipynb #e5309a40
+def _old_files(folder:Path, rec:RunRecord) -> list[Path]:
+    "The per-test-set predictions files in `folder` that `rec` does not name (what a conversion stopped before removing leaves)."
+    named = {Path(f).name for f in rec.files.values()}
+    return [p for p in sorted(folder.glob('predictions_*.jsonl')) if p.name not in named]
+
+def convert_job(folder:str|Path) -> bool:
+    """Rewrite a finished job of the per-test-set layout with one `predictions.jsonl.gz`: written and read back identical, then its record replaced
+    (the one step that switches the job over), then the old files removed; `False` when it holds the new layout already (leftovers removed)."""
+    folder = Path(folder); rp = folder/'record.json'
+    rec = RunRecord.load(rp)
+    if 'predictions' in rec.files:
+        for f in _old_files(folder, rec): f.unlink()
+        return False
+    if finished_record(folder, rec.params) is None:
+        raise ValueError(f"{folder}: its files do not match its record (the warning says how); not converted")
+    preds, text = stored_predictions(folder, rec), rp.read_text(encoding='utf-8')
+    raw = json.loads(text)
+    try:
+        f = write_job_predictions(folder/JOB_PREDICTIONS, preds)
+        if read_job_predictions(f) != {kt: v for kt, v in preds.items() if v}: raise ValueError(f"{f}: does not read back as its predictions")
+        files, meta = _predictions_entries(f, preds)
+        raw['files'] = {**files, **{r: v for r, v in raw['files'].items() if not r.startswith('predictions')}}
+        m = raw.setdefault('metrics', {})
+        m['files'] = {**meta, **{r: v for r, v in (m.get('files') or {}).items() if not r.startswith('predictions')}}
+        write_json(rp, raw)
+        if finished_record(folder, rec.params) is None or stored_predictions(folder, RunRecord.load(rp)) != preds:
+            raise ValueError(f"{folder}: the converted job does not read back as it was")
+    except BaseException:   # the job stays as it was: its record back, the new file gone
+        if rp.read_text(encoding='utf-8') != text: write_text(rp, text)
+        with contextlib.suppress(FileNotFoundError): (folder/JOB_PREDICTIONS).unlink()
+        raise
+    for name in sorted({Path(v).name for r, v in rec.files.items() if r.startswith('predictions/')}): (folder/name).unlink()
+    return True
+
+def convert_store(root:str|Path) -> list[Path]:
+    "Convert each finished job of the job store `root` to one predictions file (`convert_job`), one job at a time; the folders converted."
+    done = [rp.parent for rp in sorted(Path(root).glob('*/record.json')) if convert_job(rp.parent)]
+    print(f"{portable_path(root)}: {len(done)} job(s) converted to one {JOB_PREDICTIONS} each")
+    return done
 
 # %% ../../nbs/10h_experiment.store.ipynb #159e3a5e
 _SCORE_LINE = ['row', 'system', 'key', 'test', 'ratio', 'seed', 'table', 'column', 'metric', 'value', 'job']

@@ -10,7 +10,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from ..core import portable
-from ..records import read_predictions
+from ..records import stored_predictions
 from ..metrics import f1_macro
 from ..reference import reference
 from ..robustness import relative_drop, resilience_rel
@@ -140,9 +140,8 @@ def gold_and_predictions(prep, res:RunResult, rows:dict) -> tuple[dict, dict]:
     for folder, rec in sorted(res.records.items(), key=lambda fr: (fr[1].params.get('seed') is not None, fr[1].params.get('seed') or 0)):
         p = rec.params
         if p.get('ratio', 1.0) != 1.0 or p.get('row') not in rows: continue
-        for k in gold:
-            f = rec.files.get(f'predictions/{k}/test')
-            if f is not None: preds.setdefault(k, {}).setdefault(rows[p['row']], {}).setdefault(p.get('seed'), read_predictions(Path(folder)/f))
+        for (k, _), labels in stored_predictions(folder, rec, [(k, 'test') for k in gold]).items():
+            preds.setdefault(k, {}).setdefault(rows[p['row']], {}).setdefault(p.get('seed'), labels)
     return gold, preds
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #e3385ff2
