@@ -12,8 +12,8 @@ from .core import as_list
 from .hub import check_model_folder
 
 # %% auto #0
-__all__ = ['SAFE_NAME', 'ParamType', 'parse_annotation', 'check_value', 'check_values', 'unknown_parameters', 'papermill_value',
-           'text_value']
+__all__ = ['SAFE_NAME', 'CONSTRAINTS', 'ParamType', 'parse_annotation', 'constraint_words', 'constraint_keywords', 'check_value',
+           'check_values', 'unknown_parameters', 'papermill_value', 'text_value']
 
 # %% ../nbs/00f_paramtypes.ipynb #92383785
 SAFE_NAME = re.compile(r'^[A-Za-z0-9][A-Za-z0-9._-]*$')   # a key, name or run name: no path separators, no '..'
@@ -46,6 +46,22 @@ def parse_annotation(a:str) -> ParamType:
         elif w == 'model': t.model = True
         else: raise ValueError(f"bad constraint {w!r} in parameter annotation {a!r}; valid: {sorted(_WORDS)}, minN, in NAME, distinct, name, model")
     return t
+
+# %% ../nbs/00f_paramtypes.ipynb #803d82b2
+CONSTRAINTS = ('positive', 'nonneg', 'fraction', 'min', 'choices', 'model', 'name', 'distinct')   # in the order an annotation writes them
+
+def constraint_words(c:Mapping) -> str:
+    "Constraint keywords as an annotation's words: `{'choices': 'datasets', 'distinct': True}` -> `'in datasets distinct'`."
+    if bad := sorted(set(c) - set(CONSTRAINTS)): raise ValueError(f"unknown constraint(s) {bad}; valid: {', '.join(CONSTRAINTS)}")
+    words = {'min': f"min{c.get('min')}", 'choices': f"in {c.get('choices')}"}
+    return ' '.join(words.get(k, k) for k in CONSTRAINTS if c.get(k) not in (None, False))
+
+def constraint_keywords(words:str) -> dict:
+    "Constraint words as keywords (the short form a long declaration keeps): `'in datasets distinct'` -> `{'choices': 'datasets', 'distinct': True}`."
+    t = parse_annotation(f'str {words}')
+    bounds = {b: w for w, b in _WORDS.items()}
+    c = {bounds[t.bounds]: True} if t.bounds in bounds else {'min': int(t.bounds[0][1])} if t.bounds else {}
+    return {**c, **({'choices': t.choices} if t.choices else {}), **{k: True for k in ('model', 'name', 'distinct') if getattr(t, k)}}
 
 # %% ../nbs/00f_paramtypes.ipynb #e3e28bd9
 _OPS = {'>=': lambda v, b: v >= b, '>': lambda v, b: v > b, '<=': lambda v, b: v <= b, '<': lambda v, b: v < b}

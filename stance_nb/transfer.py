@@ -17,7 +17,7 @@ from .data.overlap import shared_text_notes
 from .data.explore import figure_bytes
 from .stats import paired_bootstrap, MIN_TEST_EXAMPLES
 from .metrics import f1_macro
-from .experiment import RunArgs, arg, prepare, Executor, JobsFailed, EXECUTORS
+from .experiment import RunArgs, arg, run_kind, setting, prepare, Executor, JobsFailed, EXECUTORS
 from .experiment.spec import DataSpec
 from .experiment.report import job_commits
 from .experiment.compare import Side, Comparison, compare_sides, LIKE
@@ -84,30 +84,31 @@ def transfer_specs(datasets:Sequence[str],      # two or more registered dataset
     return specs
 
 # %% ../nbs/15_transfer.ipynb #272c176a
-@dataclass
+@run_kind
 class TransferArgs(RunArgs):
     "The parameters of a cross-dataset transfer (`nbs/run_transfer.ipynb`, `stance_nb transfer`): datasets, systems, recipes, intervals."
-    smoke:bool = arg(False)     # True: fixtures; models and datasets left at their defaults become majority,random and 3 fixture datasets
-    models:list[str] = arg(['fasttext'], 'in transfer_models distinct')  # the systems; sdl trains the encoder `model`
-    datasets:list[str] = arg(['ibmcs', 'semeval2016t6', 'perspectrum', 'arc'], 'in transfer_datasets distinct')  # two or more, each
+    smoke = setting(help='True: fixtures; models and datasets left at their defaults become majority,random and 3 fixture datasets')
+    models:list[str] = arg(['fasttext'], choices='transfer_models', distinct=True)  # the systems; sdl trains the encoder `model`
+    datasets:list[str] = arg(['ibmcs', 'semeval2016t6', 'perspectrum', 'arc'], choices='transfer_datasets', distinct=True)  # two or more, each
                                               # trained on and tested on (default: four of the benchmark's, minutes with fastText)
     leave_one_out:bool = arg(True)            # also train on all other datasets pooled and test on each (three datasets or more)
-    seeds:list[int] = arg([1], 'nonneg distinct')  # seeds of the seeded systems; the intervals use the first seed's predictions
-    model:str|None = arg(None, 'model')       # the encoder of sdl, a Hub id or a folder; None: bert-large-uncased
-    encoder_preset:str|None = arg(None, 'in encoder_presets')    # sdl: paper, small, smoke; None: small for small encoders
-    fasttext_preset:str|None = arg(None, 'in fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
-    epochs:int|None = arg(None, 'positive')   # sdl: override the recipe's epochs
-    lr:float|None = arg(None, 'positive')     # sdl: override the recipe's learning rate
+    seeds = setting(help="seeds of the seeded systems; the intervals use the first seed's predictions")
+    model:str|None = arg(None, model=True)       # the encoder of sdl, a Hub id or a folder; None: bert-large-uncased
+    encoder_preset:str|None = arg(None, choices='encoder_presets')    # sdl: paper, small, smoke; None: small for small encoders
+    fasttext_preset:str|None = arg(None, choices='fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
+    epochs:int|None = arg(None, positive=True)   # sdl: override the recipe's epochs
+    lr:float|None = arg(None, positive=True)     # sdl: override the recipe's learning rate
     cpu_precision:str|None = arg(None, 'in cpu_precisions')  # sdl on a CPU: what the recipe's 'auto' trains in; bf16 takes in a store made in bf16
                                               # on any CPU (emulated, slow, where the CPU lacks bf16 instructions); None: by the CPU
-    max_train:int|None = arg(None, 'positive')  # train on a seeded sample of at most this many rows (the pooled set too: the same budget)
-    data_dir:str|None = arg(None)             # folder holding the datasets; None: $STANCE_NB_DATA
+    max_train:int|None = arg(None, positive=True)  # train on a seeded sample of at most this many rows (the pooled set too: the same budget)
+    data_dir = setting()
+    output_dir = setting()
     reuse_from:list[str] = arg([])            # other job stores whose finished jobs are taken in
-    run_name:str = arg('transfer', 'name')    # file stem: <run_name>_transfer.csv|.md and figures under outputs/transfer/
-    n_resamples:int = arg(1000, 'min100')     # paired-bootstrap resamples of each cell's interval
-    executor:str = arg('local', 'in executors')  # where the jobs run: local, submitit-local (worker processes here), submitit (Slurm)
-    workers:int|None = arg(None, 'positive')  # workers sharing the job store (submitit executors)
-    slurm:dict = arg({})                      # submitit parameters for executor submitit
+    run_name = setting('transfer', help='file stem: <run_name>_transfer.csv|.md and figures under outputs/transfer/')
+    n_resamples:int = arg(1000, min=100)     # paired-bootstrap resamples of each cell's interval
+    executor = setting()
+    workers = setting()
+    slurm = setting()
 
     def choices(self) -> dict:
         "Valid values of the `in NAME` constraints."
@@ -132,7 +133,7 @@ class TransferArgs(RunArgs):
     def leaderboard_args(self) -> LeaderboardArgs:
         "The leaderboard's parameters of the same systems, recipes and datasets (whose jobs a transfer's jobs train like), checked."
         keep = ('models', 'datasets', 'seeds', 'model', 'encoder_preset', 'fasttext_preset', 'epochs', 'lr', 'cpu_precision', 'max_train',
-                'data_dir', 'reuse_from', 'n_resamples', 'executor', 'workers', 'slurm')
+                'data_dir', 'output_dir', 'reuse_from', 'n_resamples', 'executor', 'workers', 'slurm')
         return LeaderboardArgs(**{k: getattr(self, k) for k in keep}, run_name=self.run_name).checked()
 
 # %% ../nbs/15_transfer.ipynb #782001d0
@@ -292,7 +293,7 @@ def prepare_transfer(args:TransferArgs,
     own = [replace(r, attacks=(), ratios=(1.0,), data=None, tables=()) for r in run_kw['rows']]
     texp = replace(exp, name='transfer', data=specs, rows=own, tables={}, cells=None, metrics=_macro_f1_only, significance={}, appendix={})
     run_kw = {**{k: v for k, v in run_kw.items() if k not in ('specs', 'ratios')}, 'exp': texp, 'rows': own, 'keys': list(specs),
-              'out': outputs_dir(None, 'transfer', 'runs', create=not plan), 'strict': True}
+              'out': outputs_dir(args.output_dir, 'transfer', 'runs', create=not plan), 'strict': True}
     return TransferRun(args, rows, run_kw, prepare(**run_kw))
 
 # %% ../nbs/15_transfer.ipynb #0797132c
@@ -332,7 +333,7 @@ def transfer(args:TransferArgs|None=None,   # the transfer's parameters, checked
     cells = transfer_cells(tests, preds, scores, a.n_resamples, seed, failed)
     frames = {k: f for (k, x), f in prep.inp.frames.items() if x == 1.0}
     tr = Transfer(cells, transfer_notes(cells, frames, res.conditions), res, {})
-    out = outputs_dir(None, 'transfer')
+    out = outputs_dir(a.output_dir, 'transfer')
     tr.files = write_transfer(tr, out, a.run_name)
     if res.failed: raise JobsFailed(res.failed, f"; the transfer tables in {portable_path(out)} show them as failed")
     return tr
@@ -352,6 +353,6 @@ def run_transfer(P:TransferArgs,         # the checked parameters (`parameters(g
                  smoke:dict|None=None,   # the smoke environment of `benchmark` when `P.smoke`
                 ) -> Transfer:
     "The transfer of the notebook's parameters: its jobs run (or reused where finished), the matrices, heatmaps and notes written."
-    with smoke_outputs(P.smoke): tr = transfer(transfer_smoke_args(P, smoke) if P.smoke else P)
+    tr = transfer(replace(transfer_smoke_args(P, smoke), output_dir=smoke_outputs(P)) if P.smoke else P)
     print(f"transfer: {tr.files['md']}, {tr.files['csv']}")
     return tr

@@ -53,7 +53,7 @@ def test_leaderboard_options_are_its_fields():
     from stance_nb.leaderboard.params import LeaderboardArgs
     sub = make_parser(['leaderboard'])._subparsers._group_actions[0].choices['leaderboard']
     dests = {a.dest for a in sub._actions if a.dest != 'help'}
-    assert dests - {'import_tables', 'keep_records', 'plan', 'throughput', 'output_dir', 'threads', 'json'} == set(LeaderboardArgs.annotations())
+    assert dests - {'import_tables', 'keep_records', 'plan', 'throughput', 'threads', 'json'} == set(LeaderboardArgs.annotations())
     flags = {s for a in sub._actions for s in a.option_strings}
     assert {f"--{f.replace('_', '-')}" for f in LeaderboardArgs.annotations()} <= flags and {'--from', '--preset', '--resamples'} <= flags
 

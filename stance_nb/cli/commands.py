@@ -355,7 +355,7 @@ def reproduce_command(args) -> dict:
     exp = get_experiment(args.experiment)
     try: exp.select(getattr(P, 'rows', None) or (), getattr(P, 'tables', None) or ())   # rows in none of the tables: said before any data is read
     except KeyError as e: raise UsageError(str(e).strip("'\"")) from None
-    if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
+    if args.output_dir: P = replace(P, output_dir=str(Path(args.output_dir).expanduser().resolve()))   # the option over `-p output_dir`
     if gone := [d for d in (data_dirs(args.data_dir) if args.data_dir else []) if not d.is_dir()]:
         raise UsageError(f"--data-dir {gone[0]}: no such folder (expected the folder that holds each dataset's folder)")
     if args.data_dir: os.environ['STANCE_NB_DATA'] = os.pathsep.join(map(str, data_dirs(args.data_dir)))   # every dataset of the run
@@ -436,7 +436,6 @@ def leaderboard_command(args) -> dict:
     try: P = _leaderboard_args(args)   # every input checked before anything is read, trained or written
     except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\"")) from None
     _check_keep(args.keep_records)   # its --from stores: checked with its parameters
-    if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
     tp = _throughput(args.throughput) if args.plan else None   # checked before the data is read, as the executor
     ex = _executor(argparse.Namespace(**{**vars(args), 'workers': P.workers}), P.as_dict())
     run = prepare_leaderboard(P, plan=args.plan)
@@ -539,7 +538,6 @@ def transfer_command(args) -> dict:
     from stance_nb.transfer import TransferArgs, prepare_transfer, transfer   # imported on use, as every command's own code
     try: P = TransferArgs(**given_args(args, TransferArgs)).checked()   # every input checked before anything is read, trained or written
     except (ValueError, KeyError, TypeError, NameError) as e: raise UsageError(str(e).strip("'\"")) from None
-    if args.output_dir: os.environ['STANCE_NB_OUTPUTS'] = str(Path(args.output_dir).expanduser().resolve())
     ex = _executor(argparse.Namespace(**{**vars(args), 'workers': P.workers}), P.as_dict())
     run = prepare_transfer(P, plan=args.plan)
     if args.plan:

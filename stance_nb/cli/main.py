@@ -183,7 +183,7 @@ def _leaderboard_options(b):
                    'and wall time on 1, 4 and 16 workers; run nothing (as reproduce --plan)')
     b.add_argument('--throughput', help='--plan: declared examples/s per model, JSON {"model": {"train": 90, "predict": 600}} or a JSON file')
     b.set_defaults(wait=False, detach=False, slurm_config=None)
-    run_options(b, seeds=False)
+    run_options(b, seeds=False, outputs=False)
 
 # %% ../../nbs/12b_cli.main.ipynb #8b435dc3
 @command('presets', 'list every preset of `train` and `mdl`: model, selection, weight decay, head, source, all values', presets_command)
@@ -281,7 +281,7 @@ def _transfer_options(s):
     s.add_argument('--plan', action='store_true', help="print the transfer's jobs still to run with their estimated cost; run nothing "
                    '(as reproduce --plan)')
     s.set_defaults(wait=False, detach=False, slurm_config=None)
-    run_options(s, seeds=False)
+    run_options(s, seeds=False, outputs=False)
 
 # %% ../../nbs/12b_cli.main.ipynb #a03d91c4
 @command('export-lm-eval', "our label-scoring prompts as lm-evaluation-harness tasks with their data, and the lm_eval command "

@@ -72,10 +72,12 @@ ARG_TYPES = dict(positive=POSITIVE, nonneg=NONNEG, seed=SEED, fraction=_FRACTION
                  names=split_names)   # the options' argparse types by name: the early checks rebuild a command's options from its index
 
 # %% ../../nbs/12_cli.options.ipynb #da142c7f
-def run_options(p:argparse.ArgumentParser, seeds:bool=True):
+def run_options(p:argparse.ArgumentParser, seeds:bool=True,
+                outputs:bool=True, # False: the parameter class's `output_dir` field is the option (`add_args_options`)
+               ):
     "The options of every command that runs something: seeds, outputs, threads, JSON output."
     if seeds: p.add_argument('--seeds', type=_seeds, nargs='?', const=(), help="comma-separated seeds; alone: the preset's seed list")
-    p.add_argument('--output-dir', help='outputs root (default: $STANCE_NB_OUTPUTS or <repo>/outputs)')
+    if outputs: p.add_argument('--output-dir', help='outputs root (default: $STANCE_NB_OUTPUTS or <repo>/outputs)')
     p.add_argument('--threads', type=POSITIVE, help='torch threads, and OMP/MKL threads of child processes (default: the libraries\' own)')
     p.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout; all other output goes to stderr')
 

@@ -5,24 +5,30 @@
 # %% ../../nbs/10a_experiment.params.ipynb #0358e5a4
 from __future__ import annotations
 import copy, dataclasses, json, math, re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Iterable, Mapping
 from fastcore.docments import docments
 from ..registry import Registry
-from ..paramtypes import check_values, unknown_parameters
+from ..paramtypes import check_values, constraint_words, constraint_keywords, unknown_parameters
 from .spec import EXECUTORS, get_experiment
 
 # %% auto #0
-__all__ = ['RUN_ARGS', 'arg', 'type_text', 'RunArgs', 'parameters']
+__all__ = ['RUN_ARGS', 'arg', 'type_text', 'RunArgs', 'RunSettings', 'Setting', 'setting', 'run_kind', 'parameters']
 
 # %% ../../nbs/10a_experiment.params.ipynb #576df92b
-def arg(default,       # the default (a list or dict is copied for each instance)
-        spec:str='',   # the constraint words after the type: 'positive', 'in datasets distinct', 'name', 'model', 'min8', ...
+def _field(default, metadata:Mapping):
+    if isinstance(default, (list, dict)): return field(default_factory=lambda: copy.deepcopy(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+def arg(default,      # the default (a list or dict is copied for each instance)
+        words:str='',  # or the same constraints as the annotation's words, the short form of a long line: 'in datasets distinct'
+        **constraints, # `stance_nb.paramtypes.CONSTRAINTS`: positive=True, nonneg, fraction, min=8, choices='datasets', model, name, distinct
        ):
-    "A field of a parameter class: its default and the constraint words of its annotation."
-    if isinstance(default, (list, dict)): return field(default_factory=lambda: copy.deepcopy(default), metadata={'spec': spec})
-    return field(default=default, metadata={'spec': spec})
+    "A field of a parameter class: its default, and its constraints in its metadata (an unknown keyword is refused here)."
+    constraints = {**constraint_keywords(words), **constraints}
+    constraint_words(constraints)
+    return _field(default, {'constraints': constraints})
 
 # %% ../../nbs/10a_experiment.params.ipynb #9b878125
 def type_text(t) -> str:
@@ -34,19 +40,22 @@ def type_text(t) -> str:
 # %% ../../nbs/10a_experiment.params.ipynb #6331bb72
 @dataclass
 class RunArgs:
-    "The typed parameters of one run kind: each field a type, a default, constraint words (`arg`) and a comment; checked in one place."
+    "The typed parameters of one run kind: each field a type, a default, constraints (`arg`) and a comment; checked in one place."
     experiment = None   # the experiment whose data keys, rows and tables are the `in NAME` choices (a class attribute, not a field)
+    setting_help = {}   # shared setting -> this run kind's help of it (`run_kind`; a class attribute, not a field)
 
     @classmethod
     def annotations(cls) -> dict:
         "Field -> its annotation in the notebooks' words, e.g. `'list[str] in datasets distinct'`."
-        return {f.name: f"{type_text(f.type)} {f.metadata.get('spec', '')}".strip() for f in fields(cls)}
+        return {f.name: f"{type_text(f.type)} {constraint_words(f.metadata.get('constraints', {}))}".strip() for f in fields(cls)}
 
     @classmethod
     def docs(cls) -> dict:
-        "Field -> its comment (the help of its option)."
+        "Field -> its comment (the help of its option); a shared setting's as `RunSettings` says it, or as the run kind's `setting` does."
         out = {}
-        for c in reversed([c for c in cls.__mro__ if dataclasses.is_dataclass(c)]): out.update({k: v for k, v in docments(c).items() if v})
+        for c in [RunSettings, *reversed([c for c in cls.__mro__ if dataclasses.is_dataclass(c)])]:
+            out.update({k: v for k, v in docments(c).items() if v})
+        out.update(cls.setting_help)
         return {f.name: out.get(f.name) or '' for f in fields(cls)}
 
     def choices(self) -> dict:
@@ -77,6 +86,53 @@ def _from_namespace(cls, ns:Mapping, allowed:Iterable[str]=()) -> RunArgs:
     unknown_parameters(ns, names, allowed)
     return cls(**{k: ns[k] for k in names if k in ns}).checked()
 RunArgs.from_namespace = classmethod(_from_namespace)
+
+# %% ../../nbs/10a_experiment.params.ipynb #390f30df
+@dataclass
+class RunSettings(RunArgs):
+    "What every run kind takes: its seeds, data, output folder, run name and where its jobs run; each field declared once, here."
+    smoke:bool = arg(False)                  # True: fixtures and tiny models (the numbers mean nothing)
+    seeds:list[int] = arg([1], nonneg=True, distinct=True)  # seeds of the seeded systems
+    data_dir:str|None = arg(None)            # folder holding the datasets; None: $STANCE_NB_DATA
+    output_dir:str|None = arg(None)          # outputs root: the run's tables and job store under it; None: $STANCE_NB_OUTPUTS, else <repo>/outputs
+    run_name:str = arg('run', name=True)     # file stem of the run's tables
+    executor:str = arg('local', 'in executors')  # where the jobs run: local (this process), submitit-local (worker processes here), submitit (Slurm)
+    workers:int|None = arg(None, positive=True)  # workers sharing the job store (submitit executors); None: one per GPU here, one per job on Slurm
+    slurm:dict = arg({})                     # submitit parameters for executor submitit, e.g. {"slurm_partition": "gpu", "timeout_min": 600}
+
+# %% ../../nbs/10a_experiment.params.ipynb #c884fc63
+@dataclass(frozen=True)
+class Setting:
+    "The place of a `RunSettings` field in a run kind's body, with the run kind's own default and help where they differ."
+    default:object = MISSING
+    help:str|None = None
+
+def setting(default=MISSING, # this run kind's default; none: `RunSettings`'
+            help:str|None=None, # this run kind's help; None: `RunSettings`'
+           ) -> Setting:
+    "Place a shared setting here in a run kind's fields (`run_kind`)."
+    return Setting(default, help)
+
+# %% ../../nbs/10a_experiment.params.ipynb #df576877
+def _placed(cls:type) -> list:
+    "The names of `cls`'s body in order: its own fields and the shared settings it places; each shared setting placed once, none re-declared."
+    own, shared = cls.__dict__.get('__annotations__', {}), {f.name for f in fields(RunSettings)}
+    if again := [k for k in own if k in shared]:
+        raise TypeError(f"{cls.__name__}: {again} are RunSettings' fields: place them with setting(), not a declaration")
+    order = [k for k, v in cls.__dict__.items() if k in own or isinstance(v, Setting)]
+    if missing := [k for k in [*own, *sorted(shared)] if k not in order]:
+        raise TypeError(f"{cls.__name__}: {missing} not placed (every field needs a default; every shared setting a setting())")
+    if unknown := [k for k in order if k not in own and k not in shared]: raise TypeError(f"{cls.__name__}: {unknown} are not RunSettings' fields")
+    return order
+
+def run_kind(cls:type) -> type:
+    "The dataclass of a run kind: its own fields and `RunSettings`' where its body places them (`setting`), in that order."
+    own, shared, order = cls.__dict__.get('__annotations__', {}), {f.name: f for f in fields(RunSettings)}, _placed(cls)
+    placed = {k: cls.__dict__[k] for k in order if k not in own}
+    cls.setting_help = {**cls.setting_help, **{k: s.help for k, s in placed.items() if s.help}}
+    for k, s in placed.items(): setattr(cls, k, shared[k] if s.default is MISSING else _field(s.default, shared[k].metadata))
+    cls.__annotations__ = {k: own[k] if k in own else shared[k].type for k in order}
+    return dataclass(cls)
 
 # %% ../../nbs/10a_experiment.params.ipynb #5fae8bf0
 def parameters(ns:dict,                  # the notebook's `globals()` after papermill's injected cell

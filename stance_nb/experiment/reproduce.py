@@ -27,7 +27,8 @@ def with_smoke(settings:dict, smoke:dict) -> dict:
     return {**settings, **keep, 'models': dict(smoke['models']), 'overrides': over, 'dim': 16, 'local_files_only': True}
 
 # %% ../../nbs/10m_experiment.reproduce.ipynb #58348bc3
-def _out_root(exp:Experiment, smoke, create:bool=True) -> Path:
+def _out_root(exp:Experiment, smoke, output_dir:str|None=None, create:bool=True) -> Path:
+    if output_dir is not None: return outputs_dir(output_dir, exp.name, create=create)   # the parameters' output folder
     if smoke and not os.environ.get('STANCE_NB_OUTPUTS'):   # a smoke run's own temporary folder (a plan's: named, not made)
         return Path(tempfile.mkdtemp(prefix=f'{exp.name}-smoke-')) if create else Path(tempfile.gettempdir())/f'{exp.name}-smoke-plan'
     return outputs_dir(None, exp.name, create=create)
@@ -51,7 +52,7 @@ def run_arguments(exp:Experiment, params:RunArgs|dict, smoke:dict|None=None,
         specs = data_specs(params['data'])
         kw = dict(kw, specs={**(kw.get('specs') or {}), **specs}, strict=True,
                   keys=list(dict.fromkeys([*(params.get('datasets') or []), *specs])))
-    folder = _out_root(exp, params.get('smoke'), create=not plan)
+    folder = _out_root(exp, params.get('smoke'), params.get('output_dir'), create=not plan)
     stem = params.get('run_name', exp.name) + ('-smoke' if params.get('smoke') else '')
     rows = exp.select(params.get('rows') or (), params.get('tables') or ())
     return dict(kw, exp=exp, rows=rows, out=folder/'runs', **({'take': False} if plan else {})), folder, stem

@@ -9,7 +9,7 @@ from pathlib import Path
 from ..systems.baselines import FASTTEXT_PRESETS
 from ..train import PRESETS, CPU_PRECISIONS
 from ..systems.mdl import MDL_PRESETS
-from ..experiment import RunArgs, arg, data_specs, EXECUTORS
+from ..experiment import RunArgs, arg, run_kind, setting, data_specs, EXECUTORS
 from ..experiment.store import check_job_stores
 from ..stats import NEMENYI_Q
 from ..papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS, BenchmarkArgs
@@ -19,40 +19,41 @@ from .spec import LEADERBOARD_SYSTEMS, LEADERBOARD_BENCHMARK, leaderboard_datase
 __all__ = ['LeaderboardArgs']
 
 # %% ../../nbs/11e_leaderboard.params.ipynb #df3f443a
-@dataclass
+@run_kind
 class LeaderboardArgs(RunArgs):
     "The parameters of a leaderboard (`nbs/run_leaderboard.ipynb`, `stance_nb leaderboard`): systems, datasets, recipes, significance."
-    smoke:bool = arg(False)     # True: fixtures; models, datasets, seeds left at their defaults become SMOKE_RUN's, the fixtures' (a minute)
+    smoke = setting(help="True: fixtures; models, datasets, seeds left at their defaults become SMOKE_RUN's, the fixtures' (a minute)")
     models:list[str] = arg(['majority', 'random', 'fasttext', 'sdl', 'mdl'],
-                           'in models distinct')  # the systems (rows): `LEADERBOARD_SYSTEMS`' meta records
+                           choices='models', distinct=True)  # the systems (rows): `LEADERBOARD_SYSTEMS`' meta records
     datasets:list[str] = arg([], 'in leaderboard_datasets distinct')  # columns: the benchmark's ten, xstance, cheese, ezstance, vast; []: all present
     data:dict = arg({})         # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
-    seeds:list[int] = arg([1], 'nonneg distinct')  # seeds of the seeded systems: mean ± std over them; 3 or more add a paired t-test over seeds
-    nli_model:str|None = arg(None, 'model')   # the MNLI checkpoint of nli and nli-ft, a Hub id or a local folder; None: facebook/bart-large-mnli
-    nli_preset:str|None = arg(None, 'in train_presets')  # the recipe of nli-ft (stance_nb.train.PRESETS); None: ezstance_roberta (BART-MNLI-e)
-    llm_model:str|None = arg(None, 'model')   # the model of llm: a causal LM, a Hub id or a local folder; None: meta-llama/Llama-2-13b-chat-hf
+    seeds = setting(help='seeds of the seeded systems: mean ± std over them; 3 or more add a paired t-test over seeds')
+    nli_model:str|None = arg(None, model=True)   # the MNLI checkpoint of nli and nli-ft, a Hub id or a local folder; None: facebook/bart-large-mnli
+    nli_preset:str|None = arg(None, choices='train_presets')  # the recipe of nli-ft (stance_nb.train.PRESETS); None: ezstance_roberta (BART-MNLI-e)
+    llm_model:str|None = arg(None, model=True)   # the model of llm: a causal LM, a Hub id or a local folder; None: meta-llama/Llama-2-13b-chat-hf
     llm_endpoint:dict = arg({})               # or an OpenAI-compatible endpoint for llm: {"base_url": "http://host:port/v1", "model": "name"}
     llm_options:dict = arg({})                # llm: LLMOptions (mode score|generate, template, k, demos, demo_seed, normalise, calibrate, chat,
                                               # max_new_tokens); a list gives a row each: {"template": ["chatgpt", "llama2", "qa"], "k": [0, 4]}
     model:list[str]|None = arg(None, 'model distinct') # the encoder of sdl and mdl, a Hub id or a folder; several compared; None: bert-large-uncased
-    encoder_preset:str|None = arg(None, 'in encoder_presets')    # sdl/mdl: paper (the benchmark's), small, smoke; None: small for small encoders
-    fasttext_preset:str|None = arg(None, 'in fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
-    epochs:int|None = arg(None, 'positive')   # sdl/mdl: override the benchmark recipe's 5 epochs
-    lr:float|None = arg(None, 'positive')     # sdl/mdl: override the recipe's learning rate 5e-5
+    encoder_preset:str|None = arg(None, choices='encoder_presets')    # sdl/mdl: paper (the benchmark's), small, smoke; None: small for small encoders
+    fasttext_preset:str|None = arg(None, choices='fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
+    epochs:int|None = arg(None, positive=True)   # sdl/mdl: override the benchmark recipe's 5 epochs
+    lr:float|None = arg(None, positive=True)     # sdl/mdl: override the recipe's learning rate 5e-5
     cpu_precision:str|None = arg(None, 'in cpu_precisions')  # sdl/mdl on a CPU: what the recipe's 'auto' trains in; bf16 takes in a store made in
                                               # bf16 on any CPU (emulated, slow, where the CPU lacks bf16 instructions); None: by the CPU
-    data_dir:str|None = arg(None)             # folder holding the datasets; None: $STANCE_NB_DATA
-    attacks:list[str] = arg([], 'in attacks distinct')  # attacked test sets reported for sdl/mdl (spelling, negation, paraphrase)
-    ratios:list[float] = arg([], 'fraction distinct')   # training shares below 1 reported for sdl/mdl, e.g. [0.1, 0.3]: the learning curve
+    data_dir = setting()
+    output_dir = setting()
+    attacks:list[str] = arg([], choices='attacks', distinct=True)  # attacked test sets reported for sdl/mdl (spelling, negation, paraphrase)
+    ratios:list[float] = arg([], fraction=True, distinct=True)   # training shares below 1 reported for sdl/mdl, e.g. [0.1, 0.3]: the learning curve
     reuse_from:list[str] = arg([])            # other job stores whose finished jobs are taken in, e.g. ["../results/benchmark/runs"]
-    max_train:int|None = arg(None, 'positive')  # train every system on a seeded sample of at most this many rows per dataset (a quick look)
-    max_test:int|None = arg(None, 'positive')   # score every system on the same seeded sample of at most this many test rows per dataset
-    run_name:str = arg('leaderboard', 'name')   # file stem: <run_name>_leaderboard.csv|.md|.html under outputs/leaderboard/
-    n_resamples:int = arg(1000, 'min100')     # paired-bootstrap resamples of each per-dataset test (100 or more)
-    alpha:float = arg(0.05, 'in alphas')      # significance level of the tests and the critical difference (the Nemenyi table's, Demšar 2006)
-    executor:str = arg('local', 'in executors')  # where the jobs run: local (this process), submitit-local (worker processes here), submitit (Slurm)
-    workers:int|None = arg(None, 'positive')  # workers sharing the job store (submitit executors); None: one per GPU here, one per job on Slurm
-    slurm:dict = arg({})                      # submitit parameters for executor submitit, e.g. {"slurm_partition": "gpu", "timeout_min": 600}
+    max_train:int|None = arg(None, positive=True)  # train every system on a seeded sample of at most this many rows per dataset (a quick look)
+    max_test:int|None = arg(None, positive=True)   # score every system on the same seeded sample of at most this many test rows per dataset
+    run_name = setting('leaderboard', help='file stem: <run_name>_leaderboard.csv|.md|.html under outputs/leaderboard/')
+    n_resamples:int = arg(1000, min=100)     # paired-bootstrap resamples of each per-dataset test (100 or more)
+    alpha:float = arg(0.05, choices='alphas')      # significance level of the tests and the critical difference (the Nemenyi table's, Demšar 2006)
+    executor = setting()
+    workers = setting()
+    slurm = setting()
 
     def choices(self) -> dict:
         "Valid values of the `in NAME` constraints: the systems, datasets, presets, significance levels, attacks and executors."
@@ -105,8 +106,8 @@ def _benchmark_args(self:LeaderboardArgs) -> BenchmarkArgs:
     "The benchmark's parameters of this leaderboard's jobs: its systems' rows, Table 4, the seeds, shares and datasets; checked."
     keys, _ = leaderboard_datasets(self.datasets, self.data, self.data_dir)
     names, data = benchmark_data(keys, self.data, self.max_train, self.max_test)
-    given = dict(model=list(encoder_names(self.model))[0], epochs=self.epochs, lr=self.lr, data_dir=self.data_dir, cpu_precision=self.cpu_precision,
-                 fasttext_preset=self.fasttext_preset)
+    given = dict(model=list(encoder_names(self.model))[0], epochs=self.epochs, lr=self.lr, data_dir=self.data_dir, output_dir=self.output_dir,
+                 cpu_precision=self.cpu_precision, fasttext_preset=self.fasttext_preset)
     return BenchmarkArgs(rows=[m.row for m in self.systems() if m.make_row is None], tables=['4'], seeds=list(self.seeds),
                          ratios=sorted({*self.ratios, 1.0}), datasets=names, data=data,
                          **{k: v for k, v in given.items() if v is not None}).checked()

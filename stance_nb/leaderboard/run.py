@@ -4,7 +4,7 @@
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #1a109934
 from __future__ import annotations
-import contextlib, os, tempfile
+import os, tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from ..core import outputs_dir, portable, portable_path, repo_root
@@ -145,7 +145,7 @@ def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, 
     pairs, prior = probe_pairs(a.systems(), run.rows)
     if pairs or prior: stats['probes'] = probe_verdicts(gold, preds, pairs, prior, a.n_resamples, seed, a.alpha).to_dict('records')
     lb = Leaderboard(table, tests, stats, res)
-    out = outputs_dir(None, 'leaderboard')
+    out = outputs_dir(a.output_dir, 'leaderboard')
     lb.files = write_leaderboard(lb, out, a.run_name)
     if res.failed: raise JobsFailed(res.failed, f"; the leaderboard in {portable_path(out)} shows them as failed")
     return lb
@@ -169,20 +169,18 @@ def smoke_args(P:LeaderboardArgs, # the checked parameters, with `smoke`
                    run_name=f"{P.run_name}-smoke").checked()
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #568dd7c7
-@contextlib.contextmanager
-def smoke_outputs(smoke:bool):
-    "`$STANCE_NB_OUTPUTS` in a new temporary folder for a smoke run that has none; restored afterwards."
-    if not smoke or os.environ.get('STANCE_NB_OUTPUTS'): yield None; return
-    os.environ['STANCE_NB_OUTPUTS'] = d = tempfile.mkdtemp(prefix='leaderboard-smoke-')
-    try: yield d
-    finally: os.environ.pop('STANCE_NB_OUTPUTS', None)
+def smoke_outputs(P, # the parameters of a smoke run (`LeaderboardArgs`, `TransferArgs`)
+                 ) -> str|None:
+    "A smoke run's output folder: its `output_dir`; else `None` where `$STANCE_NB_OUTPUTS` names one; else a new temporary folder."
+    if P.output_dir is not None or os.environ.get('STANCE_NB_OUTPUTS'): return P.output_dir
+    return tempfile.mkdtemp(prefix=f'{P.run_name}-smoke-')
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #73f0de7a
 def run_leaderboard(P:LeaderboardArgs,       # the checked parameters (`parameters(globals(), LeaderboardArgs)`)
                     smoke:dict|None=None,    # the smoke environment of `benchmark` when `P.smoke`
                    ) -> Leaderboard:
     "The leaderboard of the notebook's parameters: its jobs run (or reused where finished), the table, its tests and figures written."
-    with smoke_outputs(P.smoke): lb = leaderboard(smoke_args(P, smoke) if P.smoke else P)
+    lb = leaderboard(replace(smoke_args(P, smoke), output_dir=smoke_outputs(P)) if P.smoke else P)
     stem = str(lb.files['csv'])[:-len('.csv')]
     print(f"leaderboard: {stem}.csv|.md|.html, tests {stem}_tests.csv, figures {stem}_<name>.png")
     return lb

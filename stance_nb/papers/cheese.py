@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import pandas as pd
 from dataclasses import dataclass
-from ..experiment import Experiment, Row, DataSpec, cells, with_smoke, RunArgs, RUN_ARGS, arg
+from ..experiment import Experiment, Row, DataSpec, cells, with_smoke, RunArgs, RUN_ARGS, arg, run_kind, setting
 from ..metrics import cheese_scores
 from ..reference import reference
 from ..data import DATASETS
@@ -49,27 +49,28 @@ CHEESE_EXPERIMENT = Experiment(
     tables={'7': cells('7')}, cells=cheese_cells, configure=_cheese_configure, choices=dict(fold_orders=['official', 'file'])).register()
 
 # %% ../../nbs/11b_papers.cheese.ipynb #31fe6fcd
-@dataclass
+@run_kind
 class CheeseArgs(RunArgs):
     "The parameters of CHeeSE's reproduction (`nbs/run_cheese.ipynb`, `stance_nb reproduce cheese`)."
     experiment = 'cheese'
-    smoke:bool = arg(False)           # True: an official-format fixture and a tiny BERT, 2 seeds (seconds; the numbers mean nothing)
-    data_dir:str|None = arg(None)     # folder holding cheese/cheese.json; None: $STANCE_NB_DATA
-    rows:list[str] = arg([], 'in rows distinct')      # rows to run, e.g. "German BERT"; []: all
-    tables:list[str] = arg([], 'in tables distinct')  # tables to write (7); []: all
-    seeds:list[int] = arg([1, 2, 3, 4, 5], 'nonneg distinct')  # seeds of the trained rows and of the random baseline
-    model:str = arg('dbmdz/bert-base-german-uncased', 'model')  # the German BERT row's encoder: a Hub id or a local folder
-    lr:float|None = arg(None, 'positive')       # German BERT: instead of the paper's 3e-5
-    epochs:int|None = arg(None, 'positive')     # German BERT: instead of the paper's 4
-    fasttext_lr:float|None = arg(None, 'positive')    # fastText: instead of the paper's 1.0
-    fasttext_epochs:int|None = arg(None, 'positive')  # fastText: instead of the paper's 50
-    n_folds:int = arg(5, 'min2')                # cross-validation folds (paper: 5, stratified by label)
-    fold_order:str = arg('official', 'in fold_orders')  # 'official' (the released code's shuffled order) or 'file'
-    n_jobs:int|None = arg(None, 'positive')     # fastText runs at once; None: all cores
-    checkpoint_every:int|None = arg(None, 'positive')  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
-    run_name:str = arg('cheese', 'name')        # file stem of the tables: <run_name>_table7.csv|.md
-    executor:str = arg('local', 'in executors')  # where the jobs run: local (this process), submitit-local (worker processes here), submitit (Slurm)
-    workers:int|None = arg(None, 'positive')     # workers sharing the job store (submitit executors); None: one per GPU here, one per job on Slurm
-    slurm:dict = arg({})                # submitit parameters for executor submitit, e.g. {"slurm_partition": "gpu", "timeout_min": 600}
+    smoke = setting(help='True: an official-format fixture and a tiny BERT, 2 seeds (seconds; the numbers mean nothing)')
+    data_dir = setting(help='folder holding cheese/cheese.json; None: $STANCE_NB_DATA')
+    output_dir = setting()
+    rows:list[str] = arg([], choices='rows', distinct=True)      # rows to run, e.g. "German BERT"; []: all
+    tables:list[str] = arg([], choices='tables', distinct=True)  # tables to write (7); []: all
+    seeds = setting([1, 2, 3, 4, 5], help='seeds of the trained rows and of the random baseline')
+    model:str = arg('dbmdz/bert-base-german-uncased', model=True)  # the German BERT row's encoder: a Hub id or a local folder
+    lr:float|None = arg(None, positive=True)       # German BERT: instead of the paper's 3e-5
+    epochs:int|None = arg(None, positive=True)     # German BERT: instead of the paper's 4
+    fasttext_lr:float|None = arg(None, positive=True)    # fastText: instead of the paper's 1.0
+    fasttext_epochs:int|None = arg(None, positive=True)  # fastText: instead of the paper's 50
+    n_folds:int = arg(5, min=2)                # cross-validation folds (paper: 5, stratified by label)
+    fold_order:str = arg('official', choices='fold_orders')  # 'official' (the released code's shuffled order) or 'file'
+    n_jobs:int|None = arg(None, positive=True)     # fastText runs at once; None: all cores
+    checkpoint_every:int|None = arg(None, positive=True)  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
+    run_name = setting('cheese', help='file stem of the tables: <run_name>_table7.csv|.md')
+    executor = setting()
+    workers = setting()
+    slurm = setting()
 
 RUN_ARGS.register('cheese', CheeseArgs)

@@ -10,7 +10,7 @@ import pandas as pd
 from ..data.papers import EZSTANCE_DOMAINS, EZSTANCE_LABELS
 from ..metrics import f1_macro, f1_per_class
 from dataclasses import dataclass
-from ..experiment import Experiment, Row, DataSpec, RunArgs, RUN_ARGS, arg
+from ..experiment import Experiment, Row, DataSpec, RunArgs, RUN_ARGS, arg, run_kind, setting
 from ..systems.nli import EZSTANCE_MODELS, PAPER_PROMPTS, table10_row
 from ..train import PRESETS
 from ..systems.llm.register import parse_failures
@@ -178,31 +178,32 @@ EZSTANCE_EXPERIMENT = Experiment(
 EZSTANCE_EXPERIMENT.register()
 
 # %% ../../nbs/11c_papers.ezstance.ipynb #cefac562
-@dataclass
+@run_kind
 class EzstanceArgs(RunArgs):
     "The parameters of EZ-STANCE's reproduction (`nbs/run_ezstance.ipynb`, `stance_nb reproduce ezstance`)."
     experiment = 'ezstance'
-    smoke:bool = arg(False)            # True: EZ-STANCE and VAST fixtures, tiny models, 2 seeds, domain CE (minutes; numbers mean nothing)
-    data_dir:str|None = arg(None)      # folder holding ezstance/ (the unpacked release) and vast/ (vast_*.csv); None: $STANCE_NB_DATA
-    tables:list[str] = arg([], 'in tables distinct')  # tables to write: 7, 8, 9, 10, 14, 15; []: all (only the data they need is read)
-    models:list[str] = arg(['all'], 'in models distinct')  # rows of Tables 7 and 8 (14, 15): row names, or the groups nli, baselines, all
-    domains:list[str] = arg([], 'in domains distinct')  # Table 8 zero-shot domains (CE, WE, EdC, EnC, S, R, EP, P); []: all eight
-    seeds:list[int] = arg([1, 2, 3, 4], 'nonneg distinct')  # seeds of every trained row (paper: the average of 4 runs)
+    smoke = setting(help='True: EZ-STANCE and VAST fixtures, tiny models, 2 seeds, domain CE (minutes; numbers mean nothing)')
+    data_dir = setting(help='folder holding ezstance/ (the unpacked release) and vast/ (vast_*.csv); None: $STANCE_NB_DATA')
+    output_dir = setting()
+    tables:list[str] = arg([], choices='tables', distinct=True)  # tables to write: 7, 8, 9, 10, 14, 15; []: all (only the data they need is read)
+    models:list[str] = arg(['all'], choices='models', distinct=True)  # rows of Tables 7 and 8 (14, 15): row names, or the groups nli, baselines, all
+    domains:list[str] = arg([], choices='domains', distinct=True)  # Table 8 zero-shot domains (CE, WE, EdC, EnC, S, R, EP, P); []: all eight
+    seeds = setting([1, 2, 3, 4], help='seeds of every trained row (paper: the average of 4 runs)')
     checkpoints:dict = arg({})         # model per row name instead of the paper's, e.g. {"TGA-Net": "bert-base-uncased"}
     llms:dict = arg({})                # LLaMA 2 and ChatGPT: a causal LM (Hub id or folder) or {"base_url": "http://host:port/v1", "model": "name"}
     word_vectors:str|None = arg(None)  # GloVe or word2vec text file for BiCE and CrossNet; None: those rows are not run
     head:str|None = arg(None, 'in heads')  # head of the NLI fine-tuning: reuse the NLI head, new, auto; None: the default of stance_nb.systems.nli
     nli_labels:dict = arg({})          # {"entailment": i, "neutral": j, "contradiction": k} for checkpoints whose config names no NLI labels
-    prompt_seed:int = arg(0, 'nonneg')    # seed of the per-target prompt draw (the _p rows)
-    epochs:int|None = arg(None, 'positive')      # override the recipe's 4 epochs (transformer rows)
-    batch_size:int|None = arg(None, 'positive')  # override the recipe's batch size 64
-    max_length:int|None = arg(None, 'min8')      # override the recipe's 256 tokens
+    prompt_seed:int = arg(0, nonneg=True)    # seed of the per-target prompt draw (the _p rows)
+    epochs:int|None = arg(None, positive=True)      # override the recipe's 4 epochs (transformer rows)
+    batch_size:int|None = arg(None, positive=True)  # override the recipe's batch size 64
+    max_length:int|None = arg(None, min=8)      # override the recipe's 256 tokens
     device:str|None = arg(None)        # cpu, cuda, ...; None: the best available
-    checkpoint_every:int|None = arg(None, 'positive')  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
-    run_name:str = arg('ezstance', 'name')       # file stem of the tables: <run_name>_table<N>.csv|.md
-    executor:str = arg('local', 'in executors')  # where the jobs run: local (this process), submitit-local (worker processes here), submitit (Slurm)
-    workers:int|None = arg(None, 'positive')     # workers sharing the job store (submitit executors); None: one per GPU here, one per job on Slurm
-    slurm:dict = arg({})               # submitit parameters for executor submitit, e.g. {"slurm_partition": "gpu", "timeout_min": 600}
+    checkpoint_every:int|None = arg(None, positive=True)  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
+    run_name = setting('ezstance', help='file stem of the tables: <run_name>_table<N>.csv|.md')
+    executor = setting()
+    workers = setting()
+    slurm = setting()
 
     def run_params(self) -> dict:
         "The parameters with the rows that `models` and `tables` select (`ezstance_rows`)."

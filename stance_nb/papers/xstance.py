@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import pandas as pd
 from dataclasses import dataclass
-from ..experiment import Experiment, Row, DataSpec, cells, with_smoke, register_transform, RunArgs, RUN_ARGS, arg
+from ..experiment import Experiment, Row, DataSpec, cells, with_smoke, register_transform, RunArgs, RUN_ARGS, arg, run_kind, setting
 from ..metrics import evaluate_xstance, xstance_paper_cells
 from .. import ablations
 
@@ -60,26 +60,27 @@ XSTANCE_EXPERIMENT = Experiment(
     choices=lambda: dict(fasttext_presets=['xstance', 'xstance_code'])).register()
 
 # %% ../../nbs/11a_papers.xstance.ipynb #866e5156
-@dataclass
+@run_kind
 class XstanceArgs(RunArgs):
     "The parameters of X-stance's reproduction (`nbs/run_xstance.ipynb`, `stance_nb reproduce xstance`)."
     experiment = 'xstance'
-    smoke:bool = arg(False)             # True: official-format fixtures and a tiny BERT, 2 seeds (seconds; the numbers mean nothing)
-    data_dir:str|None = arg(None)       # folder holding xstance/ (train.jsonl, valid.jsonl, test.jsonl, questions.*.jsonl); None: $STANCE_NB_DATA
-    rows:list[str] = arg([], 'in rows distinct')      # rows to run, e.g. "M-BERT,fastText"; []: all rows of `tables`
-    tables:list[str] = arg([], 'in tables distinct')  # tables to write: 3, 4, 5; []: all
-    seeds:list[int] = arg([1, 2, 3, 4, 5], 'nonneg distinct')  # seeds of the trained rows (fastText trains identical models for 0 and 1)
-    model:str = arg('bert-base-multilingual-cased', 'model')   # the M-BERT rows' encoder: a Hub id or a local folder
-    lr:float|None = arg(None, 'positive')       # M-BERT: fix the learning rate instead of the grid {5e-5, 3e-5, 2e-5}
-    epochs:int|None = arg(None, 'positive')     # M-BERT: fix the epochs instead of the grid {3, 4}
-    fasttext_lr:float|None = arg(None, 'positive')    # fastText: fix the learning rate instead of the grid {0.1, 0.2, 1}
-    fasttext_epochs:int|None = arg(None, 'positive')  # fastText: fix the epochs instead of the grid {5, 50}
-    fasttext_preset:str = arg('xstance', 'in fasttext_presets')  # 'xstance' (the paper: dim 300) or 'xstance_code' (released code: wordNgrams 3)
-    n_jobs:int|None = arg(None, 'positive')     # fastText grid cells trained at once (each single-threaded); None: all cores
-    checkpoint_every:int|None = arg(None, 'positive')  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
-    run_name:str = arg('xstance', 'name')       # file stem of the tables: <run_name>_table<N>.csv|.md
-    executor:str = arg('local', 'in executors')  # where the jobs run: local (this process), submitit-local (worker processes here), submitit (Slurm)
-    workers:int|None = arg(None, 'positive')     # workers sharing the job store (submitit executors); None: one per GPU here, one per job on Slurm
-    slurm:dict = arg({})                # submitit parameters for executor submitit, e.g. {"slurm_partition": "gpu", "timeout_min": 600}
+    smoke = setting(help='True: official-format fixtures and a tiny BERT, 2 seeds (seconds; the numbers mean nothing)')
+    data_dir = setting(help='folder holding xstance/ (train.jsonl, valid.jsonl, test.jsonl, questions.*.jsonl); None: $STANCE_NB_DATA')
+    output_dir = setting()
+    rows:list[str] = arg([], choices='rows', distinct=True)      # rows to run, e.g. "M-BERT,fastText"; []: all rows of `tables`
+    tables:list[str] = arg([], choices='tables', distinct=True)  # tables to write: 3, 4, 5; []: all
+    seeds = setting([1, 2, 3, 4, 5], help='seeds of the trained rows (fastText trains identical models for 0 and 1)')
+    model:str = arg('bert-base-multilingual-cased', model=True)   # the M-BERT rows' encoder: a Hub id or a local folder
+    lr:float|None = arg(None, positive=True)       # M-BERT: fix the learning rate instead of the grid {5e-5, 3e-5, 2e-5}
+    epochs:int|None = arg(None, positive=True)     # M-BERT: fix the epochs instead of the grid {3, 4}
+    fasttext_lr:float|None = arg(None, positive=True)    # fastText: fix the learning rate instead of the grid {0.1, 0.2, 1}
+    fasttext_epochs:int|None = arg(None, positive=True)  # fastText: fix the epochs instead of the grid {5, 50}
+    fasttext_preset:str = arg('xstance', choices='fasttext_presets')  # 'xstance' (the paper: dim 300) or 'xstance_code' (released code: wordNgrams 3)
+    n_jobs:int|None = arg(None, positive=True)     # fastText grid cells trained at once (each single-threaded); None: all cores
+    checkpoint_every:int|None = arg(None, positive=True)  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
+    run_name = setting('xstance', help='file stem of the tables: <run_name>_table<N>.csv|.md')
+    executor = setting()
+    workers = setting()
+    slurm = setting()
 
 RUN_ARGS.register('xstance', XstanceArgs)
