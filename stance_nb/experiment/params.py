@@ -53,8 +53,7 @@ class RunArgs:
     def docs(cls) -> dict:
         "Field -> its comment (the help of its option); a shared setting's as `RunSettings` says it, or as the run kind's `setting` does."
         out = {}
-        for c in [RunSettings, *reversed([c for c in cls.__mro__ if dataclasses.is_dataclass(c)])]:
-            out.update({k: v for k, v in docments(c).items() if v})
+        for c in reversed([c for c in cls.__mro__ if dataclasses.is_dataclass(c)]): out.update({k: v for k, v in docments(c).items() if v})
         out.update(cls.setting_help)
         return {f.name: out.get(f.name) or '' for f in fields(cls)}
 
@@ -129,7 +128,8 @@ def run_kind(cls:type) -> type:
     "The dataclass of a run kind: its own fields and `RunSettings`' where its body places them (`setting`), in that order."
     own, shared, order = cls.__dict__.get('__annotations__', {}), {f.name: f for f in fields(RunSettings)}, _placed(cls)
     placed = {k: cls.__dict__[k] for k in order if k not in own}
-    cls.setting_help = {**cls.setting_help, **{k: s.help for k, s in placed.items() if s.help}}
+    shared_help = RunSettings.docs()
+    cls.setting_help = {**cls.setting_help, **{k: s.help or shared_help[k] for k, s in placed.items()}}
     for k, s in placed.items(): setattr(cls, k, shared[k] if s.default is MISSING else _field(s.default, shared[k].metadata))
     cls.__annotations__ = {k: own[k] if k in own else shared[k].type for k in order}
     return dataclass(cls)
