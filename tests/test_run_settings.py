@@ -64,3 +64,12 @@ def test_the_cli_passes_output_dir_as_the_field(fixtures, capsys):
     res = json.loads(capsys.readouterr().out)
     assert Path(res['files']['csv']).parent == (fixtures/'cli'/'leaderboard').resolve() and not (fixtures/'default').exists()
     assert dict(os.environ) == before
+
+def test_a_reproduction_plans_under_output_dir(tmp_path, monkeypatch):
+    "`reproduce`'s run arguments from a paper's parameters: the tables and the job store under `output_dir`, not `$STANCE_NB_OUTPUTS`."
+    from stance_nb.experiment import get_experiment, run_arguments
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'default'))
+    kw, folder, stem = run_arguments(get_experiment('benchmark'), BenchmarkArgs(output_dir=str(tmp_path/'x'), tables=['4']), plan=True)
+    assert (folder, kw['out'], stem) == ((tmp_path/'x'/'benchmark').resolve(), (tmp_path/'x'/'benchmark'/'runs').resolve(), 'benchmark')
+    _, unset, _ = run_arguments(get_experiment('benchmark'), BenchmarkArgs(tables=['4']), plan=True)
+    assert unset == (tmp_path/'default'/'benchmark').resolve()   # the fallback
