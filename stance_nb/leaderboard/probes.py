@@ -10,9 +10,11 @@ import pandas as pd
 from ..metrics import f1_macro
 from ..stats import paired_bootstrap, resampled_f1_macro, percentile_ci, seed_test, too_few_examples
 from ..systems.probes import PROBES
+from ..experiment.runner import label_shares
 
 # %% auto #0
-__all__ = ['TEXT_SHARE', 'VERDICT_COLUMNS', 'score_share', 'full_vs_probe', 'probe_verdicts', 'probe_pairs', 'probes_markdown']
+__all__ = ['TEXT_SHARE', 'VERDICT_COLUMNS', 'score_share', 'full_vs_probe', 'collapsed', 'probe_verdicts', 'probe_pairs',
+           'probes_markdown']
 
 # %% ../../nbs/11j_leaderboard.probes.ipynb #d5cee7bb
 TEXT_SHARE = 0.9   # the text alone nearly solves a dataset where it reaches this share of the full model's macro-F1, not significantly below it
@@ -53,9 +55,24 @@ def full_vs_probe(gold:Sequence, full:Mapping, probe:Mapping, n:int=1000, seed:i
 VERDICT_COLUMNS = ['key', 'system', 'seeds', 'full', 'text', 'text_share', 'text_share_lo', 'text_share_hi', 'p_text', 'target', 'shuffled',
                    'delta_shuffled', 'p_shuffled', 'p_shuffled_seeds', 'prior', 'no_test', 'text_verdict', 'target_verdict']
 
+def collapsed(gold:Sequence, runs:Mapping) -> str|None:
+    "How a system's predictions (every seed's, pooled) collapsed onto one label (`label_shares`' rule), in words; None where they did not."
+    seeds = _common([runs])
+    sh = label_shares(list(gold) * len(seeds), [l for s in seeds for l in _on(runs, s)])
+    return f"predicts {sh['top_label']!r} for {sh['top_share']:.0%} of the test rows (gold {sh['gold_share']:.0%})" if sh['collapsed'] else None
+
+def _collapse_verdict(key:str, sy:str, r:dict, what:str, probe:str) -> str|None:
+    "The sentence where the full system or the probe collapsed onto one label: then the comparison says nothing of the text or the target."
+    if r['collapsed_full']: return f"On {key}, {sy} itself collapsed: it {r['collapsed_full']}; its probes say nothing of {what}."
+    if r.get(f'collapsed_{probe}'):
+        return (f"On {key}, the {PROBES[probe]} probe of {sy} collapsed: it {r[f'collapsed_{probe}']}, scoring {r[probe]:.3f} against "
+                f"{r['full']:.3f}; a probe that learned one label says nothing of {what}.")
+    return None
+
 def _text_verdict(key:str, sy:str, r:dict, t:dict|None, alpha:float) -> str:
     "The sentence on the text alone: nearly solves, or the share of the full score it reaches."
     if r['text'] is None: return ''
+    if said := _collapse_verdict(key, sy, r, 'what the text alone carries', 'text'): return said
     share = f"{r['text']:.3f} against {r['full']:.3f}" + (f", {r['text_share']:.0%} [{r['text_share_lo']:.0%}, {r['text_share_hi']:.0%}]"
                                                           if r['text_share'] == r['text_share'] else '')
     if t is None: return f"On {key}, {sy} reading the text alone scores {share} (no test: {r['no_test']})."
@@ -71,6 +88,7 @@ def _text_verdict(key:str, sy:str, r:dict, t:dict|None, alpha:float) -> str:
 def _target_verdict(key:str, sy:str, r:dict, t:dict|None, alpha:float) -> str:
     "The sentence on the target: whether a shuffled target costs the full system its score."
     if r['shuffled'] is None: return ''
+    if said := _collapse_verdict(key, sy, r, 'whether the target matters', 'shuffled'): return said
     if t is None: return f"On {key}, {sy} with shuffled targets scores {r['shuffled']:.3f} against {r['full']:.3f} (no test: {r['no_test']})."
     test = f"Δ = {t['delta']:+.3f}, p = {t['p']:.3g}" + (f", over seeds p = {t['p_seeds']:.3g}" if t.get('p_seeds') is not None else '')
     if t['delta'] > 0 and t['p'] < alpha:
@@ -90,6 +108,7 @@ def _verdict(key:str, sy:str, gold:list, by:dict, probes:dict, prior:str|None, n
              target=score(probes.get('target')), shuffled=score(probes.get('shuffled')), prior=score(prior), no_test=few,
              text_share=np.nan, text_share_lo=np.nan, text_share_hi=np.nan, p_text=np.nan, delta_shuffled=np.nan, p_shuffled=np.nan,
              p_shuffled_seeds=np.nan)
+    r.update(collapsed_full=collapsed(gold, full), **{f'collapsed_{p}': collapsed(gold, by[probes[p]]) for p in ('text', 'shuffled') if p in probes})
     tt = ts = None
     if r['text'] is not None:
         sh = score_share(gold, full, by[probes['text']], n, seed)
@@ -99,7 +118,8 @@ def _verdict(key:str, sy:str, gold:list, by:dict, probes:dict, prior:str|None, n
         ts = full_vs_probe(gold, full, by[probes['shuffled']], n, seed)
         r.update(delta_shuffled=ts['delta'], p_shuffled=ts['p'], p_shuffled_seeds=ts['p_seeds'] if ts['p_seeds'] is not None else np.nan)
     elif r['shuffled'] is not None: r['delta_shuffled'] = r['full'] - r['shuffled']
-    return dict(r, text_verdict=_text_verdict(key, sy, r, tt, alpha), target_verdict=_target_verdict(key, sy, r, ts, alpha))
+    verdicts = dict(text_verdict=_text_verdict(key, sy, r, tt, alpha), target_verdict=_target_verdict(key, sy, r, ts, alpha))
+    return {k: v for k, v in r.items() if not k.startswith('collapsed_')} | verdicts
 
 # %% ../../nbs/11j_leaderboard.probes.ipynb #3745bed0
 def probe_verdicts(gold:Mapping,        # per data key: the clean test set's gold labels
