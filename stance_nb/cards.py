@@ -223,6 +223,13 @@ def cards_index(cards:Sequence[Card], probes:Sequence[ProbeRun]=()) -> str:
             'every number is computed when the cards are written.\n\n' + '\n'.join(rows) + '\n')
 
 # %% ../nbs/16_cards.ipynb #38dc02df
+def _read(v:pd.DataFrame, probe:str) -> tuple[int, str]:
+    """How many datasets a probe says something on (those it ran on, less those where it or the full system collapsed onto one label),
+    and a clause naming the ones left out."""
+    ran = v[v[probe].notna()]
+    lost = ran[ran['text_verdict' if probe == 'text' else 'target_verdict'].fillna('').astype(str).str.contains(' collapsed: it predicts ')]
+    return len(ran) - len(lost), (f"; {', '.join(lost.key)} left out: the probe or the full system collapsed onto one label" if len(lost) else '')
+
 def _text_findings(probes:Sequence[ProbeRun]) -> list:
     "Per probe run: the datasets the text alone nearly solves, and those where the target matters."
     out = []
@@ -232,11 +239,12 @@ def _text_findings(probes:Sequence[ProbeRun]) -> list:
         cap = f", at most {r.conditions['max_train']:,} training rows" if r.conditions.get('max_train') else ''
         solved = v[v.text_verdict.fillna('').str.contains('the text alone nearly solves')]
         shares = ', '.join(f"{x.key} {x.text_share:.0%}" for x in solved.itertuples())
-        matters = v[v.target_verdict.fillna('').str.contains('the target matters')]
-        said = ([f"the text alone nearly solves {len(solved)} of {int(v.text.notna().sum())} datasets ({shares or 'none'}: share of the "
-                 "full score, the full input not significantly above it)"] if v.text.notna().any() else [])
-        said += ([f"a shuffled target lowers the score significantly on {len(matters)} of {int(v.shuffled.notna().sum())} datasets "
-                  f"({', '.join(matters.key) or 'none'})"] if v.shuffled.notna().any() else [])
+        matters = v[v.target_verdict.fillna('').str.contains('the target matters to ')]
+        (nt, lt), (ns, ls) = _read(v, 'text'), _read(v, 'shuffled')
+        said = ([f"the text alone nearly solves {len(solved)} of {nt} datasets ({shares or 'none'}: share of the "
+                 f"full score, the full input not significantly above it{lt})"] if v.text.notna().any() else [])
+        said += ([f"a shuffled target lowers the score significantly on {len(matters)} of {ns} datasets "
+                  f"({', '.join(matters.key) or 'none'}{ls})"] if v.shuffled.notna().any() else [])
         if said: out.append(f"`{r.name}` (seeds {r.conditions.get('seeds')}{cap}): " + '; '.join(said) + '.')
     return out
 
