@@ -36,6 +36,14 @@ def failed(res:dict):
     if bad := [k for k, r in res.items() if r['rc']]: raise SystemExit(f"failed: {bad}")
 
 
+def local_paths(text:str, a) -> str:
+    "`text` with the machine's paths said as the check names them: the checkout `.`, `$OUT`, `$WORK`, the interpreter `python3`."
+    for path, name in ((sys.executable, 'python3'), (str(Path(a.work).resolve()), '$WORK'), (str(a.work), '$WORK'),
+                       (str(Path(a.out).resolve()), '$OUT'), (str(a.out), '$OUT'), (str(ROOT) + '/', '')):
+        text = text.replace(path, name)
+    return text
+
+
 def write(out:Path, name:str, rec:dict) -> Path:
     from stance_nb.core import portable
     p = out/name
@@ -396,6 +404,7 @@ def phase_summary(a):
     env = Path(a.work)/'env.json'
     write(Path(a.out), 'summary.json', dict(**device_info(a.cpu), phases=status, files=files,
                                             env=json.loads(env.read_text()) if env.exists() else None))
+    for f in Path(a.out).glob('*.json'): f.write_text(local_paths(f.read_text(), a))   # committed as they are: no path of that machine
     bad = [k for k, v in status.items() if v['rc']]
     print(f"gpu_check {'dry run ' if a.cpu else ''}summary: {len(status) - len(bad)}/{len(status)} phases green" + (f"; failed: {bad}" if bad else ''))
 
