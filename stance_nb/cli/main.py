@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Callable
 import numpy as np
 from .options import (UsageError, run_options, data_options, common_options, split_names, name_pairs, add_config_options,
-                                   add_args_options, PLAN_SKIP, BASELINE_SYSTEMS, POSITIVE, NONNEG, SEED, text_encoding, DataPath, DATA_PATH_HELP)
+                                   add_args_options, output_folder_option, PLAN_SKIP, BASELINE_SYSTEMS, POSITIVE, NONNEG, SEED,
+                                   text_encoding, DataPath, DATA_PATH_HELP)
 from .commands import (baselines_command, train_command, mdl_command, predict_command, evaluate_command, attack_command,
                                      download_command, reproduce_command, leaderboard_command, presets_command, push_command,
                                      scorecard_command, cards_command, analyze_command, transfer_command, export_lm_eval_command)
@@ -217,8 +218,7 @@ def make_parser(commands=None, # the commands whose options are built (default a
 @command('scorecard', "a verdict for every cell of the four papers' tables, from the committed tables (stance_nb.scorecard)", scorecard_command)
 def _scorecard_options(s):
     s.add_argument('--results', default='results', help="the committed results, each run's tables (default: results)")
-    s.add_argument('--output-dir', '--out', dest='output_dir', default=None, help='write scorecard.csv, .md and .html here '
-                   '(default: outputs/scorecard); --out: its older spelling')
+    output_folder_option(s, 'scorecard.csv, .md and .html', 'outputs/scorecard')
     s.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
 # %% ../../nbs/12b_cli.main.ipynb #fa507019
@@ -228,8 +228,7 @@ def _cards_options(s):
     s.add_argument('--datasets', default=None, help='registered datasets, comma-separated (default: every one with a data folder)')
     s.add_argument('--data-dir', default=None, help='folder holding the datasets (default: $STANCE_NB_DATA)')
     s.add_argument('--probes', action='append', metavar='FILE', help="a committed probe run's <run>_leaderboard_probes.csv (repeatable)")
-    s.add_argument('--output-dir', '--out', dest='output_dir', default=None, help='write <dataset>.md, .html, figures and README.md here '
-                   '(default: outputs/cards); --out: its older spelling')
+    output_folder_option(s, '<dataset>.md, .html, figures and README.md', 'outputs/cards')
     s.add_argument('--no-figures', action='store_true', help='write no figures')
     s.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
@@ -266,8 +265,7 @@ def _analyze_options(s):
     s.add_argument('--data', help='where the data lives (default $STANCE_NB_DATA)')
     s.add_argument('--n', type=int, default=1000, help='bootstrap resamples (default 1000)')
     s.add_argument('--seed', type=int, default=0, help='seed of the resampling (default 0)')
-    s.add_argument('--output-dir', '--out', dest='output_dir', help='write the tables (CSV) and a Markdown summary here '
-                   '(default: outputs/analysis); --out: its older spelling')
+    output_folder_option(s, 'the tables (CSV) and a Markdown summary', 'outputs/analysis')
     s.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
 # %% ../../nbs/12b_cli.main.ipynb #ec3bbfe0
@@ -296,8 +294,7 @@ def _export_lm_eval_options(s):
     s.add_argument('--split-seed', type=int, help='the seed of that sample (default 0)')
     s.add_argument('--data-dir', help='where the data lives (default $STANCE_NB_DATA)')
     s.add_argument('--batch-size', type=int, default=16, help="lm-eval's batch size in the command written (default 16)")
-    s.add_argument('--output-dir', '--out', dest='output_dir', help='write the tasks here, a folder per configuration '
-                   '(default: outputs/lm_eval); --out: its older spelling')
+    output_folder_option(s, 'the tasks', 'outputs/lm_eval', ', a folder per configuration')
     s.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout')
 
 # %% ../../nbs/12b_cli.main.ipynb #a62a273d

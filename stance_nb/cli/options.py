@@ -11,9 +11,9 @@ from fastcore.docments import docments
 
 # %% auto #0
 __all__ = ['POSITIVE', 'NONNEG', 'SEED', 'ARG_TYPES', 'DATA_PATH_HELP', 'PLAN_SKIP', 'BASELINE_SYSTEMS', 'DATA_OPTIONS',
-           'UsageError', 'split_names', 'text_encoding', 'name_pairs', 'run_options', 'DataPath', 'data_options',
-           'common_options', 'unknown_dataset', 'data_spec', 'field_type', 'add_config_options', 'config_changes',
-           'ExtendNames', 'add_args_options', 'given_args', 'parameter_items']
+           'UsageError', 'split_names', 'text_encoding', 'name_pairs', 'run_options', 'output_folder_option',
+           'DataPath', 'data_options', 'common_options', 'unknown_dataset', 'data_spec', 'field_type',
+           'add_config_options', 'config_changes', 'ExtendNames', 'add_args_options', 'given_args', 'parameter_items']
 
 # %% ../../nbs/12_cli.options.ipynb #e17bece9
 class UsageError(ValueError):
@@ -80,6 +80,12 @@ def run_options(p:argparse.ArgumentParser, seeds:bool=True,
     if outputs: p.add_argument('--output-dir', help='outputs root (default: $STANCE_NB_OUTPUTS or <repo>/outputs)')
     p.add_argument('--threads', type=POSITIVE, help='torch threads, and OMP/MKL threads of child processes (default: the libraries\' own)')
     p.add_argument('--json', action='store_true', help='print exactly one JSON object on stdout; all other output goes to stderr')
+
+# %% ../../nbs/12_cli.options.ipynb #34992223
+def output_folder_option(p:argparse.ArgumentParser, writes:str, default:str, how:str=''):
+    "`--output-dir` of a command that writes one folder (`writes` there, `how`), and `--out`, its older spelling that users' scripts still use."
+    p.add_argument('--output-dir', '--out', dest='output_dir', default=None,
+                   help=f'write {writes} here{how} (default: {default}); --out: its older spelling')
 
 # %% ../../nbs/12_cli.options.ipynb #3122d956
 class DataPath(argparse.Action):
