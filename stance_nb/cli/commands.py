@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse, json, math, os, sys
 from dataclasses import replace
 from pathlib import Path
-from .options import UsageError, data_spec, config_changes, given_args, split_names, parameter_items, DATA_OPTIONS, PLAN_SKIP, BASELINE_SYSTEMS
+from .options import UsageError, data_spec, config_changes, given_args, split_names, parameter_items, data_option_values, PLAN_SKIP, BASELINE_SYSTEMS
 from .predictions import read_predicted, match_predictions, is_table, holds_test_texts, with_predicted, check_predicted
 from ..predict import load_predictor
 from ..core import StanceDataError, atomic_files, write_csv, data_dirs, load_average, available_cpus
@@ -160,8 +160,7 @@ def mdl_command(args) -> dict:
     except ValueError as e: raise UsageError(str(e))
     if not cfg.model: raise UsageError(f"preset {args.preset!r} names no model; give --model")
     _model_folder(cfg.model)
-    opts = {k: getattr(args, k) for k in DATA_OPTIONS if getattr(args, k, None) is not None}
-    datasets = [_stated(d, args.data_dir, opts) for d in args.datasets]
+    datasets = [_stated(d, args.data_dir, data_option_values(args)) for d in args.datasets]
     notes = [f"{d}: its stated split, {DATASETS[d].setting}" for d in args.datasets if DATASETS[d].split and DATASETS[d].setting]
     for n in notes: print(n, file=sys.stderr)
     if spec is not None:

@@ -12,8 +12,9 @@ from fastcore.docments import docments
 # %% auto #0
 __all__ = ['POSITIVE', 'NONNEG', 'SEED', 'ARG_TYPES', 'DATA_PATH_HELP', 'PLAN_SKIP', 'BASELINE_SYSTEMS', 'DATA_OPTIONS',
            'UsageError', 'split_names', 'text_encoding', 'name_pairs', 'run_options', 'output_folder_option',
-           'DataPath', 'data_options', 'common_options', 'unknown_dataset', 'data_spec', 'field_type',
-           'add_config_options', 'config_changes', 'ExtendNames', 'add_args_options', 'given_args', 'parameter_items']
+           'DataPath', 'data_options', 'common_options', 'unknown_dataset', 'data_option_values', 'data_spec',
+           'field_type', 'add_config_options', 'config_changes', 'ExtendNames', 'add_args_options', 'given_args',
+           'parameter_items']
 
 # %% ../../nbs/12_cli.options.ipynb #e17bece9
 class UsageError(ValueError):
@@ -135,6 +136,10 @@ def unknown_dataset(name:str, valid) -> str:
 # %% ../../nbs/12_cli.options.ipynb #42aa6bc2
 DATA_OPTIONS = ('label_map', 'dev_fraction', 'max_train', 'split_seed')   # data options a command applies to each dataset it names
 
+def data_option_values(args:argparse.Namespace) -> dict:
+    "The data options (`DATA_OPTIONS`) the command line gave, by name: what every dataset of the command is read with."
+    return {k: getattr(args, k) for k in DATA_OPTIONS if getattr(args, k, None) is not None}
+
 def data_spec(args:argparse.Namespace, # parsed data options (`--dataset`, `--path`, `--columns`, ...)
              ):
     "The `DataSpec` of a command's data options; unknown datasets and misplaced options fail before any data is read."
@@ -155,8 +160,7 @@ def data_spec(args:argparse.Namespace, # parsed data options (`--dataset`, `--pa
         if opts.get('sep') and name != 'csv': raise UsageError(f"--sep is for delimited files (--dataset csv); {name} files have none")
     elif args.path or args.columns or getattr(args, 'encoding', None) or getattr(args, 'sep', None):
         raise UsageError(f"--path/--columns/--encoding/--sep are for your own files (--dataset csv|jsonl); {name!r} is read from --data-dir")
-    for k in DATA_OPTIONS:
-        if getattr(args, k, None) is not None: opts[k] = getattr(args, k)
+    opts.update(data_option_values(args))
     key = name
     if info.folder is None:   # your files: the data key is the name of the folder that holds the train file
         paths = opts['path'] if isinstance(opts['path'], dict) else {'train': opts['path']}
