@@ -98,8 +98,9 @@ class TransferArgs(RunArgs):
     fasttext_preset:str|None = arg(None, choices='fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
     epochs:int|None = arg(None, positive=True)   # sdl: override the recipe's epochs
     lr:float|None = arg(None, positive=True)     # sdl: override the recipe's learning rate
-    cpu_precision:str|None = arg(None, 'in cpu_precisions')  # sdl on a CPU: what the recipe's 'auto' trains in; bf16 takes in a store made in bf16
-                                              # on any CPU (emulated, slow, where the CPU lacks bf16 instructions); None: by the CPU
+    cpu_precision:str|None = arg(None, choices='cpu_precisions')  # sdl on a CPU: what the recipe's 'auto' trains in; bf16 takes
+                                              # in a store made in bf16 on any CPU (emulated, slow, where the CPU lacks bf16 instructions);
+                                              # None: by the CPU
     max_train:int|None = arg(None, positive=True)  # train on a seeded sample of at most this many rows (the pooled set too: the same budget)
     data_dir = setting()
     output_dir = setting()
@@ -111,7 +112,7 @@ class TransferArgs(RunArgs):
     slurm = setting()
 
     def choices(self) -> dict:
-        "Valid values of the `in NAME` constraints."
+        "Valid values of the `choices` constraints."
         ds = [k for k, d in DATASETS.items() if d.label_map is not None and k in LEADERBOARD_BENCHMARK.datasets]
         return dict(transfer_models=list(TRANSFER_MODELS), transfer_datasets=ds, encoder_presets=list(MDL_PRESETS),
                     fasttext_presets=list(FASTTEXT_PRESETS), executors=list(EXECUTORS), cpu_precisions=list(CPU_PRECISIONS))

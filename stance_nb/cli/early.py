@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse, json
 from types import SimpleNamespace
 from ..registry import unknown_message
-from ..paramtypes import check_values, unknown_parameters
+from ..paramtypes import ParamType, check_values, unknown_parameters
 from .options import (UsageError, ARG_TYPES, BASELINE_SYSTEMS, ExtendNames, DataPath, field_type, given_args, parameter_items,
                                    unknown_dataset)
 from .commands import leaderboard_given
@@ -62,13 +62,13 @@ def _command_parsers() -> dict:
     return {n: next(a for a in make_parser([n])._actions if isinstance(a, argparse._SubParsersAction)).choices[n] for n in names}
 
 def _run_args(cls) -> dict:
-    "A parameter class as the checks read it: annotations, the comments of its JSON fields, the valid values of its `in NAME` constraints."
-    ann = cls.annotations()
-    return dict(annotations=ann, docs={k: v for k, v in cls.docs().items() if ann[k].startswith(('dict', 'Optional[dict'))},
+    "A parameter class as the checks read it: its fields' types as data, the comments of its JSON fields, the valid values of its `choices`."
+    types = cls.types()
+    return dict(types={k: t.as_data() for k, t in types.items()}, docs={k: v for k, v in cls.docs().items() if types[k].base == 'dict'},
                 choices={k: list(v) for k, v in cls().choices().items()})
 
 def argument_index() -> dict:
-    "What `early_error` reads: each command's options as data, the registered names, the parameter classes' annotations and choices."
+    "What `early_error` reads: each command's options as data, the registered names, the parameter classes' field types and choices."
     from stance_nb.data import DATASETS
     from stance_nb.train import PRESETS, MOVED_PRESETS
     from stance_nb.systems.mdl import MDL_PRESETS
@@ -109,14 +109,18 @@ def _names(kind:str, given, valid:list) -> None:
 def _dataset(name, idx) -> None:
     if name is not None and name not in idx['names']['dataset']: raise UsageError(unknown_dataset(name, idx['names']['dataset']))
 
+def _types(spec:dict) -> dict:
+    "A parameter class's field types from the index (`ParamType.from_data`)."
+    return {k: ParamType.from_data(d) for k, d in spec['types'].items()}
+
 def _fields(given:dict, spec:dict) -> None:
     "Values of a parameter class checked as its `checked` does (the checks across fields are the class's own)."
-    try: check_values(given, spec['annotations'], spec['choices'])
+    try: check_values(given, _types(spec), spec['choices'])
     except ValueError as e: raise UsageError(str(e).strip("'\"")) from None
 
 def _stand_in(spec:dict):
     "What `given_args` reads of a parameter class, from the index."
-    return SimpleNamespace(annotations=lambda: spec['annotations'], docs=lambda: spec['docs'])
+    return SimpleNamespace(types=lambda: _types(spec), docs=lambda: spec['docs'])
 
 # %% ../../nbs/12d_cli.early.ipynb #c8d41695
 def _leaderboard(a, idx):
@@ -132,7 +136,7 @@ def _transfer(a, idx):
 def _reproduce(a, idx):
     _names('experiment', a.experiment, list(idx['experiments']))
     spec, ns = idx['experiments'][a.experiment], parameter_items(a.parameters)
-    try: unknown_parameters(ns, spec['annotations'])
+    try: unknown_parameters(ns, spec['types'])
     except NameError as e: raise UsageError(str(e).strip("'\"")) from None
     _fields(ns, spec)
 

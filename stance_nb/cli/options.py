@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse, ast, codecs, dataclasses, json, os
 from dataclasses import fields
 from pathlib import Path
-from fastcore.docments import docments
+from ..paramtypes import field_docs
 
 # %% auto #0
 __all__ = ['POSITIVE', 'NONNEG', 'SEED', 'ARG_TYPES', 'DATA_PATH_HELP', 'PLAN_SKIP', 'BASELINE_SYSTEMS', 'DATA_OPTIONS',
@@ -189,13 +189,6 @@ def field_type(anno:str, name:str):
     parse.annotation, parse.field = str(anno), name   # what it parses, for the index of the early checks (`stance_nb.cli.early`)
     return parse
 
-# %% ../../nbs/12_cli.options.ipynb #435d2276
-def _field_docs(cls) -> dict:
-    "Each field's comment, from the class that declares it (subclasses inherit their parents')."
-    docs = {}
-    for c in reversed([c for c in cls.__mro__ if dataclasses.is_dataclass(c)]): docs.update({k: v for k, v in docments(c).items() if v})
-    return docs
-
 # %% ../../nbs/12_cli.options.ipynb #fcd1cd0e
 def add_config_options(parser:argparse.ArgumentParser, # the (sub)parser to extend
                        cls,                             # a config dataclass, e.g. `TrainConfig`
@@ -203,7 +196,7 @@ def add_config_options(parser:argparse.ArgumentParser, # the (sub)parser to exte
                        aliases:dict|None=None,          # field -> extra option strings, e.g. {'pair_head': ['--head']}
                       ) -> list[str]:
     "Add one option per field of `cls` (type, help from its comment, default `None` = the preset's); return the field names."
-    docs, names = _field_docs(cls), []
+    docs, names = field_docs(cls), []
     for f in dataclasses.fields(cls):
         if f.name in skip: continue
         flags = [f"--{f.name.replace('_', '-')}", *(aliases or {}).get(f.name, [])]
@@ -232,10 +225,9 @@ def add_args_options(parser:argparse.ArgumentParser, # the (sub)parser to extend
                      paths:tuple=('data_dir',),       # fields that hold a data search path: their option repeats (`DataPath`)
                     ) -> list[str]:
     "Add one option per field of `cls`: its name with dashes, its comment as help, its valid values and default; return the field names."
-    from stance_nb.paramtypes import parse_annotation   # on use: `stance_nb --help` imports no run code
     docs, defaults, choices, names = cls.docs(), cls().as_dict(), cls().choices(), []
-    for name, anno in cls.annotations().items():
-        t, flags = parse_annotation(anno), [f"--{name.replace('_', '-')}", *(aliases or {}).get(name, [])]
+    for name, t in cls.types().items():
+        flags = [f"--{name.replace('_', '-')}", *(aliases or {}).get(name, [])]
         valid = f"; one of {', '.join(map(str, choices[t.choices]))}" if t.choices in choices else ''
         help = f"{docs.get(name) or name}{valid} (default: {defaults[name]!r})".replace('%', '%%')
         if t.base == 'bool': parser.add_argument(*flags, dest=name, action=argparse.BooleanOptionalAction, default=None, help=help)
@@ -259,13 +251,13 @@ def _json_object(name:str, s:str, doc:str|None) -> dict:
 # %% ../../nbs/12_cli.options.ipynb #cd50ffe1
 def given_args(args:argparse.Namespace, cls) -> dict:
     "The fields of `cls` given on the command line, each read for its type (numbers, `none`; lists and JSON as the class reads them)."
-    from stance_nb.paramtypes import parse_annotation, text_value   # on use: `stance_nb --help` imports no run code
+    from stance_nb.paramtypes import text_value   # on use: `stance_nb --help` imports no run code
     out, docs = {}, cls.docs()
-    for name, anno in cls.annotations().items():
+    for name, t in cls.types().items():
         v = getattr(args, name, None)
         if v is None: continue
-        out[name] = v if isinstance(v, (bool, list)) else text_value(name, v, parse_annotation(anno))
-        if parse_annotation(anno).base == 'dict': out[name] = _json_object(name, v, docs.get(name))
+        out[name] = v if isinstance(v, (bool, list)) else text_value(name, v, t)
+        if t.base == 'dict': out[name] = _json_object(name, v, docs.get(name))
     return out
 
 # %% ../../nbs/12_cli.options.ipynb #73549187

@@ -8,9 +8,8 @@ import copy, dataclasses, json, math, re
 from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Iterable, Mapping
-from fastcore.docments import docments
 from ..registry import Registry
-from ..paramtypes import check_values, constraint_words, constraint_keywords, unknown_parameters
+from ..paramtypes import check_values, constraint_words, field_docs, param_type, unknown_parameters
 from .spec import EXECUTORS, get_experiment
 
 # %% auto #0
@@ -22,11 +21,9 @@ def _field(default, metadata:Mapping):
     return field(default=default, metadata=metadata)
 
 def arg(default,      # the default (a list or dict is copied for each instance)
-        words:str='',  # or the same constraints as the annotation's words, the short form of a long line: 'in datasets distinct'
         **constraints, # `stance_nb.paramtypes.CONSTRAINTS`: positive=True, nonneg, fraction, min=8, choices='datasets', model, name, distinct
        ):
     "A field of a parameter class: its default, and its constraints in its metadata (an unknown keyword is refused here)."
-    constraints = {**constraint_keywords(words), **constraints}
     constraint_words(constraints)
     return _field(default, {'constraints': constraints})
 
@@ -41,24 +38,27 @@ def type_text(t) -> str:
 @dataclass
 class RunArgs:
     "The typed parameters of one run kind: each field a type, a default, constraints (`arg`) and a comment; checked in one place."
-    experiment = None   # the experiment whose data keys, rows and tables are the `in NAME` choices (a class attribute, not a field)
+    experiment = None   # the experiment whose data keys, rows and tables are the `choices` constraints' values (a class attribute, not a field)
     setting_help = {}   # shared setting -> this run kind's help of it (`run_kind`; a class attribute, not a field)
 
     @classmethod
+    def types(cls) -> dict:
+        "Field -> the `ParamType` its values are checked against: its Python type and its constraint keywords."
+        return {f.name: param_type(type_text(f.type), f.metadata.get('constraints', {})) for f in fields(cls)}
+
+    @classmethod
     def annotations(cls) -> dict:
-        "Field -> its annotation in the notebooks' words, e.g. `'list[str] in datasets distinct'`."
+        "Field -> its type and constraints in the notebooks' words, for reading, e.g. `'list[str] in datasets distinct'`."
         return {f.name: f"{type_text(f.type)} {constraint_words(f.metadata.get('constraints', {}))}".strip() for f in fields(cls)}
 
     @classmethod
     def docs(cls) -> dict:
         "Field -> its comment (the help of its option); a shared setting's as `RunSettings` says it, or as the run kind's `setting` does."
-        out = {}
-        for c in reversed([c for c in cls.__mro__ if dataclasses.is_dataclass(c)]): out.update({k: v for k, v in docments(c).items() if v})
-        out.update(cls.setting_help)
+        out = {**field_docs(cls), **cls.setting_help}
         return {f.name: out.get(f.name) or '' for f in fields(cls)}
 
     def choices(self) -> dict:
-        "Valid values of the `in NAME` constraints: the experiment's data keys, rows, tables and more, and the executors."
+        "Valid values of the `choices` constraints: the experiment's data keys, rows, tables and more, and the executors."
         return get_experiment(self.experiment).parameter_choices() if self.experiment else dict(executors=list(EXECUTORS))
 
     def validate(self) -> None:
@@ -72,8 +72,8 @@ class RunArgs:
 
 # %% ../../nbs/10a_experiment.params.ipynb #0bfe3588
 def _checked(self:RunArgs) -> RunArgs:
-    "A copy with every field checked against its annotation and normalized, then `validate`d; a `ValueError` lists every bad field."
-    new = replace(self, **check_values(self.as_dict(), self.annotations(), self.choices()))
+    "A copy with every field checked against its type and constraints and normalized, then `validate`d; a `ValueError` lists every bad field."
+    new = replace(self, **check_values(self.as_dict(), self.types(), self.choices()))
     new.validate()
     return new
 RunArgs.checked = _checked
@@ -95,7 +95,8 @@ class RunSettings(RunArgs):
     data_dir:str|None = arg(None)            # folder holding the datasets; None: $STANCE_NB_DATA
     output_dir:str|None = arg(None)          # outputs root: the run's tables and job store under it; None: $STANCE_NB_OUTPUTS, else <repo>/outputs
     run_name:str = arg('run', name=True)     # file stem of the run's tables
-    executor:str = arg('local', 'in executors')  # where the jobs run: local (this process), submitit-local (worker processes here), submitit (Slurm)
+    executor:str = arg('local', choices='executors')  # where the jobs run: local (this process), submitit-local (worker
+                                             # processes here), submitit (Slurm)
     workers:int|None = arg(None, positive=True)  # workers sharing the job store (submitit executors); None: one per GPU here, one per job on Slurm
     slurm:dict = arg({})                     # submitit parameters for executor submitit, e.g. {"slurm_partition": "gpu", "timeout_min": 600}
 

@@ -154,7 +154,7 @@ class Experiment:
     metrics:Callable|None=None  # (data key, spec) -> metric names to score (default: f1_macro and the dataset's own)
     cells:Callable|None=None    # (data key, test frame, predictions) -> rows of (table, column, metric, value): paper-specific scoring
     configure:Callable|None=None # (notebook parameters, smoke environment or None) -> keyword arguments of `run`
-    choices:Callable|dict|None=None # more valid values for the notebook's `in NAME` parameter constraints
+    choices:Callable|dict|None=None # more valid values for the notebook's `choices` parameter constraints
     significance:dict=field(default_factory=dict) # row -> baseline row: cells where the row beats it (paired t-test over seeds) are marked
     appendix:dict=field(default_factory=dict) # table -> paper tables (same columns) whose rows it also shows with their paper numbers
     reference_data:dict=field(default_factory=dict) # data key -> what the paper's cells rest on, as far as known: `paper_n` (the split sizes
@@ -165,7 +165,7 @@ class Experiment:
                                 # and is said (`Side.unstated`)
 
     def parameter_choices(self) -> dict:
-        "Valid values of a result notebook's `in NAME` constraints: datasets, rows, tables and the experiment's own."
+        "Valid values of a result notebook's `choices` constraints: datasets, rows, tables and the experiment's own."
         more = self.choices() if callable(self.choices) else dict(self.choices or {})
         return dict(datasets=list(self.data), rows=[r.name for r in self.rows], tables=list(self.tables), executors=list(EXECUTORS), **more)
 

@@ -25,7 +25,8 @@ class LeaderboardArgs(RunArgs):
     smoke = setting(help="True: fixtures; models, datasets, seeds left at their defaults become SMOKE_RUN's, the fixtures' (a minute)")
     models:list[str] = arg(['majority', 'random', 'fasttext', 'sdl', 'mdl'],
                            choices='models', distinct=True)  # the systems (rows): `LEADERBOARD_SYSTEMS`' meta records
-    datasets:list[str] = arg([], 'in leaderboard_datasets distinct')  # columns: the benchmark's ten, xstance, cheese, ezstance, vast; []: all present
+    datasets:list[str] = arg([], choices='leaderboard_datasets', distinct=True)  # columns: the benchmark's ten, xstance, cheese,
+                                              # ezstance, vast; []: all present
     data:dict = arg({})         # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
     seeds = setting(help='seeds of the seeded systems: mean ± std over them; 3 or more add a paired t-test over seeds')
     nli_model:str|None = arg(None, model=True)   # the MNLI checkpoint of nli and nli-ft, a Hub id or a local folder; None: facebook/bart-large-mnli
@@ -34,13 +35,15 @@ class LeaderboardArgs(RunArgs):
     llm_endpoint:dict = arg({})               # or an OpenAI-compatible endpoint for llm: {"base_url": "http://host:port/v1", "model": "name"}
     llm_options:dict = arg({})                # llm: LLMOptions (mode score|generate, template, k, demos, demo_seed, normalise, calibrate, chat,
                                               # max_new_tokens); a list gives a row each: {"template": ["chatgpt", "llama2", "qa"], "k": [0, 4]}
-    model:list[str]|None = arg(None, 'model distinct') # the encoder of sdl and mdl, a Hub id or a folder; several compared; None: bert-large-uncased
+    model:list[str]|None = arg(None, model=True, distinct=True)  # the encoder of sdl and mdl, a Hub id or a folder; several compared;
+                                              # None: bert-large-uncased
     encoder_preset:str|None = arg(None, choices='encoder_presets')    # sdl/mdl: paper (the benchmark's), small, smoke; None: small for small encoders
     fasttext_preset:str|None = arg(None, choices='fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
     epochs:int|None = arg(None, positive=True)   # sdl/mdl: override the benchmark recipe's 5 epochs
     lr:float|None = arg(None, positive=True)     # sdl/mdl: override the recipe's learning rate 5e-5
-    cpu_precision:str|None = arg(None, 'in cpu_precisions')  # sdl/mdl on a CPU: what the recipe's 'auto' trains in; bf16 takes in a store made in
-                                              # bf16 on any CPU (emulated, slow, where the CPU lacks bf16 instructions); None: by the CPU
+    cpu_precision:str|None = arg(None, choices='cpu_precisions')  # sdl/mdl on a CPU: what the recipe's 'auto' trains in; bf16
+                                              # takes in a store made in bf16 on any CPU (emulated, slow, where the CPU lacks bf16
+                                              # instructions); None: by the CPU
     data_dir = setting()
     output_dir = setting()
     attacks:list[str] = arg([], choices='attacks', distinct=True)  # attacked test sets reported for sdl/mdl (spelling, negation, paraphrase)
@@ -56,7 +59,7 @@ class LeaderboardArgs(RunArgs):
     slurm = setting()
 
     def choices(self) -> dict:
-        "Valid values of the `in NAME` constraints: the systems, datasets, presets, significance levels, attacks and executors."
+        "Valid values of the `choices` constraints: the systems, datasets, presets, significance levels, attacks and executors."
         LEADERBOARD_SYSTEMS.load_plugins()   # system families of other packages may add leaderboard systems
         return dict(models=list(LEADERBOARD_SYSTEMS), leaderboard_datasets=list(LEADERBOARD_BENCHMARK.datasets), encoder_presets=list(MDL_PRESETS),
                     train_presets=list(PRESETS), fasttext_presets=list(FASTTEXT_PRESETS), alphas=sorted(NEMENYI_Q),

@@ -90,7 +90,8 @@ class BenchmarkArgs(RunArgs):
     smoke = setting(help='True: fixtures, tiny models, 2 seeds, 4 datasets unless given, ratios 0.7/1 (numbers mean nothing)')
     data_dir = setting(help='folder holding the benchmark datasets; None: $STANCE_NB_DATA')
     output_dir = setting()
-    datasets:list[str] = arg([], 'in datasets distinct')  # benchmark datasets; []: all ten (those whose data is missing are left out, with a note)
+    datasets:list[str] = arg([], choices='datasets', distinct=True)  # benchmark datasets; []: all ten (those whose data is
+                                              # missing are left out, with a note)
     data:dict = arg({})                      # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
     rows:list[str] = arg([], choices='rows', distinct=True)      # table rows to run, e.g. "Majority baseline,fastText"; []: all
     tables:list[str] = arg([], choices='tables', distinct=True)  # tables to write: 4, 5, 6, 7, 8, 11, Fig2b; []: all (and only their rows run)
@@ -98,7 +99,8 @@ class BenchmarkArgs(RunArgs):
     model:str = arg('bert-large-uncased', model=True)  # encoder of the BERT rows (paper: BERT large, uncased); a Hub id or a local folder
     mtdnn_checkpoint:str|None = arg(None, model=True)  # the authors' MT-DNN (large, uncased) checkpoint file; None: MT-DNN rows not run
     mtdnn_tokenizer:str = arg('bert-large-uncased', model=True)  # the MT-DNN checkpoint's tokenizer (a Hub id or a folder)
-    ratios:list[float] = arg([0.1, 0.3, 0.7, 1.0], 'fraction distinct')  # training-data fractions for Table 8 and Figure 2 (1.0 alone: no Table 8)
+    ratios:list[float] = arg([0.1, 0.3, 0.7, 1.0], fraction=True, distinct=True)  # training-data fractions for Table 8 and
+                                              # Figure 2 (1.0 alone: no Table 8)
     epochs:int|None = arg(None, positive=True)      # override the recipe's 5 epochs
     lr:float|None = arg(None, positive=True)        # override the recipe's learning rate 5e-5
     batch_size:int|None = arg(None, positive=True)  # override the recipe's batch size 16
@@ -112,8 +114,9 @@ class BenchmarkArgs(RunArgs):
     correctness:dict = arg({})               # measured correctness ratios c_a, e.g. {"spelling": 0.81}; {}: the paper's Table 5 values
     translation_models:list[str] = arg([])   # paraphrase attack: the en->de and de->en models; []: Helsinki-NLP/opus-mt-en-de and -de-en
     checkpoint_every:int|None = arg(None, positive=True)  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
-    cpu_precision:str|None = arg(None, 'in cpu_precisions')  # what the recipe's precision 'auto' trains in on a CPU: bf16 (emulated where the CPU has
-                                             # no bf16 instructions: slow) takes in a store made in bf16 on any CPU; None: by the CPU
+    cpu_precision:str|None = arg(None, choices='cpu_precisions')  # what the recipe's precision 'auto' trains in on a CPU: bf16
+                                                   # (emulated where the CPU has no bf16 instructions: slow) takes in a store made in bf16
+                                                   # on any CPU; None: by the CPU
     run_name = setting('benchmark', help='file stem of the tables: <run_name>_table<N>.csv|.md')
     finished_only:bool = arg(False)          # run nothing: tables from the jobs that already finished (the others listed as not finished)
     executor = setting()
@@ -135,7 +138,8 @@ class RobustnessArgs(RunArgs):
     smoke = setting(help='True: fixtures and tiny models (a minute; the numbers mean nothing)')
     data_dir = setting(help='folder holding the benchmark datasets; None: $STANCE_NB_DATA')
     output_dir = setting()
-    datasets:list[str] = arg([], 'in datasets distinct')  # test sets whose samples are judged, and the benchmark run's datasets; []: all ten
+    datasets:list[str] = arg([], choices='datasets', distinct=True)  # test sets whose samples are judged, and the benchmark
+                                              # run's datasets; []: all ten
     n_samples:int = arg(25, positive=True)   # samples per test set for a correctness ratio (paper: 25)
     sample_seed:int = arg(0, nonneg=True)    # seed of the sample draw
     attack_seed:int = arg(0, nonneg=True)    # seed of the attacks (the same as run_benchmark's, so its jobs are reused)

@@ -192,7 +192,8 @@ class EzstanceArgs(RunArgs):
     checkpoints:dict = arg({})         # model per row name instead of the paper's, e.g. {"TGA-Net": "bert-base-uncased"}
     llms:dict = arg({})                # LLaMA 2 and ChatGPT: a causal LM (Hub id or folder) or {"base_url": "http://host:port/v1", "model": "name"}
     word_vectors:str|None = arg(None)  # GloVe or word2vec text file for BiCE and CrossNet; None: those rows are not run
-    head:str|None = arg(None, 'in heads')  # head of the NLI fine-tuning: reuse the NLI head, new, auto; None: the default of stance_nb.systems.nli
+    head:str|None = arg(None, choices='heads')  # head of the NLI fine-tuning: reuse the NLI head, new, auto; None: the default
+                                                # of stance_nb.systems.nli
     nli_labels:dict = arg({})          # {"entailment": i, "neutral": j, "contradiction": k} for checkpoints whose config names no NLI labels
     prompt_seed:int = arg(0, nonneg=True)    # seed of the per-target prompt draw (the _p rows)
     epochs:int|None = arg(None, positive=True)      # override the recipe's 4 epochs (transformer rows)
