@@ -24,7 +24,8 @@ from .experiment.compare import Side, Comparison, compare_sides, LIKE
 from .systems.baselines import FASTTEXT_PRESETS
 from .systems.mdl import MDL_PRESETS
 from .train import CPU_PRECISIONS
-from .leaderboard.spec import LEADERBOARD_BENCHMARK
+from .systems.encoders import EncoderOptions
+from .leaderboard.spec import LEADERBOARD_BENCHMARK, reads_options
 from .leaderboard.params import LeaderboardArgs
 from .leaderboard.run import leaderboard_run_kw, smoke_outputs, kept_defaults, run_jobs
 from .leaderboard.build import first_seed
@@ -347,8 +348,9 @@ def transfer_smoke_args(P:TransferArgs, # the checked parameters, with `smoke`
                        ) -> TransferArgs:
     "The parameters of the smoke run: the fixtures' data and encoder, `SMOKE_TRANSFER`'s models and datasets where `P` keeps the defaults."
     if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
-    return replace(P, **kept_defaults(P, SMOKE_TRANSFER), smoke=False, data_dir=str(smoke['data_dir']), model=P.model or smoke['models']['BERT'],
-                   run_name=f"{P.run_name}-smoke").checked()
+    kw = kept_defaults(P, SMOKE_TRANSFER)
+    if reads_options(kw.get('models', P.models), EncoderOptions): kw['model'] = P.model or smoke['models']['BERT']   # the tiny encoder
+    return replace(P, **kw, smoke=False, data_dir=str(smoke['data_dir']), run_name=f"{P.run_name}-smoke").checked()
 
 def run_transfer(P:TransferArgs,         # the checked parameters (`parameters(globals(), TransferArgs)`)
                  smoke:dict|None=None,   # the smoke environment of `benchmark` when `P.smoke`

@@ -8,35 +8,42 @@ from stance_nb.fixtures.benchmark import write_benchmark_fixtures
 from stance_nb.leaderboard.spec import LEADERBOARD_SYSTEMS
 from stance_nb.leaderboard.params import LeaderboardArgs
 
-FAMILY = '''"A baseline family: every test row gets the alphabetically first label of the training data."
-from stance_nb.experiment import Context, Row, register_system, split_of
+FAMILY = '''"A baseline family: every test row gets the first training label in alphabetical order (or the last)."
+from dataclasses import dataclass
+from stance_nb.experiment import Context, Row, SystemOptions, arg, register_system, split_of
 from stance_nb.leaderboard.spec import LEADERBOARD_SYSTEMS, SystemMeta
 
 
 class FirstLabel:
-    "The model: remembers the alphabetically first training label."
-    def fit(self, train):
-        self.label = sorted(train.label.unique())[0]
+    "The model: remembers the first training label in alphabetical order (the last with `reverse`)."
+    def fit(self, train, reverse:bool=False):
+        self.label = sorted(train.label.unique(), reverse=reverse)[0]
         return self
 
     def predict(self, df) -> list:
         return [self.label] * len(df)
 
 
+@dataclass
+class FirstLabelOptions(SystemOptions):
+    "Its knob, given as `--system-options '{\\"first_label\\": {\\"reverse\\": true}}'`."
+    reverse:bool = arg(False)   # True: the last label in alphabetical order
+
+
 @register_system('first_label', seeded=False, constant=True, settings=())
 def first_label(ctx:Context):
-    "The alphabetically first training label, for every test row."
+    "The alphabetically first training label (or the last), for every test row."
     preds = {}
     for key, df in ctx.data.items():
-        model = FirstLabel().fit(split_of(df, 'train'))
+        model = FirstLabel().fit(split_of(df, 'train'), ctx.option('reverse', False))
         for (k, test), frame in ctx.tests.items():
             if k == key: preds[k, test] = model.predict(frame)
     return preds, {}
 
 
 LEADERBOARD_SYSTEMS.register('first_label', SystemMeta(
-    'first_label', 'baseline', 'the alphabetically first training label', 'none (a plugin)', 'First label',
-    make_row=lambda args: Row('First label', 'first_label', tables=('4',))))
+    'first_label', 'baseline', 'the alphabetically first training label', 'none (a plugin)', 'First label', options=FirstLabelOptions,
+    make_row=lambda o: Row('First label', 'first_label', {'reverse': o.reverse}, tables=('4',))))
 '''
 
 @pytest.fixture
@@ -62,7 +69,7 @@ def test_a_new_family_is_found_and_listed(installed_family):
     "Nothing imports the module: the first lookup of its name loads the entry-point group; the listing `--help` shows names it."
     assert 'first_label' not in dict.keys(SYSTEMS)
     assert SYSTEMS['first_label'].constant and not SYSTEMS['first_label'].seeded
-    assert 'first_label: The alphabetically first training label, for every test row.' in SYSTEMS.listing().splitlines()
+    assert 'first_label: The alphabetically first training label (or the last), for every test row.' in SYSTEMS.listing().splitlines()
     assert {'majority', 'fasttext', 'first_label'} <= set(SYSTEMS.names())
 
 def test_the_runner_runs_a_new_family(installed_family):
@@ -89,3 +96,27 @@ def test_the_leaderboard_takes_a_new_family(installed_family, capsys):
                  '--output-dir', str(installed_family/'out')])
     out = capsys.readouterr().out
     assert code == 0 and '"first_label": {"jobs": 1' in out, out[-2000:]   # its row planned, under its leaderboard name
+
+def test_a_new_family_brings_its_options(installed_family, capsys):
+    "The family's options class is its knobs on the leaderboard: given under `system_options`, checked by it, handed to its row."
+    from stance_nb.cli import main
+    m = LEADERBOARD_SYSTEMS['first_label']
+    args = LeaderboardArgs(models=['first_label'], system_options={'first_label': {'reverse': True}}, smoke=True).checked()
+    assert args.options_of(m).reverse is True and m.make_row(args.options_of(m)).options == {'reverse': True}
+    for bad, said in [({'first_label': {'revers': True}}, "system_options['first_label']: expected an object of its knobs ['reverse']"),
+                      ({'first_label': {'reverse': 'yes'}}, 'parameter reverse='),
+                      ({'majority': {}}, "system_options['majority']: expected a chosen system with options of its own"),
+                      ({'nli': {'model': 'x'}}, "system_options['nli']: expected a chosen system")]:
+        with pytest.raises(ValueError, match=None) as e: LeaderboardArgs(models=['first_label'], system_options=bad, smoke=True).checked()
+        assert said in str(e.value), str(e.value)
+    with pytest.raises(ValueError, match="its knobs are this run's parameters"):
+        LeaderboardArgs(models=['nli'], system_options={'nli': {'model': 'x'}}, smoke=True).checked()
+    root = write_benchmark_fixtures(installed_family/'data', ['ibmcs'])
+    exp = Experiment('demo', 'schiller2021', {'ibmcs': DataSpec.of('ibmcs')}, [Row('First label', 'first_label', {'reverse': True}, tables=('4',))],
+                     tables={'4': None})
+    res = run(exp, exp.rows, ['ibmcs'], seeds=[1], data_dir=root, out=installed_family/'runs', settings=dict(smoke=True))
+    assert res.labels.iloc[0].top_label == 'PRO'   # the knob reached the system: the last label, for every row
+    code = main(['leaderboard', '--models', 'first_label', '--system-options', '{"first_label": {"reverse": true}}', '--datasets', 'ibmcs',
+                 '--data-dir', str(root), '--plan', '--json', '--output-dir', str(installed_family/'out')])
+    out = capsys.readouterr().out
+    assert code == 0 and '"first_label": {"jobs": 1' in out, out[-2000:]

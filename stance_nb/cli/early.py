@@ -65,7 +65,7 @@ def _run_args(cls) -> dict:
     "A parameter class as the checks read it: its fields' types as data, the comments of its JSON fields, the valid values of its `choices`."
     types = cls.types()
     return dict(types={k: t.as_data() for k, t in types.items()}, docs={k: v for k, v in cls.docs().items() if types[k].base == 'dict'},
-                choices={k: list(v) for k, v in cls().choices().items()})
+                choices={k: list(v) for k, v in cls().all_choices().items()})
 
 def argument_index() -> dict:
     "What `early_error` reads: each command's options as data, the registered names, the parameter classes' field types and choices."

@@ -225,7 +225,7 @@ def add_args_options(parser:argparse.ArgumentParser, # the (sub)parser to extend
                      paths:tuple=('data_dir',),       # fields that hold a data search path: their option repeats (`DataPath`)
                     ) -> list[str]:
     "Add one option per field of `cls`: its name with dashes, its comment as help, its valid values and default; return the field names."
-    docs, defaults, choices, names = cls.docs(), cls().as_dict(), cls().choices(), []
+    docs, defaults, choices, names = cls.docs(), cls().as_dict(), cls().all_choices(), []
     for name, t in cls.types().items():
         flags = [f"--{name.replace('_', '-')}", *(aliases or {}).get(name, [])]
         valid = f"; one of {', '.join(map(str, choices[t.choices]))}" if t.choices in choices else ''

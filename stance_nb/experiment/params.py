@@ -13,7 +13,8 @@ from ..paramtypes import check_values, constraint_words, field_docs, param_type,
 from .spec import EXECUTORS, get_experiment
 
 # %% auto #0
-__all__ = ['RUN_ARGS', 'arg', 'type_text', 'RunArgs', 'RunSettings', 'Setting', 'setting', 'run_kind', 'parameters']
+__all__ = ['RUN_ARGS', 'arg', 'type_text', 'RunArgs', 'RunSettings', 'Setting', 'setting', 'SystemOptions', 'Knobs', 'knobs',
+           'run_kind', 'parameters']
 
 # %% ../../nbs/10a_experiment.params.ipynb #576df92b
 def _field(default, metadata:Mapping):
@@ -29,8 +30,10 @@ def arg(default,      # the default (a list or dict is copied for each instance)
 
 # %% ../../nbs/10a_experiment.params.ipynb #9b878125
 def type_text(t) -> str:
-    "A field's type as a notebook's annotation writes it: `int|None` -> `Optional[int]`."
-    parts = [p.strip() for p in str(t).split('|')]
+    "A field's type as a notebook's annotation writes it, from its text or the type itself: `int|None` -> `Optional[int]`."
+    t = t.__name__ if isinstance(t, type) else str(t).replace('typing.', '')   # a module without `from __future__ import annotations`
+    if t.startswith('Optional[') and t.endswith(']'): t = f'{t[9:-1]}|None'
+    parts = [p.strip() for p in t.split('|')]
     base = '|'.join(p for p in parts if p != 'None')
     return f'Optional[{base}]' if 'None' in parts else base
 
@@ -40,6 +43,7 @@ class RunArgs:
     "The typed parameters of one run kind: each field a type, a default, constraints (`arg`) and a comment; checked in one place."
     experiment = None   # the experiment whose data keys, rows and tables are the `choices` constraints' values (a class attribute, not a field)
     setting_help = {}   # shared setting -> this run kind's help of it (`run_kind`; a class attribute, not a field)
+    families = ()       # the system families whose knobs are its fields (`knobs`; a class attribute, not a field)
 
     @classmethod
     def types(cls) -> dict:
@@ -64,6 +68,15 @@ class RunArgs:
     def validate(self) -> None:
         "Checks across fields, after each field's own (a subclass declares them): a `ValueError` naming the fields."
 
+    def all_choices(self) -> dict:
+        "The valid values of every `choices` constraint: the run kind's own and its families' (`knobs`)."
+        return {k: v for o in self.families for k, v in o().choices().items()} | self.choices()
+
+    def family_options(self, options:type):
+        "The values of a family's knobs (`knobs`) as its typed options object."
+        if options not in self.families: raise ValueError(f"{type(self).__name__} does not place {options.__name__}")
+        return options(**{k: getattr(self, name) for k, name in options.field_names().items()})
+
     def as_dict(self) -> dict: return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def run_params(self) -> dict:
@@ -72,8 +85,10 @@ class RunArgs:
 
 # %% ../../nbs/10a_experiment.params.ipynb #0bfe3588
 def _checked(self:RunArgs) -> RunArgs:
-    "A copy with every field checked against its type and constraints and normalized, then `validate`d; a `ValueError` lists every bad field."
-    new = replace(self, **check_values(self.as_dict(), self.types(), self.choices()))
+    """A copy with every field checked against its type and constraints and normalized, then its families' options and itself
+    `validate`d; a `ValueError` lists every bad field."""
+    new = replace(self, **check_values(self.as_dict(), self.types(), self.all_choices()))
+    for o in new.families: new.family_options(o).validate()
     new.validate()
     return new
 RunArgs.checked = _checked
@@ -113,26 +128,74 @@ def setting(default=MISSING, # this run kind's default; none: `RunSettings`'
     "Place a shared setting here in a run kind's fields (`run_kind`)."
     return Setting(default, help)
 
+# %% ../../nbs/10a_experiment.params.ipynb #2058d4b9
+@dataclass
+class SystemOptions(RunArgs):
+    "A system family's knobs: typed fields (`arg`) with comments, checked like a run kind's; placed in a run kind by `knobs`."
+    prefix = ''   # the run kind's field of knob `k` is `prefix + k` ... (class attributes, not fields)
+    names = {}    # ... or the name given here, e.g. {'preset': 'encoder_preset'}
+
+    @classmethod
+    def field_names(cls) -> dict:
+        "Knob -> the name of its field in a run kind that places this family."
+        return {f.name: cls.names.get(f.name, cls.prefix + f.name) for f in fields(cls)}
+
+    def choices(self) -> dict:
+        "Valid values of its knobs' `choices` constraints (a family declares its own)."
+        return {}
+
+@dataclass(frozen=True)
+class Knobs:
+    "The place of a system family's options (`SystemOptions`) in a run kind's body."
+    options:type
+
+def knobs(options:type) -> Knobs:
+    "Place the knobs of a system family (its `SystemOptions` class) here in a run kind's fields (`run_kind`)."
+    if not (isinstance(options, type) and issubclass(options, SystemOptions)):
+        raise TypeError(f"knobs({options!r}): expected a SystemOptions class")
+    return Knobs(options)
+
 # %% ../../nbs/10a_experiment.params.ipynb #df576877
 def _placed(cls:type) -> list:
-    "The names of `cls`'s body in order: its own fields and the shared settings it places; each shared setting placed once, none re-declared."
+    """The names of `cls`'s body in order: its own fields, the shared settings it places and its families' fields (by name);
+    each shared setting placed once, none re-declared, no name twice."""
     own, shared = cls.__dict__.get('__annotations__', {}), {f.name for f in fields(RunSettings)}
     if again := [k for k in own if k in shared]:
         raise TypeError(f"{cls.__name__}: {again} are RunSettings' fields: place them with setting(), not a declaration")
-    order = [k for k, v in cls.__dict__.items() if k in own or isinstance(v, Setting)]
+    order, unknown = [], []
+    for k, v in cls.__dict__.items():
+        if isinstance(v, Knobs): order += list(v.options.field_names().values())
+        elif k in own or isinstance(v, Setting): order.append(k)
+        if isinstance(v, Setting) and k not in shared: unknown.append(k)
+    if unknown: raise TypeError(f"{cls.__name__}: {unknown} are not RunSettings' fields")
+    if twice := sorted({k for k in order if order.count(k) > 1}): raise TypeError(f"{cls.__name__}: fields {twice} placed twice")
     if missing := [k for k in [*own, *sorted(shared)] if k not in order]:
         raise TypeError(f"{cls.__name__}: {missing} not placed (every field needs a default; every shared setting a setting())")
-    if unknown := [k for k in order if k not in own and k not in shared]: raise TypeError(f"{cls.__name__}: {unknown} are not RunSettings' fields")
     return order
 
+def _family_fields(cls:type) -> dict:
+    "Field name -> (its family's options class, the knob, the knob's field) for each `knobs` placed in `cls`."
+    out = {}
+    for v in (v for v in list(cls.__dict__.values()) if isinstance(v, Knobs)):
+        knobs = {f.name: f for f in fields(v.options)}
+        out.update({name: (v.options, k, knobs[k]) for k, name in v.options.field_names().items()})
+    return out
+
 def run_kind(cls:type) -> type:
-    "The dataclass of a run kind: its own fields and `RunSettings`' where its body places them (`setting`), in that order."
+    """The dataclass of a run kind: its own fields, `RunSettings`' where its body places them (`setting`) and its system families'
+    knobs (`knobs`), in that order."""
     own, shared, order = cls.__dict__.get('__annotations__', {}), {f.name: f for f in fields(RunSettings)}, _placed(cls)
-    placed = {k: cls.__dict__[k] for k in order if k not in own}
+    fam = _family_fields(cls)
+    placed = {k: cls.__dict__[k] for k in order if k not in own and k not in fam}
     shared_help = RunSettings.docs()
-    cls.setting_help = {**cls.setting_help, **{k: s.help or shared_help[k] for k, s in placed.items()}}
+    cls.setting_help = {**cls.setting_help, **{k: s.help or shared_help[k] for k, s in placed.items()},
+                        **{k: o.docs()[knob] for k, (o, knob, _) in fam.items()}}
     for k, s in placed.items(): setattr(cls, k, shared[k] if s.default is MISSING else _field(s.default, shared[k].metadata))
-    cls.__annotations__ = {k: own[k] if k in own else shared[k].type for k in order}
+    for k, (_, _, f) in fam.items():
+        setattr(cls, k, _field(f.default if f.default is not MISSING else f.default_factory(), f.metadata))
+    cls.families = tuple(dict.fromkeys(o for o, _, _ in fam.values()))
+    for k in [k for k, v in list(cls.__dict__.items()) if isinstance(v, Knobs)]: delattr(cls, k)
+    cls.__annotations__ = {k: own[k] if k in own else fam[k][2].type if k in fam else shared[k].type for k in order}
     return dataclass(cls)
 
 # %% ../../nbs/10a_experiment.params.ipynb #5fae8bf0

@@ -18,7 +18,8 @@ from ..experiment import Row, correctness_ratios, common_keys, RunResult, get_ex
 from ..experiment.compare import Side, compare_sides, run_sides, NOT_COMPARABLE, is_mdl
 from ..stats import (best_and_ties, mean_ranks, friedman, nemenyi_cd, seed_test, too_few_examples, EXACT_MAX_DIFFERING,
                              MIN_TEST_EXAMPLES)
-from .spec import NLI_MODEL, NLI_PRESET, FAMILIES, other_papers
+from ..systems.nli.register import NLI_MODEL, NLI_PRESET
+from .spec import FAMILIES, other_papers
 
 # %% auto #0
 __all__ = ['PUBLISHED', 'PUBLISHED_ROWS', 'TEST_COLUMNS', 'Leaderboard', 'published', 'published_compared', 'dataset_tests',
@@ -246,9 +247,12 @@ def run_notes(args,      # the leaderboard's parameters (`LeaderboardArgs`)
     if getattr(args, 'max_test', None) is not None: notes['max_test'] = args.max_test
     if prep.not_taken: notes['not_taken'] = prep.not_taken
     if getattr(run, 'not_applicable', None): notes['not_applicable'] = run.not_applicable
-    notes['recipes'] = {}
+    notes['recipes'], said = {}, {}
     for m in sorted(args.systems(), key=lambda m: FAMILIES.index(m.family)):
-        for k, v in (m.notes(args, run.more, res) if m.notes else {}).items():
-            notes[k] = {**notes[k], **v} if k == 'recipes' else v
+        for k, v in (m.notes(args.options_of(m), run.more, res) if m.notes else {}).items():
+            if k != 'recipes': notes[k] = v
+            for r, text in (v.items() if k == 'recipes' else ()):   # systems sharing a recipe's name each say their part once
+                if text not in said.setdefault(r, []): said[r].append(text)
+    notes['recipes'] = {r: '; '.join(texts) for r, texts in said.items()}
     if other := other_papers(prep.keys): notes['other_papers'] = other
     return notes

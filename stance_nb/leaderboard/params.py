@@ -6,14 +6,15 @@
 from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
-from ..systems.baselines import FASTTEXT_PRESETS
-from ..train import PRESETS, CPU_PRECISIONS
-from ..systems.mdl import MDL_PRESETS
-from ..experiment import RunArgs, arg, run_kind, setting, data_specs, EXECUTORS
+from ..systems.baselines.register import FastTextOptions
+from ..systems.encoders import EncoderOptions
+from ..systems.nli.register import NLIOptions
+from ..systems.llm.register import LLMSystemOptions
+from ..experiment import RunArgs, arg, run_kind, setting, knobs, data_specs, EXECUTORS
 from ..experiment.store import check_job_stores
 from ..stats import NEMENYI_Q
 from ..papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS, BenchmarkArgs
-from .spec import LEADERBOARD_SYSTEMS, LEADERBOARD_BENCHMARK, leaderboard_datasets, benchmark_data, encoder_names
+from .spec import LEADERBOARD_SYSTEMS, LEADERBOARD_BENCHMARK, SystemMeta, leaderboard_datasets, benchmark_data
 
 # %% auto #0
 __all__ = ['LeaderboardArgs']
@@ -29,21 +30,11 @@ class LeaderboardArgs(RunArgs):
                                               # ezstance, vast; []: all present
     data:dict = arg({})         # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
     seeds = setting(help='seeds of the seeded systems: mean ± std over them; 3 or more add a paired t-test over seeds')
-    nli_model:str|None = arg(None, model=True)   # the MNLI checkpoint of nli and nli-ft, a Hub id or a local folder; None: facebook/bart-large-mnli
-    nli_preset:str|None = arg(None, choices='train_presets')  # the recipe of nli-ft (stance_nb.train.PRESETS); None: ezstance_roberta (BART-MNLI-e)
-    llm_model:str|None = arg(None, model=True)   # the model of llm: a causal LM, a Hub id or a local folder; None: meta-llama/Llama-2-13b-chat-hf
-    llm_endpoint:dict = arg({})               # or an OpenAI-compatible endpoint for llm: {"base_url": "http://host:port/v1", "model": "name"}
-    llm_options:dict = arg({})                # llm: LLMOptions (mode score|generate, template, k, demos, demo_seed, normalise, calibrate, chat,
-                                              # max_new_tokens); a list gives a row each: {"template": ["chatgpt", "llama2", "qa"], "k": [0, 4]}
-    model:list[str]|None = arg(None, model=True, distinct=True)  # the encoder of sdl and mdl, a Hub id or a folder; several compared;
-                                              # None: bert-large-uncased
-    encoder_preset:str|None = arg(None, choices='encoder_presets')    # sdl/mdl: paper (the benchmark's), small, smoke; None: small for small encoders
-    fasttext_preset:str|None = arg(None, choices='fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
-    epochs:int|None = arg(None, positive=True)   # sdl/mdl: override the benchmark recipe's 5 epochs
-    lr:float|None = arg(None, positive=True)     # sdl/mdl: override the recipe's learning rate 5e-5
-    cpu_precision:str|None = arg(None, choices='cpu_precisions')  # sdl/mdl on a CPU: what the recipe's 'auto' trains in; bf16
-                                              # takes in a store made in bf16 on any CPU (emulated, slow, where the CPU lacks bf16
-                                              # instructions); None: by the CPU
+    nli = knobs(NLIOptions)            # nli_model, nli_preset
+    llm = knobs(LLMSystemOptions)      # llm_model, llm_endpoint, llm_options
+    encoder = knobs(EncoderOptions)    # model, encoder_preset, epochs, lr, cpu_precision
+    fasttext = knobs(FastTextOptions)  # fasttext_preset
+    system_options:dict = arg({})      # the knobs of a system family from another package: {"<system>": {"<knob>": value}}, checked by its class
     data_dir = setting()
     output_dir = setting()
     attacks:list[str] = arg([], choices='attacks', distinct=True)  # attacked test sets reported for sdl/mdl (spelling, negation, paraphrase)
@@ -59,26 +50,41 @@ class LeaderboardArgs(RunArgs):
     slurm = setting()
 
     def choices(self) -> dict:
-        "Valid values of the `choices` constraints: the systems, datasets, presets, significance levels, attacks and executors."
+        "Valid values of its own `choices` constraints (its families' are theirs): the systems, datasets, significance levels, attacks, executors."
         LEADERBOARD_SYSTEMS.load_plugins()   # system families of other packages may add leaderboard systems
-        return dict(models=list(LEADERBOARD_SYSTEMS), leaderboard_datasets=list(LEADERBOARD_BENCHMARK.datasets), encoder_presets=list(MDL_PRESETS),
-                    train_presets=list(PRESETS), fasttext_presets=list(FASTTEXT_PRESETS), alphas=sorted(NEMENYI_Q),
-                    cpu_precisions=list(CPU_PRECISIONS),
+        return dict(models=list(LEADERBOARD_SYSTEMS), leaderboard_datasets=list(LEADERBOARD_BENCHMARK.datasets), alphas=sorted(NEMENYI_Q),
                     attacks=list(BENCHMARK_ATTACKS), executors=list(EXECUTORS))
 
     def systems(self) -> list:
         "The meta records of `models`, in their order."
         return [LEADERBOARD_SYSTEMS[m] for m in self.models]
 
+    def options_of(self, m:SystemMeta):
+        """The typed options a system's functions receive: its family's knobs from this run's fields (`knobs`), or for a family from
+        another package, from `system_options[name]`, checked by its class; None for a system without options."""
+        if m.options is None: return None
+        if m.options in self.families: return self.family_options(m.options)
+        given, valid = self.system_options.get(m.name, {}), list(m.options.field_names())
+        if not isinstance(given, dict) or (bad := sorted(set(given) - set(valid))):
+            raise ValueError(f"system_options[{m.name!r}]: expected an object of its knobs {valid}; got {given!r}")
+        return m.options(**given).checked()
+
 # %% ../../nbs/11e_leaderboard.params.ipynb #26f174ff
 def _given_for_others(a:LeaderboardArgs) -> None:
-    "A parameter of a system that is not in `models` is refused, naming the systems it is for."
+    """A knob of a system family none of whose systems is in `models` is refused, naming the systems it is for; so is an entry of
+    `system_options` that names no chosen system, or one whose knobs are this run kind's own fields."""
     chosen, default = set(a.models), LeaderboardArgs()
-    for f in dict.fromkeys(f for m in LEADERBOARD_SYSTEMS.values() for f in m.fields):
-        if getattr(a, f) == getattr(default, f): continue
-        users = [m.name for m in LEADERBOARD_SYSTEMS.values() if f in m.fields]
-        if not chosen & set(users):
-            raise ValueError(f"{f}={getattr(a, f)!r} is for {', '.join(users)}: add {'it' if len(users) == 1 else 'one of them'} to models")
+    for o in a.families:
+        for k, f in o.field_names().items():
+            users = [m.name for m in LEADERBOARD_SYSTEMS.values() if m.options is o and (m.knobs is None or k in m.knobs)]
+            if getattr(a, f) != getattr(default, f) and not chosen & set(users):
+                raise ValueError(f"{f}={getattr(a, f)!r} is for {', '.join(users)}: add {'it' if len(users) == 1 else 'one of them'} to models")
+    for name in a.system_options:
+        m = LEADERBOARD_SYSTEMS.get(name)
+        if name not in chosen or m is None or m.options is None:
+            raise ValueError(f"system_options[{name!r}]: expected a chosen system with options of its own; chosen: {sorted(chosen)}")
+        if m.options in a.families:
+            raise ValueError(f"system_options[{name!r}]: its knobs are this run's parameters {list(m.options.field_names().values())}")
 
 # %% ../../nbs/11e_leaderboard.params.ipynb #e7fe4350
 def _validate(self:LeaderboardArgs) -> None:
@@ -99,9 +105,12 @@ def _validate(self:LeaderboardArgs) -> None:
     if len(self.model or []) > 1 and not chosen:
         raise ValueError(f"several encoders (model) are compared as {' and '.join(encoders)}: add one of them to models")
     _given_for_others(self)
+    options = {m.name: self.options_of(m) for m in self.systems()}   # a family from another package: its knobs checked here
     if self.smoke: return   # a smoke run's data and models come from the smoke environment: its run checks them
     leaderboard_datasets(self.datasets, self.data, self.data_dir)
-    for check in dict.fromkeys(m.check for m in self.systems() if m.check is not None): check(self)
+    done = []
+    for m in (m for m in self.systems() if m.check is not None and (m.check, options[m.name]) not in done):
+        m.check(options[m.name]); done.append((m.check, options[m.name]))
 LeaderboardArgs.validate = _validate
 
 # %% ../../nbs/11e_leaderboard.params.ipynb #b7f4fcd6
@@ -109,8 +118,9 @@ def _benchmark_args(self:LeaderboardArgs) -> BenchmarkArgs:
     "The benchmark's parameters of this leaderboard's jobs: its systems' rows, Table 4, the seeds, shares and datasets; checked."
     keys, _ = leaderboard_datasets(self.datasets, self.data, self.data_dir)
     names, data = benchmark_data(keys, self.data, self.max_train, self.max_test)
-    given = dict(model=list(encoder_names(self.model))[0], epochs=self.epochs, lr=self.lr, data_dir=self.data_dir, output_dir=self.output_dir,
-                 cpu_precision=self.cpu_precision, fasttext_preset=self.fasttext_preset)
+    enc, ft = self.family_options(EncoderOptions), self.family_options(FastTextOptions)
+    given = dict(model=enc.encoders[0], epochs=enc.epochs, lr=enc.lr, cpu_precision=enc.cpu_precision, fasttext_preset=ft.preset,
+                 data_dir=self.data_dir, output_dir=self.output_dir)
     return BenchmarkArgs(rows=[m.row for m in self.systems() if m.make_row is None], tables=['4'], seeds=list(self.seeds),
                          ratios=sorted({*self.ratios, 1.0}), datasets=names, data=data,
                          **{k: v for k, v in given.items() if v is not None}).checked()

@@ -10,7 +10,8 @@ from pathlib import Path
 from ..core import outputs_dir, portable, portable_path, repo_root
 from ..experiment import get_experiment, run_arguments, prepare, execute, run_on, executor_from, Executor, JobsFailed
 from ..papers.benchmark import BenchmarkArgs
-from .spec import encoder_names, leaderboard_datasets, check_nli_labels, check_own_data
+from ..systems.encoders import EncoderOptions
+from .spec import encoder_names, leaderboard_datasets, check_nli_labels, check_own_data, reads_options
 from .params import LeaderboardArgs
 from .build import (Leaderboard, gold_and_predictions, published, build_leaderboard, robust_and_low_resource,
                                          run_notes)
@@ -46,7 +47,7 @@ def leaderboard_rows(args:LeaderboardArgs, exp) -> tuple[dict, list]:
     tag = lambda m: f' ({list(names.values())[0]})' if m.encoder else ''   # the encoder that ran, `sdl (all-MiniLM-L6-v2)`
     rows, more = {m.row: m.name + tag(m) for m in args.systems()}, []
     for m in (m for m in args.systems() if m.make_row is not None):   # a system's own rows: one, or one per configuration (`llm (score qa)`)
-        made = m.make_row(args); made = made if isinstance(made, list) else [made]
+        made = m.make_row(args.options_of(m)); made = made if isinstance(made, list) else [made]
         more += made
         if len(made) > 1 or made[0].name != m.row:
             rows.pop(m.row, None)
@@ -70,8 +71,11 @@ def leaderboard_run_kw(args:LeaderboardArgs, # the leaderboard's parameters, che
     if more: exp = replace(exp, rows=[*exp.rows, *more])
     run_kw, folder, stem = run_arguments(exp, P, plan=plan)
     run_kw['rows'] = [r for r in exp.rows if r.name in rows]
-    for settings in dict.fromkeys(m.settings for m in args.systems() if m.settings is not None):
-        for k, v in settings(args).items():
+    done = []   # each system's settings once for the same options (sdl and mdl share theirs)
+    for m in (m for m in args.systems() if m.settings is not None):
+        if (m.settings, o := args.options_of(m)) in done: continue
+        done.append((m.settings, o))
+        for k, v in m.settings(o).items():
             if k == 'models': run_kw['settings']['models'].update(v)
             else: run_kw['settings'][k] = v
     if args.reuse_from: run_kw['reuse'] = [str(Path(r).expanduser()) for r in args.reuse_from]
@@ -165,8 +169,8 @@ def smoke_args(P:LeaderboardArgs, # the checked parameters, with `smoke`
     if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
     kw = kept_defaults(P, SMOKE_RUN)
     if not P.datasets and not P.data: kw['datasets'] = list(smoke['datasets'])   # your data alone: only it runs
-    return replace(P, **kw, smoke=False, data_dir=str(smoke['data_dir']), model=P.model or [smoke['models']['BERT']],
-                   run_name=f"{P.run_name}-smoke").checked()
+    if reads_options(kw.get('models', P.models), EncoderOptions): kw['model'] = P.model or [smoke['models']['BERT']]   # the tiny encoder
+    return replace(P, **kw, smoke=False, data_dir=str(smoke['data_dir']), run_name=f"{P.run_name}-smoke").checked()
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #568dd7c7
 def smoke_outputs(P, # the parameters of a smoke run (`LeaderboardArgs`, `TransferArgs`)

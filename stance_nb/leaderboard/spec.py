@@ -15,19 +15,17 @@ from ..train import check_encoder
 from ..systems.nli import stance_nli_map
 from ..systems.probes import PROBES, PROBE_TRANSFORMS, probe_applies
 from ..experiment import Row, data_specs, get_experiment
-from ..systems.llm.register import check_llm, llm_rows, llm_runs, run_spread
-from ..papers.benchmark import BenchmarkArgs
+from ..systems.baselines.register import FastTextOptions
+from ..systems.encoders import EncoderOptions, BENCHMARK_ENCODER
+from ..systems.nli.register import NLIOptions
+from ..systems.llm.register import LLMSystemOptions, check_llm, llm_rows, llm_runs, run_spread
 
 # %% auto #0
-__all__ = ['NLI_MODEL', 'NLI_PRESET', 'LLM_MODEL', 'FAMILIES', 'LEADERBOARD_SYSTEMS', 'SMALL_ENCODER', 'LEADERBOARD_BENCHMARK',
-           'SystemMeta', 'nli_row', 'nli_ft_row', 'llm_row', 'encoder_names', 'encoder_size', 'encoder_recipe',
-           'probe_row', 'prior_row', 'Benchmark', 'leaderboard_datasets', 'benchmark_data', 'other_papers',
-           'check_nli_labels', 'check_own_data']
+__all__ = ['FAMILIES', 'LEADERBOARD_SYSTEMS', 'SMALL_ENCODER', 'LEADERBOARD_BENCHMARK', 'SystemMeta', 'nli_row', 'nli_ft_row',
+           'llm_row', 'encoder_names', 'encoder_size', 'encoder_recipe', 'probe_row', 'prior_row', 'reads_options',
+           'Benchmark', 'leaderboard_datasets', 'benchmark_data', 'other_papers', 'check_nli_labels', 'check_own_data']
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #fca64e36
-NLI_MODEL = 'facebook/bart-large-mnli'   # the EZ-STANCE paper's zero-shot NLI row (Zhao & Caragea 2024, Table 7: BART-MNLI)
-NLI_PRESET = 'ezstance_roberta'          # its recipe for fine-tuning BART-MNLI's encoder (BART-MNLI-e; `stance_nb.train.PRESETS`)
-LLM_MODEL = 'meta-llama/Llama-2-13b-chat-hf'   # the EZ-STANCE paper's LLaMA 2 row
 FAMILIES = ('encoder', 'baseline', 'nli', 'llm', 'probe')   # the systems' families, in the order the notes state their recipes
 
 @dataclass(frozen=True)
@@ -38,13 +36,14 @@ class SystemMeta:
     recipe:str                   # its recipe in words
     paper:str                    # the paper of its recipe (a `stance_nb.reference` key)
     row:str                      # its row in the benchmark's job store
-    fields:tuple=()              # the leaderboard parameters that are its alone: given without it, they are refused
+    options:type|None=None       # its knobs (a `SystemOptions` class, beside its model): what its functions receive; given alone, refused
+    knobs:tuple|None=None        # the knobs of `options` it reads (None: all): a knob none of the chosen systems reads is refused
     encoder:bool=False           # fine-tunes `model`: attacks and training shares are reported for it, several encoders compared
     nli:bool=False               # maps each dataset's labels to NLI labels by name
-    make_row:Callable|None=None  # (leaderboard parameters) -> its row (or a list of rows), for rows beyond the benchmark's own
-    check:Callable|None=None     # (leaderboard parameters) -> None: loads its model before any job, or raises naming it
-    settings:Callable|None=None  # (leaderboard parameters) -> its part of the run's settings: the models it names, its recipe
-    notes:Callable|None=None     # (leaderboard parameters, the run's rows beyond the benchmark's, the run) -> its part of the stats
+    make_row:Callable|None=None  # (its options) -> its row (or a list of rows), for rows beyond the benchmark's own
+    check:Callable|None=None     # (its options) -> None: loads its model before any job, or raises naming it
+    settings:Callable|None=None  # (its options) -> its part of the run's settings: the models it names, its recipe
+    notes:Callable|None=None     # (its options, the run's rows beyond the benchmark's, the run) -> its part of the stats
     probe:tuple=()               # a shortcut probe: (the system whose input it changes, or None, and which probe it is, e.g. 'text')
     applies:Callable|None=None   # (a dataset's tidy table, its key) -> why the system has no meaning on it ('' where it has): no job there
 
@@ -52,13 +51,13 @@ LEADERBOARD_SYSTEMS = Registry('model', group='stance_nb.systems', describe=lamb
 # leaderboard name -> `SystemMeta`, in the table's order; a system family's module (entry-point group `stance_nb.systems`) may add its own
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #ecd91581
-def nli_row(checkpoint:str=NLI_MODEL) -> Row:
+def nli_row(checkpoint:str=NLIOptions().checkpoint) -> Row:
     "The leaderboard's NLI row: `checkpoint` zero-shot, the target itself as the hypothesis, stance labels mapped to NLI labels by name."
     return Row('NLI zero-shot', 'nli_zero_shot', {'checkpoint': checkpoint, 'prompt': 'none'}, tables=('4',),
                note='an NLI checkpoint without training: not in the benchmark paper')
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #747e9a4f
-def nli_ft_row(checkpoint:str=NLI_MODEL, preset:str=NLI_PRESET, encoder_only:bool=False) -> Row:
+def nli_ft_row(checkpoint:str=NLIOptions().checkpoint, preset:str=NLIOptions().recipe, encoder_only:bool=False) -> Row:
     "The leaderboard's fine-tuned NLI row: `checkpoint` trained on each dataset with `preset`, a new head over its labels."
     return Row('NLI fine-tuned', 'nli_finetune', {'checkpoint': checkpoint, 'preset': preset, 'encoder_only': encoder_only, 'prompt': 'none'},
                tables=('4',), note='an NLI checkpoint fine-tuned on each dataset: not in the benchmark paper')
@@ -74,13 +73,13 @@ def encoder_names(model:str|Sequence[str]|None) -> dict:
     """Encoder -> the name its rows carry in the table (`sdl (name)`): its folder's or Hub id's last part (of a folder named `model`,
     its parent's); None: the benchmark's encoder."""
     ms = [model] if model is None or isinstance(model, str) else list(model)
-    tags = [model_tag(m) for m in (m or BenchmarkArgs().model for m in ms)]
+    tags = [model_tag(m) for m in (m or BENCHMARK_ENCODER for m in ms)]
     return {m: t if tags.count(t) == 1 else f'{t}#{i + 1}' for i, (m, t) in enumerate(zip(ms, tags))}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #f3816536
-def _check_encoders(a) -> None:
-    "Every encoder of `model` loads (config and tokenizer)."
-    for m in encoder_names(a.model or [BenchmarkArgs().model]): check_encoder(m)   # the benchmark's encoder by default
+def _check_encoders(o:EncoderOptions) -> None:
+    "Every encoder of `model` loads (config and tokenizer); the benchmark's without one."
+    for m in o.encoders: check_encoder(m)
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #32242751
 SMALL_ENCODER = 60_000_000   # parameters under which an encoder gets the `small` recipe by default (counted: all-MiniLM-L6-v2 22.3M, BERT-base 108M)
@@ -96,50 +95,50 @@ def encoder_size(model:str) -> int|None:
     return v * h + n * (4 * h * h + 2 * h * i)
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #3085703b
-def encoder_recipe(a) -> tuple[str, str]:
+def encoder_recipe(o:EncoderOptions) -> tuple[str, str]:
     "The preset of the encoder systems and why (`''` when `encoder_preset` is given): `small` when every encoder is small, else `paper`."
-    if a.encoder_preset: return a.encoder_preset, ''
-    if not a.model: return 'paper', "the benchmark's encoder"
-    sizes = {encoder_names(a.model)[m]: encoder_size(m) for m in a.model}
+    if o.preset: return o.preset, ''
+    if not o.model: return 'paper', "the benchmark's encoder"
+    sizes = {encoder_names(o.model)[m]: encoder_size(m) for m in o.model}
     said = ', '.join(f"{t} {'size unknown' if n is None else f'{n / 1e6:.1f}M'}" for t, n in sizes.items())
     if all(n is not None and n < SMALL_ENCODER for n in sizes.values()):
         return 'small', f"chosen: every encoder under {SMALL_ENCODER / 1e6:.0f}M parameters ({said}); --preset paper for the benchmark's"
     return 'paper', f"chosen: {said}; small encoders (under {SMALL_ENCODER / 1e6:.0f}M parameters, all of them) get small"
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #4b5576df
-def _check_nli(a) -> None: check_encoder(a.nli_model or NLI_MODEL)
+def _check_nli(o:NLIOptions) -> None: check_encoder(o.checkpoint)
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #9ccb9cbd
-def _check_llm(a) -> None: check_llm(a.llm_endpoint or a.llm_model or LLM_MODEL)
+def _check_llm(o:LLMSystemOptions) -> None: check_llm(o.spec)
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #38c9b57e
-def _encoder_settings(a) -> dict:
+def _encoder_settings(o:EncoderOptions) -> dict:
     """The further encoders under their names in the run's models (`BERT [tag]`), and the encoders' preset unless it is the benchmark's
     (`paper`, the default whether given or not: its jobs are the benchmark's own)."""
-    names, (preset, _) = encoder_names(a.model), encoder_recipe(a)
+    names, (preset, _) = encoder_names(o.model), encoder_recipe(o)
     return {'models': {f'BERT [{t}]': m for m, t in list(names.items())[1:]}, **({'mdl_preset': preset} if preset != 'paper' else {})}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #d3052507
-def _encoder_notes(a, more:list, res) -> dict:
+def _encoder_notes(o:EncoderOptions, more:list, res) -> dict:
     "The encoders' recipe (one for all), why it was chosen when it was not given, and each encoder's name."
-    given = ''.join(f', {k} {v}' for k, v in (('epochs', a.epochs), ('lr', a.lr)) if v is not None)
-    preset, why = encoder_recipe(a)
+    given = ''.join(f', {k} {v}' for k, v in (('epochs', o.epochs), ('lr', o.lr)) if v is not None)
+    preset, why = encoder_recipe(o)
     out = {'recipes': {'sdl/mdl': f"preset {preset}{given}" + (f' ({why})' if why else '')}}
-    out['encoders'] = {t: m or BenchmarkArgs().model for m, t in encoder_names(a.model).items()}
+    out['encoders'] = {t: m or BENCHMARK_ENCODER for m, t in encoder_names(o.model).items()}
     return out
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #facc1fa1
-def _nli_notes(a, more:list, res) -> dict:
-    return {'nli': dict(checkpoint=a.nli_model or NLI_MODEL, prompt='none (the target is the hypothesis)', trained=False)}
+def _nli_notes(o:NLIOptions, more:list, res) -> dict:
+    return {'nli': dict(checkpoint=o.checkpoint, prompt='none (the target is the hypothesis)', trained=False)}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #bbe6a6b0
-def _nli_ft_notes(a, more:list, res) -> dict:
-    o = next(r for r in more if r.system == 'nli_finetune').options
-    what = ('its encoder and ' if o['encoder_only'] else '') + "a new head over the dataset's labels, the target as the hypothesis"
-    return {'recipes': {'nli-ft': f"{o['checkpoint']} fine-tuned on each dataset, preset {o['preset']}, {what}"}}
+def _nli_ft_notes(o:NLIOptions, more:list, res) -> dict:
+    r = next(r for r in more if r.system == 'nli_finetune').options
+    what = ('its encoder and ' if r['encoder_only'] else '') + "a new head over the dataset's labels, the target as the hypothesis"
+    return {'recipes': {'nli-ft': f"{r['checkpoint']} fine-tuned on each dataset, preset {r['preset']}, {what}"}}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #79ba20b5
-def _llm_notes(a, more:list, res) -> dict:
+def _llm_notes(o:LLMSystemOptions, more:list, res) -> dict:
     """The model; per llm row its options and, per dataset, how its labels were read and the share of answers that named no label or several
     (scored as wrong); the spread over templates; the datasets of test rows alone (no training split: only k = 0 runs on them)."""
     runs = llm_runs(res)
@@ -148,7 +147,7 @@ def _llm_notes(a, more:list, res) -> dict:
             for r in more if r.system == 'llm'}
     spread = run_spread(res)
     test_only = [k for k, d in (res.conditions.get('data') or {}).items() if (d.get('n') or {}).get('train') == 0]
-    return {'llm': dict(model=a.llm_endpoint or a.llm_model or LLM_MODEL, rows=rows, test_only=test_only,
+    return {'llm': dict(model=o.spec, rows=rows, test_only=test_only,
                         spread=[] if not len(spread) else spread.to_dict('records'))}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #426d76c0
@@ -160,21 +159,21 @@ def _is_bart(checkpoint:str) -> bool:
 for _m in [
     SystemMeta('majority', 'baseline', "the training set's most frequent label", 'schiller2021', 'Majority baseline'),
     SystemMeta('random', 'baseline', 'a label drawn uniformly at random, seeded', 'schiller2021', 'Random baseline'),
-    SystemMeta('fasttext', 'baseline', "fastText, its grid chosen on dev (`fasttext_preset`)", 'vamvas2020', 'fastText', fields=('fasttext_preset',),
-               notes=lambda a, more, res: {'recipes': {'fasttext': f"preset {a.fasttext_preset or 'benchmark'}"}}),
+    SystemMeta('fasttext', 'baseline', "fastText, its grid chosen on dev (`fasttext_preset`)", 'vamvas2020', 'fastText', options=FastTextOptions,
+               notes=lambda o, more, res: {'recipes': {'fasttext': f"preset {o.recipe}"}}),
     SystemMeta('sdl', 'encoder', 'the encoder of `model` fine-tuned on each dataset alone', 'schiller2021', 'BERT_SDL',
-               fields=('encoder_preset',), encoder=True, check=_check_encoders, settings=_encoder_settings, notes=_encoder_notes),
+               options=EncoderOptions, encoder=True, check=_check_encoders, settings=_encoder_settings, notes=_encoder_notes),
     SystemMeta('mdl', 'encoder', 'the encoder of `model` fine-tuned on all chosen datasets at once, a head each', 'schiller2021', 'BERT_MDL',
-               fields=('encoder_preset',), encoder=True, check=_check_encoders, settings=_encoder_settings, notes=_encoder_notes),
+               options=EncoderOptions, encoder=True, check=_check_encoders, settings=_encoder_settings, notes=_encoder_notes),
     SystemMeta('nli', 'nli', 'an MNLI checkpoint (`nli_model`) scoring each test set untrained', 'zhao2024', 'NLI zero-shot',
-               fields=('nli_model',), nli=True, make_row=lambda a: nli_row(a.nli_model or NLI_MODEL), check=_check_nli, notes=_nli_notes),
+               options=NLIOptions, knobs=('model',), nli=True, make_row=lambda o: nli_row(o.checkpoint), check=_check_nli,
+               notes=_nli_notes),
     SystemMeta('nli-ft', 'nli', 'the same checkpoint fine-tuned on each dataset (`nli_preset`)', 'zhao2024', 'NLI fine-tuned',
-               fields=('nli_model', 'nli_preset'), nli=True, check=_check_nli, notes=_nli_ft_notes,
-               make_row=lambda a: nli_ft_row(a.nli_model or NLI_MODEL, a.nli_preset or NLI_PRESET, _is_bart(a.nli_model or NLI_MODEL))),
+               options=NLIOptions, nli=True, check=_check_nli, notes=_nli_ft_notes,
+               make_row=lambda o: nli_ft_row(o.checkpoint, o.recipe, _is_bart(o.checkpoint))),
     SystemMeta('llm', 'llm', "a causal LM or an endpoint: label scoring or a parsed answer, k-shot, over prompt templates (`llm_options`)",
-               'zhao2024', 'LLM prompting', fields=('llm_model', 'llm_endpoint', 'llm_options'), make_row=lambda a: llm_row(a.llm_options),
-               check=_check_llm, notes=_llm_notes,
-               settings=lambda a: {'models': {'LLM': a.llm_endpoint or a.llm_model or LLM_MODEL}})]:
+               'zhao2024', 'LLM prompting', options=LLMSystemOptions, make_row=lambda o: llm_row(o.options), check=_check_llm, notes=_llm_notes,
+               settings=lambda o: {'models': {'LLM': o.spec}})]:
     LEADERBOARD_SYSTEMS.register(_m.name, _m)
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #a4588a42
@@ -191,37 +190,39 @@ def prior_row() -> Row:
     return Row('Label prior', 'target_majority', {'by': 'target'}, tables=('4',), note="a shortcut probe: each target's most frequent label")
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #ec4de75b
-def _probe_encoder(a) -> str:
-    "The encoder the `sdl-*` probes read: the first of `model` (the benchmark's without one)."
-    return list(encoder_names(a.model or [BenchmarkArgs().model]))[0]
-
-def _probe_settings(a) -> dict:
+def _probe_settings(o:EncoderOptions) -> dict:
     "The run setting of the encoder probes: the encoders' preset where it is not the benchmark's (as `sdl` sets it)."
-    preset, _ = encoder_recipe(a)
+    preset, _ = encoder_recipe(o)
     return {'mdl_preset': preset} if preset != 'paper' else {}
 
-def _probe_notes(a, more:list, res) -> dict:
-    "The probes' recipes in words, beside the table."
-    used = sorted({m.probe[0] for m in a.systems() if m.probe and m.probe[0]})
-    said = {'fasttext': 'fastText, its own recipe (preset benchmark)',
-            'sdl': f"{_probe_encoder(a)} fine-tuned alone on each dataset, preset {encoder_recipe(a)[0]}"}
-    return {'recipes': {'probes': '; '.join([*(f"{s}-*: {said[s]} on the changed input" for s in used),
-                                             "prior: each target's most frequent training label"])}}
+def _probe_notes(system:str) -> Callable:
+    "The recipe in words of the probes of `system` (`sdl`, `fasttext`, None: the prior), beside the table: one part of the `probes` recipe."
+    said = {'fasttext': lambda o: f"fasttext-*: fastText, its own recipe (preset {o.recipe}) on the changed input",
+            'sdl': lambda o: f"sdl-*: {o.encoders[0]} fine-tuned alone on each dataset, preset {encoder_recipe(o)[0]} on the changed input",
+            None: lambda o: "prior: each target's most frequent training label"}[system]
+    return lambda o, more, res: {'recipes': {'probes': said(o)}}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #135ed7e0
 def _probe_meta(system:str, probe:str) -> SystemMeta:
     "The leaderboard system `<system>-<probe>`: the full system's row on the probe's input."
     enc = system == 'sdl'
     return SystemMeta(f'{system}-{probe}', 'probe', f"{system} reading the {PROBES[probe]} (a shortcut probe)", 'schiller2021',
-                      f"{'BERT_SDL' if enc else 'fastText'} ({PROBES[probe]})", fields=('encoder_preset',) if enc else ('fasttext_preset',),
-                      make_row=lambda a: probe_row('BERT_SDL' if enc else 'fastText', probe),
-                      check=(lambda a: check_encoder(_probe_encoder(a))) if enc else None, settings=_probe_settings if enc else None,
-                      notes=_probe_notes, probe=(system, probe), applies=lambda df, key: probe_applies(df, probe, key))
+                      f"{'BERT_SDL' if enc else 'fastText'} ({PROBES[probe]})", options=EncoderOptions if enc else FastTextOptions,
+                      make_row=lambda o: probe_row('BERT_SDL' if enc else 'fastText', probe),
+                      check=(lambda o: check_encoder(o.encoders[0])) if enc else None, settings=_probe_settings if enc else None,
+                      notes=_probe_notes(system), probe=(system, probe), applies=lambda df, key: probe_applies(df, probe, key))
 
 for _m in [*(_probe_meta(s, p) for s in ('fasttext', 'sdl') for p in PROBE_TRANSFORMS),
            SystemMeta('prior', 'probe', "each target's most frequent training label (a shortcut probe)", 'schiller2021', 'Label prior',
-                      make_row=lambda a: prior_row(), notes=_probe_notes, probe=(None, 'prior'))]:
+                      make_row=lambda o: prior_row(), notes=_probe_notes(None), probe=(None, 'prior'))]:
     LEADERBOARD_SYSTEMS.register(_m.name, _m)
+
+# %% ../../nbs/11d_leaderboard.spec.ipynb #a4c8e165
+def reads_options(models:Sequence[str], # names of `LEADERBOARD_SYSTEMS`
+                  options:type,         # a family's options class, e.g. `EncoderOptions`
+                 ) -> bool:
+    "Whether any of the systems `models` reads `options` (so that a run may set them: given for none of them, they are refused)."
+    return any(LEADERBOARD_SYSTEMS[m].options is options for m in models)
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #bbced0d1
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10d_systems.encoders.ipynb #c26bd50d
 from __future__ import annotations
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 import pandas as pd
@@ -12,11 +12,36 @@ from ..core import write_csv, sha256_file
 from ..claims import RunLock
 from ..data import DATASETS
 from ..experiment.spec import Context, register_system, RowSkipped
-from ..train import TrainConfig, PRESETS, grid_search, train_classifier, resolve_precision
-from .mdl.model import mtdnn_to_hf
+from ..experiment.params import SystemOptions, arg
+from ..train import TrainConfig, PRESETS, CPU_PRECISIONS, grid_search, train_classifier, resolve_precision
+from .mdl.model import MDL_PRESETS, mtdnn_to_hf
 
 # %% auto #0
-__all__ = ['with_probes', 'unprobe', 'named_encoder', 'encoder_name', 'encoder_path', 'in_run_precision']
+__all__ = ['BENCHMARK_ENCODER', 'EncoderOptions', 'with_probes', 'unprobe', 'named_encoder', 'encoder_name', 'encoder_path',
+           'in_run_precision']
+
+# %% ../../nbs/10d_systems.encoders.ipynb #8f0386fa
+BENCHMARK_ENCODER = 'bert-large-uncased'   # the benchmark's encoder (Schiller et al. 2021: BERT large, uncased)
+
+@dataclass
+class EncoderOptions(SystemOptions):
+    "The fine-tuned encoders' knobs: the encoders, their recipe (`MDL_PRESETS`) and its overrides, a CPU's precision."
+    names = {'preset': 'encoder_preset'}
+    model:list[str]|None = arg(None, model=True, distinct=True)  # the encoder of sdl and mdl, a Hub id or a folder; several compared;
+                                                                 # None: bert-large-uncased
+    preset:str|None = arg(None, choices='encoder_presets')  # sdl/mdl: paper (the benchmark's), small, smoke; None: small for small encoders
+    epochs:int|None = arg(None, positive=True)   # sdl/mdl: override the benchmark recipe's 5 epochs
+    lr:float|None = arg(None, positive=True)     # sdl/mdl: override the recipe's learning rate 5e-5
+    cpu_precision:str|None = arg(None, choices='cpu_precisions')  # sdl/mdl on a CPU: what the recipe's 'auto' trains in; bf16
+                                                  # takes in a store made in bf16 on any CPU (emulated, slow, where the CPU lacks bf16
+                                                  # instructions); None: by the CPU
+
+    def choices(self) -> dict: return dict(encoder_presets=list(MDL_PRESETS), cpu_precisions=list(CPU_PRECISIONS))
+
+    @property
+    def encoders(self) -> list[str]:
+        "The encoders compared, the first the main one (the benchmark's without `model`)."
+        return list(self.model or [BENCHMARK_ENCODER])
 
 # %% ../../nbs/10d_systems.encoders.ipynb #118b98f1
 def with_probes(ctx:Context, key:str) -> tuple[pd.DataFrame, list]:

@@ -4,15 +4,29 @@
 
 # %% ../../../nbs/10c_systems.baselines.register.ipynb #8d3fef70
 from __future__ import annotations
+from dataclasses import dataclass
 from typing import Callable
 from ...core import write_csv, StanceDataError
 from ...data import DATASETS
 from ...experiment.spec import Context, register_system
 from ...experiment.data import split_of
+from ...experiment.params import SystemOptions, arg
 from .model import Majority, TargetMajority, RandomBaseline, FastTextClassifier, FASTTEXT_PRESETS, fasttext_grid
 
 # %% auto #0
-__all__ = []
+__all__ = ['FastTextOptions']
+
+# %% ../../../nbs/10c_systems.baselines.register.ipynb #eabc984d
+@dataclass
+class FastTextOptions(SystemOptions):
+    "fastText's knob on a leaderboard: its recipe, one of `FASTTEXT_PRESETS`."
+    prefix = 'fasttext_'
+    preset:str|None = arg(None, choices='fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
+
+    def choices(self) -> dict: return dict(fasttext_presets=list(FASTTEXT_PRESETS))
+
+    @property
+    def recipe(self) -> str: return self.preset or 'benchmark'
 
 # %% ../../../nbs/10c_systems.baselines.register.ipynb #4ac50e80
 def _predict_all(ctx:Context, fit:Callable) -> dict:

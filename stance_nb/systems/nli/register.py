@@ -4,14 +4,35 @@
 
 # %% ../../../nbs/10e_systems.nli.register.ipynb #235853d2
 from __future__ import annotations
+from dataclasses import dataclass
 import pandas as pd
 from ...data.papers import EZSTANCE_LABELS
 from ...experiment.spec import register_system, model_of
-from ...train import TrainConfig
+from ...experiment.params import SystemOptions, arg
+from ...train import TrainConfig, PRESETS
 from .model import load_nli_model, zero_shot_nli, ezstance_model, finetune_nli
 
 # %% auto #0
-__all__ = []
+__all__ = ['NLI_MODEL', 'NLI_PRESET', 'NLIOptions']
+
+# %% ../../../nbs/10e_systems.nli.register.ipynb #e4aae3e5
+NLI_MODEL = 'facebook/bart-large-mnli'   # the EZ-STANCE paper's zero-shot NLI row (Zhao & Caragea 2024, Table 7: BART-MNLI)
+NLI_PRESET = 'ezstance_roberta'          # its recipe for fine-tuning BART-MNLI's encoder (BART-MNLI-e; `stance_nb.train.PRESETS`)
+
+@dataclass
+class NLIOptions(SystemOptions):
+    "The NLI systems' knobs: the MNLI checkpoint and the fine-tuning recipe (`stance_nb.train.PRESETS`)."
+    prefix = 'nli_'
+    model:str|None = arg(None, model=True)   # the MNLI checkpoint of nli and nli-ft, a Hub id or a local folder; None: facebook/bart-large-mnli
+    preset:str|None = arg(None, choices='train_presets')  # the recipe of nli-ft (stance_nb.train.PRESETS); None: ezstance_roberta (BART-MNLI-e)
+
+    def choices(self) -> dict: return dict(train_presets=list(PRESETS))
+
+    @property
+    def checkpoint(self) -> str: return self.model or NLI_MODEL
+
+    @property
+    def recipe(self) -> str: return self.preset or NLI_PRESET
 
 # %% ../../../nbs/10e_systems.nli.register.ipynb #7369de7c
 def _typed(df:pd.DataFrame) -> pd.DataFrame:
