@@ -19,6 +19,7 @@ from .data.explore import figure_bytes, plot_class_distribution
 from .data.overlap import cross_overlap
 from .data.audit import Audit, audit
 from .page import html_table, section, html_page, inline_html
+from .leaderboard.probes import VERDICT_COLUMNS
 
 # %% auto #0
 __all__ = ['official_sizes', 'ProbeRun', 'read_probes', 'Card', 'card_figures', 'dataset_card', 'cards_index',
@@ -59,7 +60,11 @@ def read_probes(path:str|Path) -> ProbeRun:
     cond = path.with_name(path.name.replace('_probes.csv', '_conditions.json'))
     st = json.loads(cond.read_text(encoding='utf-8')).get('leaderboard', {}) if cond.exists() else {}
     keep = {k: st.get(k) for k in ('seeds', 'max_train', 'recipes', 'not_applicable', 'alpha')}
-    return ProbeRun(path.name[:-len('_leaderboard_probes.csv')], pd.read_csv(path), keep)
+    v = pd.read_csv(path)
+    if missing := [c for c in VERDICT_COLUMNS if c not in v]:
+        raise StanceDataError(f'lacks the columns {missing}', path=path,
+                              expected=f'the columns {VERDICT_COLUMNS} (re-run its leaderboard command: every finished job is reused)')
+    return ProbeRun(path.name[:-len('_leaderboard_probes.csv')], v, keep)
 
 # %% ../nbs/16_cards.ipynb #af76a63a
 def _num(v) -> str:
@@ -227,7 +232,7 @@ def _read(v:pd.DataFrame, probe:str) -> tuple[int, str]:
     """How many datasets a probe says something on (those it ran on, less those where it or the full system collapsed onto one label),
     and a clause naming the ones left out."""
     ran = v[v[probe].notna()]
-    lost = ran[ran['text_verdict' if probe == 'text' else 'target_verdict'].fillna('').astype(str).str.contains(' collapsed: it predicts ')]
+    lost = ran[ran['collapsed_full'].notna() | ran[f'collapsed_{probe}'].notna()]
     return len(ran) - len(lost), (f"; {', '.join(lost.key)} left out: the probe or the full system collapsed onto one label" if len(lost) else '')
 
 def _text_findings(probes:Sequence[ProbeRun]) -> list:

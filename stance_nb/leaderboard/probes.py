@@ -53,7 +53,8 @@ def full_vs_probe(gold:Sequence, full:Mapping, probe:Mapping, n:int=1000, seed:i
 
 # %% ../../nbs/11j_leaderboard.probes.ipynb #6d0af9c9
 VERDICT_COLUMNS = ['key', 'system', 'seeds', 'full', 'text', 'text_share', 'text_share_lo', 'text_share_hi', 'p_text', 'target', 'shuffled',
-                   'delta_shuffled', 'p_shuffled', 'p_shuffled_seeds', 'prior', 'no_test', 'text_verdict', 'target_verdict']
+                   'delta_shuffled', 'p_shuffled', 'p_shuffled_seeds', 'prior', 'no_test', 'collapsed_full', 'collapsed_text',
+                   'collapsed_shuffled', 'text_verdict', 'target_verdict']   # collapsed_*: how a system's predictions collapsed onto one label, or empty
 
 def collapsed(gold:Sequence, runs:Mapping) -> str|None:
     "How a system's predictions (every seed's, pooled) collapsed onto one label (`label_shares`' rule), in words; None where they did not."
@@ -108,7 +109,7 @@ def _verdict(key:str, sy:str, gold:list, by:dict, probes:dict, prior:str|None, n
              target=score(probes.get('target')), shuffled=score(probes.get('shuffled')), prior=score(prior), no_test=few,
              text_share=np.nan, text_share_lo=np.nan, text_share_hi=np.nan, p_text=np.nan, delta_shuffled=np.nan, p_shuffled=np.nan,
              p_shuffled_seeds=np.nan)
-    r.update(collapsed_full=collapsed(gold, full), **{f'collapsed_{p}': collapsed(gold, by[probes[p]]) for p in ('text', 'shuffled') if p in probes})
+    r.update(collapsed_full=collapsed(gold, full), **{f'collapsed_{p}': collapsed(gold, by[probes[p]]) if p in probes else None for p in ('text', 'shuffled')})
     tt = ts = None
     if r['text'] is not None:
         sh = score_share(gold, full, by[probes['text']], n, seed)
@@ -119,7 +120,7 @@ def _verdict(key:str, sy:str, gold:list, by:dict, probes:dict, prior:str|None, n
         r.update(delta_shuffled=ts['delta'], p_shuffled=ts['p'], p_shuffled_seeds=ts['p_seeds'] if ts['p_seeds'] is not None else np.nan)
     elif r['shuffled'] is not None: r['delta_shuffled'] = r['full'] - r['shuffled']
     verdicts = dict(text_verdict=_text_verdict(key, sy, r, tt, alpha), target_verdict=_target_verdict(key, sy, r, ts, alpha))
-    return {k: v for k, v in r.items() if not k.startswith('collapsed_')} | verdicts
+    return r | verdicts
 
 # %% ../../nbs/11j_leaderboard.probes.ipynb #3745bed0
 def probe_verdicts(gold:Mapping,        # per data key: the clean test set's gold labels
