@@ -17,13 +17,11 @@ from .data.overlap import shared_text_notes
 from .data.explore import figure_bytes
 from .stats import paired_bootstrap, MIN_TEST_EXAMPLES
 from .metrics import f1_macro
-from .experiment import RunArgs, arg, run_kind, setting, prepare, Executor, JobsFailed, EXECUTORS
+from .experiment import RunArgs, arg, run_kind, setting, knobs, prepare, Executor, JobsFailed, EXECUTORS
 from .experiment.spec import DataSpec
 from .experiment.report import job_commits
 from .experiment.compare import Side, Comparison, compare_sides, LIKE
-from .systems.baselines import FASTTEXT_PRESETS
-from .systems.mdl import MDL_PRESETS
-from .train import CPU_PRECISIONS
+from .systems.baselines.register import FastTextOptions
 from .systems.encoders import EncoderOptions
 from .leaderboard.spec import LEADERBOARD_BENCHMARK, reads_options
 from .leaderboard.params import LeaderboardArgs
@@ -94,14 +92,8 @@ class TransferArgs(RunArgs):
                                               # trained on and tested on (default: four of the benchmark's, minutes with fastText)
     leave_one_out:bool = arg(True)            # also train on all other datasets pooled and test on each (three datasets or more)
     seeds = setting(help="seeds of the seeded systems; the intervals use the first seed's predictions")
-    model:str|None = arg(None, model=True)       # the encoder of sdl, a Hub id or a folder; None: bert-large-uncased
-    encoder_preset:str|None = arg(None, choices='encoder_presets')    # sdl: paper, small, smoke; None: small for small encoders
-    fasttext_preset:str|None = arg(None, choices='fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
-    epochs:int|None = arg(None, positive=True)   # sdl: override the recipe's epochs
-    lr:float|None = arg(None, positive=True)     # sdl: override the recipe's learning rate
-    cpu_precision:str|None = arg(None, choices='cpu_precisions')  # sdl on a CPU: what the recipe's 'auto' trains in; bf16 takes
-                                              # in a store made in bf16 on any CPU (emulated, slow, where the CPU lacks bf16 instructions);
-                                              # None: by the CPU
+    encoder = knobs(EncoderOptions)      # model (one encoder here), encoder_preset, epochs, lr, cpu_precision: the leaderboard's knobs
+    fasttext = knobs(FastTextOptions)    # fasttext_preset
     max_train:int|None = arg(None, positive=True)  # train on a seeded sample of at most this many rows (the pooled set too: the same budget)
     data_dir = setting()
     output_dir = setting()
@@ -115,8 +107,7 @@ class TransferArgs(RunArgs):
     def choices(self) -> dict:
         "Valid values of the `choices` constraints."
         ds = [k for k, d in DATASETS.items() if d.label_map is not None and k in LEADERBOARD_BENCHMARK.datasets]
-        return dict(transfer_models=list(TRANSFER_MODELS), transfer_datasets=ds, encoder_presets=list(MDL_PRESETS),
-                    fasttext_presets=list(FASTTEXT_PRESETS), executors=list(EXECUTORS), cpu_precisions=list(CPU_PRECISIONS))
+        return dict(transfer_models=list(TRANSFER_MODELS), transfer_datasets=ds, executors=list(EXECUTORS))
 
     def checked(self) -> 'TransferArgs':
         "Your own files named as datasets (`csv`, `jsonl`) are refused first, for what they lack; then every field as `RunArgs.checked`."
@@ -128,6 +119,7 @@ class TransferArgs(RunArgs):
 
     def validate(self) -> None:
         "Two datasets or more, and the leaderboard's checks of the same systems and datasets (present, models that load)."
+        if len(self.model or []) > 1: raise ValueError(f"model={self.model}: a transfer trains one encoder (the leaderboard compares several)")
         if self.smoke: return   # a smoke run's data and models come from the smoke environment (`transfer_smoke_args`)
         if len(self.datasets) < 2: raise ValueError(f"datasets={self.datasets}: a transfer needs two datasets or more")
         self.leaderboard_args()
@@ -349,7 +341,7 @@ def transfer_smoke_args(P:TransferArgs, # the checked parameters, with `smoke`
     "The parameters of the smoke run: the fixtures' data and encoder, `SMOKE_TRANSFER`'s models and datasets where `P` keeps the defaults."
     if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
     kw = kept_defaults(P, SMOKE_TRANSFER)
-    if reads_options(kw.get('models', P.models), EncoderOptions): kw['model'] = P.model or smoke['models']['BERT']   # the tiny encoder
+    if reads_options(kw.get('models', P.models), EncoderOptions): kw['model'] = P.model or [smoke['models']['BERT']]   # the tiny encoder
     return replace(P, **kw, smoke=False, data_dir=str(smoke['data_dir']), run_name=f"{P.run_name}-smoke").checked()
 
 def run_transfer(P:TransferArgs,         # the checked parameters (`parameters(globals(), TransferArgs)`)

@@ -54,7 +54,7 @@ def full_vs_probe(gold:Sequence, full:Mapping, probe:Mapping, n:int=1000, seed:i
 # %% ../../nbs/11j_leaderboard.probes.ipynb #6d0af9c9
 VERDICT_COLUMNS = ['key', 'system', 'seeds', 'full', 'text', 'text_share', 'text_share_lo', 'text_share_hi', 'p_text', 'target', 'shuffled',
                    'delta_shuffled', 'p_shuffled', 'p_shuffled_seeds', 'prior', 'no_test', 'collapsed_full', 'collapsed_text',
-                   'collapsed_shuffled', 'text_verdict', 'target_verdict']   # collapsed_*: how a system's predictions collapsed onto one label, or empty
+                   'collapsed_shuffled', 'text_verdict', 'target_verdict']   # collapsed_*: how a system collapsed onto one label, or empty
 
 def collapsed(gold:Sequence, runs:Mapping) -> str|None:
     "How a system's predictions (every seed's, pooled) collapsed onto one label (`label_shares`' rule), in words; None where they did not."
@@ -109,7 +109,8 @@ def _verdict(key:str, sy:str, gold:list, by:dict, probes:dict, prior:str|None, n
              target=score(probes.get('target')), shuffled=score(probes.get('shuffled')), prior=score(prior), no_test=few,
              text_share=np.nan, text_share_lo=np.nan, text_share_hi=np.nan, p_text=np.nan, delta_shuffled=np.nan, p_shuffled=np.nan,
              p_shuffled_seeds=np.nan)
-    r.update(collapsed_full=collapsed(gold, full), **{f'collapsed_{p}': collapsed(gold, by[probes[p]]) if p in probes else None for p in ('text', 'shuffled')})
+    r.update(collapsed_full=collapsed(gold, full),
+             **{f'collapsed_{p}': collapsed(gold, by[probes[p]]) if p in probes else None for p in ('text', 'shuffled')})
     tt = ts = None
     if r['text'] is not None:
         sh = score_share(gold, full, by[probes['text']], n, seed)
