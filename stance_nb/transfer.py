@@ -25,8 +25,8 @@ from .systems.baselines.register import FastTextOptions
 from .systems.encoders import EncoderOptions
 from .leaderboard.spec import LEADERBOARD_BENCHMARK, reads_options
 from .leaderboard.params import LeaderboardArgs
-from .leaderboard.run import leaderboard_run_kw, smoke_outputs, kept_defaults, run_jobs
-from .leaderboard.build import first_seed
+from .experiment.reproduce import run_jobs, first_seed, kept_defaults, smoke_outputs
+from .leaderboard.run import leaderboard_run_kw
 
 # %% auto #0
 __all__ = ['TRANSFER_MODELS', 'REST', 'SMOKE_TRANSFER', 'transfer_key', 'split_key', 'transfer_test_spec', 'transfer_specs',

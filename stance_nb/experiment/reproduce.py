@@ -11,12 +11,14 @@ from ..core import outputs_dir, portable_path
 from .spec import Experiment, RunResult, JobsFailed
 from .params import RunArgs
 from .data import data_specs
-from .runner import prepare
+from ..records import stored_predictions
+from .runner import prepare, execute
 from .executor import Executor, executor_from, run_on
 from .report import render
 
 # %% auto #0
-__all__ = ['with_smoke', 'run_params', 'run_arguments', 'reproduce']
+__all__ = ['with_smoke', 'run_params', 'run_arguments', 'reproduce', 'kept_defaults', 'smoke_outputs', 'first_seed',
+           'gold_and_predictions', 'run_jobs']
 
 # %% ../../nbs/10m_experiment.reproduce.ipynb #ad2db255
 def with_smoke(settings:dict, smoke:dict) -> dict:
@@ -79,3 +81,40 @@ def reproduce(exp:Experiment,  # from `EXPERIMENTS`
     if left: raise RuntimeError(f"{len(left)} job(s) did not finish: {left[0]}{' ...' if len(left) > 1 else ''} (their workers ended without them; "
                                 f"the tables in {folder} list them as not finished): run again to resume")
     return result, tables
+
+# %% ../../nbs/10m_experiment.reproduce.ipynb #d75ee745
+def kept_defaults(P:RunArgs, values:dict) -> dict:
+    "`values` for the fields of parameters `P` that it leaves at their class defaults: a smoke run replaces only what was not chosen."
+    default = type(P)()
+    return {k: list(v) for k, v in values.items() if list(getattr(P, k)) == list(getattr(default, k))}
+
+def smoke_outputs(P:RunArgs, # the parameters of a smoke run (its `output_dir` and `run_name`)
+                 ) -> str|None:
+    "A smoke run's output folder: its `output_dir`; else `None` where `$STANCE_NB_OUTPUTS` names one; else a new temporary folder."
+    if P.output_dir is not None or os.environ.get('STANCE_NB_OUTPUTS'): return P.output_dir
+    return tempfile.mkdtemp(prefix=f'{P.run_name}-smoke-')
+
+# %% ../../nbs/10m_experiment.reproduce.ipynb #f003cfc6
+def first_seed(preds:dict) -> dict:
+    "Per data key, each system's predictions of its first seed (a seedless system: its one run), from `gold_and_predictions`' by-seed ones."
+    return {k: {sy: runs[min(runs, key=lambda x: (x is not None, x or 0))] for sy, runs in by.items()} for k, by in preds.items()}
+
+def gold_and_predictions(prep, res:RunResult, rows:dict) -> tuple[dict, dict]:
+    "Per data key: the clean test set's gold labels, and each system's predictions by seed (`{seed: predictions}`; seedless: `{None: ...}`)."
+    gold = {k: list(prep.inp.tests[k, 'test'].label) for k in prep.keys if (k, 'test') in prep.inp.tests}
+    preds = {}
+    for folder, rec in sorted(res.records.items(), key=lambda fr: (fr[1].params.get('seed') is not None, fr[1].params.get('seed') or 0)):
+        p = rec.params
+        if p.get('ratio', 1.0) != 1.0 or p.get('row') not in rows: continue
+        for (k, _), labels in stored_predictions(folder, rec, [(k, 'test') for k in gold]).items():
+            preds.setdefault(k, {}).setdefault(rows[p['row']], {}).setdefault(p.get('seed'), labels)
+    return gold, preds
+
+def run_jobs(run, # a prepared run kind: its parameters (`args`), prepared jobs (`prep`), run arguments (`run_kw`) and rows (`rows`)
+             executor:Executor|None=None, # where the jobs run (default: the parameters' `executor`, `workers`, `slurm`)
+            ) -> tuple:
+    "Run (or reuse) the run's jobs, here or on `executor`: the result (failed jobs in it), and the gold labels and predictions of its rows."
+    a = run.args
+    ex = executor or executor_from(a.executor, a.workers, slurm=a.slurm or None)
+    res = execute(run.prep, allow_failed=True) if ex.kind == 'local' else run_on(ex, **run.run_kw)
+    return (res, *gold_and_predictions(run.prep, res, run.rows))

@@ -10,7 +10,6 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from ..core import portable
-from ..records import stored_predictions
 from ..metrics import f1_macro
 from ..reference import reference
 from ..robustness import relative_drop, resilience_rel
@@ -23,8 +22,7 @@ from .spec import FAMILIES, other_papers
 
 # %% auto #0
 __all__ = ['PUBLISHED', 'PUBLISHED_ROWS', 'TEST_COLUMNS', 'Leaderboard', 'published', 'published_compared', 'dataset_tests',
-           'significance_stats', 'first_seed', 'gold_and_predictions', 'build_leaderboard', 'robust_and_low_resource',
-           'run_notes']
+           'significance_stats', 'build_leaderboard', 'robust_and_low_resource', 'run_notes']
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #3c00e96b
 PUBLISHED = ('schiller2021', '4',   # beside each cell
@@ -128,22 +126,6 @@ def significance_stats(tests:pd.DataFrame) -> dict:
     return dict(exact_max=EXACT_MAX_DIFFERING, min_test_examples=MIN_TEST_EXAMPLES,
                 p_floor={k: [float(g.p_floor.min()), float(g.p_floor.max())] for k, g in tested.groupby('key')} if len(tested) else {},
                 untested={k: str(g.no_test.iloc[0]) for k, g in tests[tests.no_test.astype(bool)].groupby('key')} if len(tests) else {})
-
-# %% ../../nbs/11f_leaderboard.build.ipynb #ed985650
-def first_seed(preds:dict) -> dict:
-    "Per data key, each system's predictions of its first seed (a seedless system: its one run), from `gold_and_predictions`' by-seed ones."
-    return {k: {sy: runs[min(runs, key=lambda x: (x is not None, x or 0))] for sy, runs in by.items()} for k, by in preds.items()}
-
-def gold_and_predictions(prep, res:RunResult, rows:dict) -> tuple[dict, dict]:
-    "Per data key: the clean test set's gold labels, and each system's predictions by seed (`{seed: predictions}`; seedless: `{None: ...}`)."
-    gold = {k: list(prep.inp.tests[k, 'test'].label) for k in prep.keys if (k, 'test') in prep.inp.tests}
-    preds = {}
-    for folder, rec in sorted(res.records.items(), key=lambda fr: (fr[1].params.get('seed') is not None, fr[1].params.get('seed') or 0)):
-        p = rec.params
-        if p.get('ratio', 1.0) != 1.0 or p.get('row') not in rows: continue
-        for (k, _), labels in stored_predictions(folder, rec, [(k, 'test') for k in gold]).items():
-            preds.setdefault(k, {}).setdefault(rows[p['row']], {}).setdefault(p.get('seed'), labels)
-    return gold, preds
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #e3385ff2
 def build_leaderboard(res:RunResult, gold:dict, preds:dict, rows:dict, n_resamples:int=1000, seed:int=0, alpha:float=0.05,

@@ -8,12 +8,13 @@ import os, tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from ..core import outputs_dir, portable, portable_path, repo_root
-from ..experiment import get_experiment, run_arguments, prepare, execute, run_on, executor_from, Executor, JobsFailed
+from ..experiment import get_experiment, run_arguments, prepare, Executor, JobsFailed
+from ..experiment.reproduce import run_jobs, kept_defaults, smoke_outputs
 from ..papers.benchmark import BenchmarkArgs
 from ..systems.encoders import EncoderOptions
 from .spec import encoder_names, leaderboard_datasets, check_nli_labels, check_own_data, reads_options
 from .params import LeaderboardArgs
-from .build import (Leaderboard, gold_and_predictions, published, build_leaderboard, robust_and_low_resource,
+from .build import (Leaderboard, published, build_leaderboard, robust_and_low_resource,
                                          run_notes)
 from .render import write_leaderboard
 from .probes import probe_pairs, probe_verdicts
@@ -21,8 +22,7 @@ from ..data.overlap import shared_text_notes
 
 # %% auto #0
 __all__ = ['SMOKE_RUN', 'LeaderboardRun', 'leaderboard_rows', 'leaderboard_run_kw', 'not_applicable', 'prepare_leaderboard',
-           'run_jobs', 'leaderboard', 'kept_defaults', 'smoke_args', 'smoke_outputs', 'run_leaderboard',
-           'leaderboard_figures']
+           'leaderboard', 'smoke_args', 'run_leaderboard', 'leaderboard_figures']
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #2c3ccb57
 @dataclass
@@ -120,15 +120,6 @@ def _robust(run:LeaderboardRun, res, table, stats) -> tuple:
     return table.join(extra, on='system'), stats
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #0e086b79
-def run_jobs(run:LeaderboardRun, # a prepared run: its parameters, prepared jobs, run arguments and rows (a `TransferRun` too)
-             executor:Executor|None=None, # where the jobs run (default: the parameters' `executor`, `workers`, `slurm`)
-            ) -> tuple:
-    "Run (or reuse) the run's jobs, here or on `executor`: the result (failed jobs in it), and the gold labels and predictions of its rows."
-    a = run.args
-    ex = executor or executor_from(a.executor, a.workers, slurm=a.slurm or None)
-    res = execute(run.prep, allow_failed=True) if ex.kind == 'local' else run_on(ex, **run.run_kw)
-    return (res, *gold_and_predictions(run.prep, res, run.rows))
-
 def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, checked (or give a prepared `run`)
                 seed:int=0,                     # seed of the significance tests' bootstrap resamples
                 executor:Executor|None=None,    # where the jobs run (default: the parameters' `executor`, `workers`, `slurm`)
@@ -157,11 +148,6 @@ def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, 
 # %% ../../nbs/11h_leaderboard.run.ipynb #9f8bf3e0
 SMOKE_RUN = dict(models=['majority', 'random', 'fasttext'], seeds=[1, 2])   # a smoke run's models and seeds where the notebook's are its defaults
 
-def kept_defaults(P, values:dict) -> dict:
-    "`values` for the fields of parameters `P` that it leaves at their class defaults: a smoke run replaces only what was not chosen."
-    default = type(P)()
-    return {k: list(v) for k, v in values.items() if list(getattr(P, k)) == list(getattr(default, k))}
-
 def smoke_args(P:LeaderboardArgs, # the checked parameters, with `smoke`
                smoke:dict|None,   # the smoke environment of `benchmark` (fixture data, tiny models)
               ) -> LeaderboardArgs:
@@ -171,13 +157,6 @@ def smoke_args(P:LeaderboardArgs, # the checked parameters, with `smoke`
     if not P.datasets and not P.data: kw['datasets'] = list(smoke['datasets'])   # your data alone: only it runs
     if reads_options(kw.get('models', P.models), EncoderOptions): kw['model'] = P.model or [smoke['models']['BERT']]   # the tiny encoder
     return replace(P, **kw, smoke=False, data_dir=str(smoke['data_dir']), run_name=f"{P.run_name}-smoke").checked()
-
-# %% ../../nbs/11h_leaderboard.run.ipynb #568dd7c7
-def smoke_outputs(P, # the parameters of a smoke run (`LeaderboardArgs`, `TransferArgs`)
-                 ) -> str|None:
-    "A smoke run's output folder: its `output_dir`; else `None` where `$STANCE_NB_OUTPUTS` names one; else a new temporary folder."
-    if P.output_dir is not None or os.environ.get('STANCE_NB_OUTPUTS'): return P.output_dir
-    return tempfile.mkdtemp(prefix=f'{P.run_name}-smoke-')
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #73f0de7a
 def run_leaderboard(P:LeaderboardArgs,       # the checked parameters (`parameters(globals(), LeaderboardArgs)`)
