@@ -4,7 +4,7 @@
 
 # %% ../nbs/00f_paramtypes.ipynb #ed24c1ad
 from __future__ import annotations
-import ast, dataclasses, inspect, io, json, math, re, textwrap, tokenize
+import ast, dataclasses, functools, inspect, io, json, math, re, textwrap, tokenize
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -74,9 +74,8 @@ def param_type(text:str,        # the field's type as the notebooks write it (`t
 
 # %% ../nbs/00f_paramtypes.ipynb #a13f55cd
 def _as_data(self:ParamType) -> dict:
-    "This type as JSON data (`ParamType.from_data` reads it back)."
-    return dict(base=self.base, optional=self.optional, bounds=[list(b) for b in self.bounds], choices=self.choices, distinct=self.distinct,
-                name=self.name, model=self.model)
+    "This type as JSON data, every field (`ParamType.from_data` reads it back)."
+    return dataclasses.asdict(self)
 
 def _from_data(cls, d:Mapping) -> ParamType:
     "A type from its JSON data (`ParamType.as_data`); an unknown key is an error naming it."
@@ -191,11 +190,14 @@ def class_comments(source:str) -> dict:
         out[f.target.id] = ' '.join(parts)
     return out
 
+@functools.cache
+def _own_comments(c:type) -> dict:
+    "`class_comments` of class `c`'s own source, read once per class (the source does not change while the process runs)."
+    try: return class_comments(inspect.getsource(c))
+    except (OSError, TypeError): return {}   # a class without source (defined in a REPL)
+
 def field_docs(cls) -> dict:
     "Field -> its comment (`class_comments`) in `cls` or the dataclass it inherits it from; a class without source (defined in a REPL) has none."
     out = {}
-    for c in reversed([c for c in cls.__mro__ if dataclasses.is_dataclass(c)]):
-        try: src = inspect.getsource(c)
-        except (OSError, TypeError): continue
-        out.update({k: v for k, v in class_comments(src).items() if v})
+    for c in reversed([c for c in cls.__mro__ if dataclasses.is_dataclass(c)]): out.update({k: v for k, v in _own_comments(c).items() if v})
     return out

@@ -23,7 +23,7 @@ from .experiment.report import job_commits
 from .experiment.compare import Side, Comparison, compare_sides, LIKE
 from .systems.baselines.register import FastTextOptions
 from .systems.encoders import EncoderOptions
-from .leaderboard.spec import LEADERBOARD_BENCHMARK, reads_options
+from .leaderboard.spec import LEADERBOARD_BENCHMARK, smoke_encoder
 from .leaderboard.params import LeaderboardArgs
 from .experiment.reproduce import run_jobs, first_seed, kept_defaults, smoke_outputs
 from .leaderboard.run import leaderboard_run_kw
@@ -341,7 +341,7 @@ def transfer_smoke_args(P:TransferArgs, # the checked parameters, with `smoke`
     "The parameters of the smoke run: the fixtures' data and encoder, `SMOKE_TRANSFER`'s models and datasets where `P` keeps the defaults."
     if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
     kw = kept_defaults(P, SMOKE_TRANSFER)
-    if reads_options(kw.get('models', P.models), EncoderOptions): kw['model'] = P.model or [smoke['models']['BERT']]   # the tiny encoder
+    kw |= smoke_encoder(kw.get('models', P.models), P.model, smoke)
     return replace(P, **kw, smoke=False, data_dir=str(smoke['data_dir']), run_name=f"{P.run_name}-smoke").checked()
 
 def run_transfer(P:TransferArgs,         # the checked parameters (`parameters(globals(), TransferArgs)`)

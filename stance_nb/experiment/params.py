@@ -188,8 +188,9 @@ def run_kind(cls:type) -> type:
     fam = _family_fields(cls)
     placed = {k: cls.__dict__[k] for k in order if k not in own and k not in fam}
     shared_help = RunSettings.docs()
+    family_help = {o: o.docs() for o in dict.fromkeys(o for o, _, _ in fam.values())}   # each family's comments read once
     cls.setting_help = {**cls.setting_help, **{k: s.help or shared_help[k] for k, s in placed.items()},
-                        **{k: o.docs()[knob] for k, (o, knob, _) in fam.items()}}
+                        **{k: family_help[o][knob] for k, (o, knob, _) in fam.items()}}
     for k, s in placed.items(): setattr(cls, k, shared[k] if s.default is MISSING else _field(s.default, shared[k].metadata))
     for k, (_, _, f) in fam.items():
         setattr(cls, k, _field(f.default if f.default is not MISSING else f.default_factory(), f.metadata))

@@ -69,6 +69,14 @@ class LeaderboardArgs(RunArgs):
             raise ValueError(f"system_options[{m.name!r}]: expected an object of its knobs {valid}; got {given!r}")
         return m.options(**given).checked()
 
+    def system_calls(self, what:str) -> list[tuple]:
+        """(function, its options) for the record function `what` ('check', 'settings') of each chosen system that has one, in `models`'
+        order, each pair once (sdl and mdl share their check and settings: they run once)."""
+        out = []
+        for m in self.systems():
+            if (fn := getattr(m, what)) is not None and (fn, o := self.options_of(m)) not in out: out.append((fn, o))
+        return out
+
 # %% ../../nbs/11e_leaderboard.params.ipynb #26f174ff
 def _given_for_others(a:LeaderboardArgs) -> None:
     """A knob of a system family none of whose systems is in `models` is refused, naming the systems it is for; so is an entry of
@@ -105,12 +113,10 @@ def _validate(self:LeaderboardArgs) -> None:
     if len(self.model or []) > 1 and not chosen:
         raise ValueError(f"several encoders (model) are compared as {' and '.join(encoders)}: add one of them to models")
     _given_for_others(self)
-    options = {m.name: self.options_of(m) for m in self.systems()}   # a family from another package: its knobs checked here
+    for m in self.systems(): self.options_of(m)   # a family from another package: its knobs checked here, a smoke run's too
     if self.smoke: return   # a smoke run's data and models come from the smoke environment: its run checks them
     leaderboard_datasets(self.datasets, self.data, self.data_dir)
-    done = []
-    for m in (m for m in self.systems() if m.check is not None and (m.check, options[m.name]) not in done):
-        m.check(options[m.name]); done.append((m.check, options[m.name]))
+    for check, o in self.system_calls('check'): check(o)
 LeaderboardArgs.validate = _validate
 
 # %% ../../nbs/11e_leaderboard.params.ipynb #b7f4fcd6

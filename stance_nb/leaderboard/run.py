@@ -4,15 +4,13 @@
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #1a109934
 from __future__ import annotations
-import os, tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from ..core import outputs_dir, portable, portable_path, repo_root
 from ..experiment import get_experiment, run_arguments, prepare, Executor, JobsFailed
 from ..experiment.reproduce import run_jobs, kept_defaults, smoke_outputs
 from ..papers.benchmark import BenchmarkArgs
-from ..systems.encoders import EncoderOptions
-from .spec import encoder_names, leaderboard_datasets, check_nli_labels, check_own_data, reads_options
+from .spec import encoder_names, leaderboard_datasets, check_nli_labels, check_own_data, smoke_encoder
 from .params import LeaderboardArgs
 from .build import (Leaderboard, published, build_leaderboard, robust_and_low_resource,
                                          run_notes)
@@ -71,11 +69,8 @@ def leaderboard_run_kw(args:LeaderboardArgs, # the leaderboard's parameters, che
     if more: exp = replace(exp, rows=[*exp.rows, *more])
     run_kw, folder, stem = run_arguments(exp, P, plan=plan)
     run_kw['rows'] = [r for r in exp.rows if r.name in rows]
-    done = []   # each system's settings once for the same options (sdl and mdl share theirs)
-    for m in (m for m in args.systems() if m.settings is not None):
-        if (m.settings, o := args.options_of(m)) in done: continue
-        done.append((m.settings, o))
-        for k, v in m.settings(o).items():
+    for settings, o in args.system_calls('settings'):
+        for k, v in settings(o).items():
             if k == 'models': run_kw['settings']['models'].update(v)
             else: run_kw['settings'][k] = v
     if args.reuse_from: run_kw['reuse'] = [str(Path(r).expanduser()) for r in args.reuse_from]
@@ -155,7 +150,7 @@ def smoke_args(P:LeaderboardArgs, # the checked parameters, with `smoke`
     if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
     kw = kept_defaults(P, SMOKE_RUN)
     if not P.datasets and not P.data: kw['datasets'] = list(smoke['datasets'])   # your data alone: only it runs
-    if reads_options(kw.get('models', P.models), EncoderOptions): kw['model'] = P.model or [smoke['models']['BERT']]   # the tiny encoder
+    kw |= smoke_encoder(kw.get('models', P.models), P.model, smoke)
     return replace(P, **kw, smoke=False, data_dir=str(smoke['data_dir']), run_name=f"{P.run_name}-smoke").checked()
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #73f0de7a

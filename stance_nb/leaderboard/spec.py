@@ -23,7 +23,8 @@ from ..systems.llm.register import LLMSystemOptions, check_llm, llm_rows, llm_ru
 # %% auto #0
 __all__ = ['FAMILIES', 'LEADERBOARD_SYSTEMS', 'SMALL_ENCODER', 'LEADERBOARD_BENCHMARK', 'SystemMeta', 'nli_row', 'nli_ft_row',
            'llm_row', 'encoder_names', 'encoder_size', 'encoder_recipe', 'probe_row', 'prior_row', 'reads_options',
-           'Benchmark', 'leaderboard_datasets', 'benchmark_data', 'other_papers', 'check_nli_labels', 'check_own_data']
+           'smoke_encoder', 'Benchmark', 'leaderboard_datasets', 'benchmark_data', 'other_papers', 'check_nli_labels',
+           'check_own_data']
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #fca64e36
 FAMILIES = ('encoder', 'baseline', 'nli', 'llm', 'probe')   # the systems' families, in the order the notes state their recipes
@@ -223,6 +224,13 @@ def reads_options(models:Sequence[str], # names of `LEADERBOARD_SYSTEMS`
                  ) -> bool:
     "Whether any of the systems `models` reads `options` (so that a run may set them: given for none of them, they are refused)."
     return any(LEADERBOARD_SYSTEMS[m].options is options for m in models)
+
+def smoke_encoder(models:Sequence[str], # a smoke run's systems (names of `LEADERBOARD_SYSTEMS`)
+                  model,                # its `model` as given (None: not given)
+                  smoke:dict,           # the smoke environment (its tiny models)
+                 ) -> dict:
+    "A smoke run's encoder where its systems read one (`EncoderOptions`): the given one, else the tiny one; none otherwise (it would be refused)."
+    return {'model': model or [smoke['models']['BERT']]} if reads_options(models, EncoderOptions) else {}
 
 # %% ../../nbs/11d_leaderboard.spec.ipynb #bbced0d1
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@
 # %% ../../../nbs/10g_systems.llm.register.ipynb #645e5b8c
 from __future__ import annotations
 import itertools, json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 import pandas as pd
 from ...experiment.spec import Context, Row, register_system, model_of
@@ -17,8 +17,8 @@ from .cache import AnswerCache
 from .evaluate import run_llm, template_spread
 
 # %% auto #0
-__all__ = ['LLM_MODEL', 'LLM_COLUMNS', 'check_endpoint', 'check_llm', 'llm_model', 'LLMSystemOptions', 'row_options', 'llm_runs',
-           'parse_failures', 'llm_rows', 'run_spread']
+__all__ = ['LLM_COLUMNS', 'LLM_MODEL', 'check_endpoint', 'check_llm', 'llm_model', 'row_options', 'llm_runs', 'parse_failures',
+           'llm_rows', 'LLMSystemOptions', 'run_spread']
 
 # %% ../../../nbs/10g_systems.llm.register.ipynb #390ad87b
 def check_endpoint(spec:dict) -> None:
@@ -46,28 +46,6 @@ def llm_model(spec, batch_size:int=8, device=None):
     key = json.dumps([str(spec), batch_size, str(device)])
     if key not in _LOADED: _LOADED.clear(); _LOADED[key] = CausalLM(str(spec), batch_size=batch_size, device=device)
     return _LOADED[key]
-
-# %% ../../../nbs/10g_systems.llm.register.ipynb #4a61700b
-LLM_MODEL = 'meta-llama/Llama-2-13b-chat-hf'   # the EZ-STANCE paper's LLaMA 2 row
-
-@dataclass
-class LLMSystemOptions(SystemOptions):
-    "The `llm` system's knobs: the model (or an OpenAI-compatible endpoint) and how it is asked (`LLMOptions`, lists for several rows)."
-    prefix = 'llm_'
-    model:str|None = arg(None, model=True)   # the model of llm: a causal LM, a Hub id or a local folder; None: meta-llama/Llama-2-13b-chat-hf
-    endpoint:dict = arg({})               # or an OpenAI-compatible endpoint for llm: {"base_url": "http://host:port/v1", "model": "name"}
-    options:dict = arg({})                # llm: LLMOptions (mode score|generate, template, k, demos, demo_seed, normalise, calibrate, chat,
-                                          # max_new_tokens); a list gives a row each: {"template": ["chatgpt", "llama2", "qa"], "k": [0, 4]}
-
-    @property
-    def spec(self):
-        "What the rows read: the endpoint, else the model, else the paper's."
-        return self.endpoint or self.model or LLM_MODEL
-
-    def validate(self) -> None:
-        if self.endpoint: check_endpoint(self.endpoint)
-        if bad := sorted(set(self.options) - {f.name for f in fields(LLMOptions)}):
-            raise ValueError(f"llm_options: unknown {bad}; valid: {[f.name for f in fields(LLMOptions)]}")
 
 # %% ../../../nbs/10g_systems.llm.register.ipynb #d531d652
 def row_options(row:Row) -> LLMOptions:
@@ -139,6 +117,29 @@ def llm_rows(options:dict|None=None,  # `LLMOptions` fields; a list of values (t
                        if k in ('k', 'calibrate') else f"{k}={c[k]}" if k in ('demo_seed', 'max_new_tokens') else str(c[k]) for k in varied).strip()
         rows.append(Row(f'{name} [{tag}]' if tag else name, 'llm', {'model': model, **o}, **row_kw))
     return rows
+
+# %% ../../../nbs/10g_systems.llm.register.ipynb #4a61700b
+LLM_MODEL = 'meta-llama/Llama-2-13b-chat-hf'   # the EZ-STANCE paper's LLaMA 2 row
+
+@dataclass
+class LLMSystemOptions(SystemOptions):
+    "The `llm` system's knobs: the model (or an OpenAI-compatible endpoint) and how it is asked (`LLMOptions`, lists for several rows)."
+    prefix = 'llm_'
+    model:str|None = arg(None, model=True)   # the model of llm: a causal LM, a Hub id or a local folder; None: meta-llama/Llama-2-13b-chat-hf
+    endpoint:dict = arg({})               # or an OpenAI-compatible endpoint for llm: {"base_url": "http://host:port/v1", "model": "name"}
+    options:dict = arg({})                # llm: LLMOptions (mode score|generate, template, k, demos, demo_seed, normalise, calibrate, chat,
+                                          # max_new_tokens); a list gives a row each: {"template": ["chatgpt", "llama2", "qa"], "k": [0, 4]}
+
+    @property
+    def spec(self):
+        "What the rows read: the endpoint, else the model, else the paper's."
+        return self.endpoint or self.model or LLM_MODEL
+
+    def validate(self) -> None:
+        "The endpoint's keys, and the options as the rows read them (`llm_rows`: names, values, lists), before any data is looked for."
+        if self.endpoint: check_endpoint(self.endpoint)
+        try: llm_rows(self.options)
+        except ValueError as e: raise ValueError(f"llm_options: {e}") from None
 
 # %% ../../../nbs/10g_systems.llm.register.ipynb #d64f288b
 def run_spread(result) -> pd.DataFrame:
