@@ -285,7 +285,8 @@ def prepare_transfer(args:TransferArgs,
     exp, rows, _, run_kw = leaderboard_run_kw(L, L.benchmark_args(), plan)
     specs = transfer_specs(args.datasets, args.leave_one_out, args.max_train)
     own = [replace(r, attacks=(), ratios=(1.0,), data=None, tables=()) for r in run_kw['rows']]
-    texp = replace(exp, name='transfer', data=specs, rows=own, tables={}, cells=None, metrics=_macro_f1_only, significance={}, appendix={})
+    texp = replace(exp, name='transfer', data=specs, rows=own, tables={}, cells=None, metrics=_macro_f1_only, significance={}, appendix={},
+                   shared_training=True)   # one job per training set: every transfer system predicts each test set it is given
     run_kw = {**{k: v for k, v in run_kw.items() if k not in ('specs', 'ratios')}, 'exp': texp, 'rows': own, 'keys': list(specs),
               'out': outputs_dir(args.output_dir, 'transfer', 'runs', create=not plan), 'strict': True}
     return TransferRun(args, rows, run_kw, prepare(**run_kw))

@@ -29,8 +29,8 @@ def _macro(gold, pred):
 def test_majority_transfer_by_hand(data, tmp_path):
     "Each cell of the majority baseline equals macro-F1 of its training set's majority label on the test set, computed by hand; Δ is the difference."
     argv = ['transfer', '--models', 'majority', '--datasets', ','.join(DATASETS), '--data-dir', str(data), '--output-dir', str(tmp_path/'out'), '--json']
-    code, out, err = run_cli(argv + ['--plan'])   # first a plan: 9 pairs and 3 leave-one-out jobs, no folder made
-    assert code == 0 and json.loads(out)['plan']['jobs'] == 12 and not (tmp_path/'out').exists(), err[-3000:]
+    code, out, err = run_cli(argv + ['--plan'])   # first a plan: one job per training set (3 datasets, 3 pooled sets), no folder made
+    assert code == 0 and json.loads(out)['plan']['jobs'] == 6 and not (tmp_path/'out').exists(), err[-3000:]
     code, out, err = run_cli(argv)
     assert code == 0, err[-3000:]
     res = json.loads(out)
@@ -59,7 +59,9 @@ def test_majority_transfer_by_hand(data, tmp_path):
     code, out2, err = run_cli(['transfer', '--models', 'majority', '--datasets', ','.join(DATASETS), '--data-dir', str(data),
                                '--output-dir', str(tmp_path/'out'), '--json'])
     again = json.loads(out2)
-    assert code == 0 and again['conditions']['reused'] == again['conditions']['jobs'] == 12
+    assert code == 0 and again['conditions']['reused'] == again['conditions']['jobs'] == 6
+    keys = sorted(tuple(json.loads(r.read_text())['params']['labels']) for r in (tmp_path/'out'/'transfer'/'runs').glob('*/record.json'))
+    assert ('ibmcs-to-ibmcs', 'ibmcs-to-perspectrum', 'ibmcs-to-semeval2016t6') in keys and ('rest-to-ibmcs',) in keys and len(keys) == 6
     assert pd.DataFrame(again['cells']).f1.tolist() == pd.DataFrame(res['cells']).f1.tolist()
 
 def test_pooled_training_data(data):
@@ -85,8 +87,8 @@ def test_bad_input_stops_before_any_job(data, tmp_path, argv, msg):
     assert not (tmp_path/'out').exists() or not any((tmp_path/'out').rglob('*.csv'))
 
 def test_encoder_transfer_to_a_dataset_with_more_labels(data, tiny_model, tmp_path):
-    """sdl trained on ibmcs (FAVOR, AGAINST) and tested on semeval2016t6 (with NONE): the job runs, its head has an output for NONE
-    that no training row is, and every cell has a score; the note says the training data lacks NONE."""
+    """sdl trained on ibmcs (FAVOR, AGAINST) and tested on semeval2016t6 (with NONE): one job trains the model once and predicts both test
+    sets, its head with an output for NONE that no training row is; every cell has a score; the note says the training data lacks NONE."""
     code, out, err = run_cli(['transfer', '--models', 'sdl', '--model', str(tiny_model), '--encoder-preset', 'smoke', '--datasets',
                               'ibmcs,semeval2016t6', '--data-dir', str(data), '--output-dir', str(tmp_path/'out'), '--json'])
     assert code == 0, err[-3000:]
@@ -94,6 +96,8 @@ def test_encoder_transfer_to_a_dataset_with_more_labels(data, tiny_model, tmp_pa
     cells = pd.DataFrame(res['cells']).set_index(['train', 'test'])
     assert len(cells) == 4 and cells.f1.notna().all(), cells
     assert any("ibmcs-to-semeval2016t6: the test labels ['NONE'] are not in the training data" in n for n in res['notes'])
+    job, = (tmp_path/'out'/'transfer'/'runs').glob('BERT_SDL-ibmcs-to-ibmcs_ibmcs-to-semeval2016t6-*')
+    assert set(read_job_predictions(job/'predictions.jsonl.gz')) == {('ibmcs-to-ibmcs', 'test'), ('ibmcs-to-semeval2016t6', 'test')}
 
 def test_committed_transfer_rebuilds_from_its_records(tmp_path, monkeypatch):
     """results/transfer-minilm rebuilds from its committed records alone (every job taken in, none trained): the same cells. On a CPU
@@ -144,8 +148,22 @@ def test_cells_scored_over_the_test_sets_labels(data, tmp_path):
     (job/'record.json').write_text(json.dumps(rec))
     code, out, err = run_cli(argv)
     again = json.loads(out)
-    assert code == 0 and again['conditions']['reused'] == again['conditions']['jobs'] == 4, err[-3000:]
+    assert code == 0 and again['conditions']['reused'] == again['conditions']['jobs'] == 2, err[-3000:]
     assert 'scored again under scoring rule 2' in out + err and 'semeval2016t6-to-ibmcs' in out + err
     assert pd.DataFrame(again['cells']).set_index('key').loc['semeval2016t6-to-ibmcs'].f1 == pytest.approx(c.f1, abs=1e-12)
     fixed = json.loads((job/'record.json').read_text())['metrics']
     assert fixed['scoring'] == 2 and fixed['scores'][0]['value'] == pytest.approx(c.f1, abs=1e-12)
+
+def test_plan_priced_from_the_stores_it_reuses(data, tmp_path):
+    """A transfer's plan prices its jobs from the finished jobs of the same system in the stores it takes jobs from: seed 2 of the random
+    baseline after a run of seed 1 in another store has an estimate for every job, said to come from there; without the store, none."""
+    first = ['transfer', '--models', 'random', '--datasets', 'ibmcs,semeval2016t6', '--data-dir', str(data), '--json']
+    code, out, err = run_cli(first + ['--output-dir', str(tmp_path/'one')])
+    assert code == 0, err[-3000:]
+    plan = first + ['--seeds', '2', '--output-dir', str(tmp_path/'two'), '--plan']
+    code, out, err = run_cli(plan + ['--reuse-from', str(tmp_path/'one'/'transfer'/'runs')])
+    p = json.loads(out)['plan']
+    assert code == 0 and p['jobs'] == 2 and p['unknown'] == 0 and p['estimated'] == 2, err[-3000:]
+    assert 'finished random jobs in this job store (or a store it takes jobs from) on ibmcs-to-ibmcs' in err
+    code, out, err = run_cli(plan)
+    assert code == 0 and json.loads(out)['plan']['estimated'] == 0 and 'no finished random job' in err, err[-3000:]

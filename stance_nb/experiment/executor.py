@@ -327,24 +327,27 @@ def _train_rows(frames:Mapping, key:str) -> int|None:
     ratios = [r for k, r in frames if k == key]
     return int((frames[key, max(ratios)].split == 'train').sum()) if ratios else None
 
+_OR = ' (or a store it takes jobs from)'
+
 def _store_estimate(job, ctx, measured:dict, frames:Mapping) -> tuple:
     """(seconds, basis) of a job without a training budget (majority, random, fastText) from the finished jobs of its system in this
     job store: on its own dataset their mean; on others their seconds per training row times this job's rows (a mean over datasets
     of other sizes would price a 60,000-row dataset as a 2,000-row one); None where none finished."""
     sysname, key = job.row.system, job.keys[0]
-    if (sysname, key) in measured: return measured[sysname, key], f"finished {sysname} jobs in this job store on {key}"
+    if (sysname, key) in measured: return measured[sysname, key], f"finished {sysname} jobs in this job store{_OR} on {key}"
     done = {k: s for (sy, k), s in measured.items() if sy == sysname}
     rows = sum(int((f.split == 'train').sum()) for f in ctx.data.values())
     if rates := {k: s / n for k, s in done.items() if (n := _train_rows(frames, k))}:
-        return (sum(rates.values()) / len(rates) * rows, f"finished {sysname} jobs in this job store on {', '.join(sorted(rates))}, "
+        return (sum(rates.values()) / len(rates) * rows, f"finished {sysname} jobs in this job store{_OR} on {', '.join(sorted(rates))}, "
                 f"scaled to {rows:,} training rows")
-    if done: return None, f"unknown: finished {sysname} jobs in this job store are on data this plan does not load"
-    return None, f"unknown: no finished {sysname} job in this job store"
+    if done: return None, f"unknown: finished {sysname} jobs in this job store{_OR} are on data this plan does not load"
+    return None, f"unknown: no finished {sysname} job in this job store{_OR}"
 
 def _store_seconds(prep:Prepared) -> dict:
-    "(system, data key) -> mean wall seconds of the finished jobs in this job store."
+    """(system, data key) -> mean wall seconds of the finished jobs in this job store and the stores it takes jobs from (a transfer's
+    earlier store prices its new jobs)."""
     by = {}
-    for rec_path in prep.root.glob('*/record.json'):
+    for rec_path in (p for store in (prep.root, *prep.reuse) for p in Path(store).glob('*/record.json')):
         try: r = json.loads(rec_path.read_text(encoding='utf-8')); p = r['params']
         except (OSError, ValueError, KeyError): continue
         if r.get('wall_time') is None: continue

@@ -14,11 +14,11 @@ from ..core import out_of_space, outputs_dir, StanceDataError, progress, is_quie
 from ..core import data_dirs, shorten, torch_threads
 from ..claims import RunLock, ClaimBusy, heartbeat_seconds, worker_id, holder
 from ..data import DATASETS
-from ..data.core import fingerprint
+from ..data.core import fingerprint, STANCE_LABELS
 from ..metrics import score, SCORING, SCORING_RULE
 from ..records import RunRecord, stored_predictions
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS, JobRequeued,
-                                       out_of_memory)
+                                       out_of_memory, training_groups, shared_inputs)
 from .data import load_data, split_of, full_data_loads, spec_record
 from .store import (job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished,
                                         finished_elsewhere, why_not_taken, check_job_stores)
@@ -27,14 +27,15 @@ from .cost import CPU_CHECKPOINT_EVERY, full_cpu_run, announce_cpu_cost
 
 # %% auto #0
 __all__ = ['COLLAPSE_SHARE', 'SCORE_COLUMNS', 'LABEL_COLUMNS', 'ENV_FIELDS', 'plan_jobs', 'score_predictions', 'label_shares',
-           'collapse_lines', 'job_device', 'finished_job', 'job_environment', 'environments', 'Prepared', 'prepare',
-           'job_states', 'execute', 'run']
+           'collapse_lines', 'job_device', 'job_context', 'finished_job', 'job_environment', 'environments', 'Prepared',
+           'prepare', 'job_states', 'execute', 'run']
 
 # %% ../../nbs/10j_experiment.runner.ipynb #ebbc7737
 def plan_jobs(exp:Experiment, rows:Sequence[Row], keys:Sequence[str], seeds:Sequence[int], ratios:Sequence[float]|None=None,
               available:set|None=None, # the (data key, ratio) pairs that loaded; default: all
              ) -> list[Job]:
-    "Every job of `rows` on the data `keys`: per seed (seeded systems), per ratio, per dataset (or one joint job)."
+    """Every job of `rows` on the data `keys`: per seed (seeded systems), per ratio, per data key (or per training set where the
+    experiment shares them: `training_groups`), or one joint job over all the data."""
     jobs = []
     for r in rows:
         sysm = SYSTEMS[r.system]
@@ -42,7 +43,8 @@ def plan_jobs(exp:Experiment, rows:Sequence[Row], keys:Sequence[str], seeds:Sequ
             ks = [k for k in keys if (r.data is None or k in r.data) and (available is None or (k, ratio) in available)]
             if not ks: continue
             for seed in (seeds if sysm.seeded else [None]):
-                jobs += [Job(r, tuple(ks), seed, ratio)] if sysm.joint else [Job(r, (k,), seed, ratio) for k in ks]
+                groups = [tuple(ks)] if sysm.joint else training_groups(exp.data, ks) if exp and exp.shared_training else [(k,) for k in ks]
+                jobs += [Job(r, g, seed, ratio) for g in groups]
     return jobs
 
 # %% ../../nbs/10j_experiment.runner.ipynb #ef86ba67
@@ -63,8 +65,9 @@ def score_predictions(exp:Experiment, key:str, spec:DataSpec, frame:pd.DataFrame
     if exp.cells is not None: return [dict(zip(('table', 'column', 'metric', 'value'), c)) for c in exp.cells(key, frame, list(pred))]
     names = exp.metrics(key, spec) if exp.metrics else list(dict.fromkeys(['f1_macro', DATASETS[spec.dataset].metric]))
     gold = frame.label.tolist()
-    labels = sorted(set(frame.attrs.get('labels') or DATASETS[spec.dataset].labels or gold) | set(frame.attrs.get('test_labels') or ()))
-    over = frame.attrs.get('test_labels')   # a model tested on another dataset: averaged over that dataset's own labels
+    common = set(STANCE_LABELS) if frame.attrs.get('stance_labels') else set()   # a transfer's label space: any of its labels is an answer
+    labels = sorted(set(frame.attrs.get('labels') or DATASETS[spec.dataset].labels or gold) | set(frame.attrs.get('test_labels') or ()) | common)
+    over = frame.attrs.get('test_labels') or (frame.attrs.get('labels') if common else None)   # averaged over the test set's own labels
     return [dict(table='', column=key, metric=m, value=score(None, gold, list(pred), metric=m, labels=labels, over=over)) for m in names]
 
 # %% ../../nbs/10j_experiment.runner.ipynb #4b817dc8
@@ -188,6 +191,14 @@ def job_device(job:Job, settings:dict) -> str:
     if sysm.budget is None and isinstance(sysm.settings, tuple) and 'device' not in sysm.settings: return 'cpu'
     return get_device(None if sysm.budget is not None else settings.get('device')).type
 
+# %% ../../nbs/10j_experiment.runner.ipynb #e1b97ab4
+def job_context(job:Job, data:dict, tests:dict, folder:Path, settings:dict) -> tuple[Context, dict]:
+    """What the system sees of `job`, and the map of its test-set names back to (data key, test set): a joint job sees all its data; a
+    job of several keys with one training set sees that set once and every key's test sets (`shared_inputs`)."""
+    if SYSTEMS[job.row.system].joint: return Context(job.row, job.seed, job.ratio, data, tests, folder, settings), {}
+    data, tests, back = shared_inputs(job.keys, data, tests)
+    return Context(job.row, job.seed, job.ratio, data, tests, folder, settings), back
+
 # %% ../../nbs/10j_experiment.runner.ipynb #52fdef0c
 def _precision(job:Job, inp:_Inputs, ts:dict, settings:dict) -> tuple[str|None, str|None]:
     """What a job that trains an encoder trains in on this machine (`mixed_precision='auto'` resolved) and, where its recipe
@@ -195,21 +206,33 @@ def _precision(job:Job, inp:_Inputs, ts:dict, settings:dict) -> tuple[str|None, 
     sysm = SYSTEMS[job.row.system]
     if sysm.budget is None: return None, None
     from stance_nb.train import resolve_precision   # torch, imported only by runs that train an encoder
-    try: cfg, _ = sysm.budget(Context(job.row, job.seed, job.ratio, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, Path('.'), settings))
+    try: cfg, _ = sysm.budget(job_context(job, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, Path('.'), settings)[0])
     except RowSkipped: return None, None   # no model: the job is reported as not run
     prec = resolve_precision(cfg.mixed_precision, settings.get('cpu_precision') if job_device(job, settings) == 'cpu' else None)
     return prec, (job_device(job, settings) if cfg.mixed_precision == 'auto' else None)
 
 # %% ../../nbs/10j_experiment.runner.ipynb #a25fad61
-def _plan(exp:Experiment, rows:list, seeds, ratios, inp:_Inputs, settings:dict, root:Path) -> list[tuple]:
-    "Every job with its test sets, its parameters (data fingerprints, declared labels, precision) and its folder in the job store."
+def _plan_item(job:Job, inp:_Inputs, settings:dict, root:Path) -> tuple:
+    "A job with its test sets, its parameters (data fingerprints, declared labels, precision) and its folder in the job store."
+    ts, fps = _job_inputs(job, inp)
+    labels = {k: inp.frames[k, job.ratio].attrs.get('labels') for k in job.keys}
+    precision, device = _precision(job, inp, ts, settings)
+    params = job_params(job, fps, settings, labels=labels, precision=precision, device=device)
+    return job, ts, params, job_dir(root, job, params)
+
+_finished_in = lambda item, stores: (finished_record(item[3], item[2]) is not None
+                                     or bool(stores) and finished_elsewhere(item[3], item[2], stores) is not None)
+
+def _plan(exp:Experiment, rows:list, seeds, ratios, inp:_Inputs, settings:dict, root:Path, stores:Sequence[Path]=()) -> list[tuple]:
+    """Every job (`_plan_item`). A job of one training set for several keys that no store has finished, whose keys' one-key jobs all are
+    (a store made before keys shared their training set), is planned as those jobs: they are reused, not run again."""
     plan = []
     for job in plan_jobs(exp, rows, inp.keys, seeds, ratios, available=set(inp.frames)):
-        ts, fps = _job_inputs(job, inp)
-        labels = {k: inp.frames[k, job.ratio].attrs.get('labels') for k in job.keys}
-        precision, device = _precision(job, inp, ts, settings)
-        params = job_params(job, fps, settings, labels=labels, precision=precision, device=device)
-        plan.append((job, ts, params, job_dir(root, job, params)))
+        item = _plan_item(job, inp, settings, root)
+        if len(job.keys) > 1 and not SYSTEMS[job.row.system].joint and not _finished_in(item, stores):
+            singles = [_plan_item(Job(job.row, (k,), job.seed, job.ratio), inp, settings, root) for k in job.keys]
+            if all(_finished_in(it, stores) for it in singles): plan += singles; continue
+        plan.append(item)
     return plan
 
 # %% ../../nbs/10j_experiment.runner.ipynb #f6dcf4a7
@@ -337,10 +360,10 @@ def _run_job(exp, job, params, folder, data, tests, settings, attack_seconds:dic
         rec = RunRecord(f'{exp.name}/{job.row.name}', params, job.seed)
         rec.hardware.update(worker=worker_id(), pid=os.getpid(), devices=os.environ.get('CUDA_VISIBLE_DEVICES'),   # where the job ran
                             device=job_device(job, settings))
-        data, tests = _transformed(job, data, tests)
-        ctx = Context(job.row, job.seed, job.ratio, data, tests, folder, settings)
+        ctx, back = job_context(job, *_transformed(job, data, tests), folder, settings)
         t0 = time.perf_counter()
         preds, info = SYSTEMS[job.row.system].fn(ctx)
+        preds = {back.get(kt, kt): p for kt, p in preds.items()}   # each key's test sets by their own names again
         inner = {k: v for i in ([info] + [v for v in info.values() if isinstance(v, dict)]) for k, v in (i.get('phases') or {}).items()}
         rec.phases.update(inner)   # the trainer's own split (load, tokenize, train, evaluate, write); the rest is the system's
         rec.phases['system'] = max(0.0, time.perf_counter() - t0 - sum(inner.values()))
@@ -456,6 +479,7 @@ class Prepared:
     t_start:float; git:str|None; data_dir:object; attack_seed:int
     not_taken:dict=field(default_factory=dict) # job label -> why another job store's job for it was not taken (`prepare`'s `reuse`)
     elsewhere:dict=field(default_factory=dict) # `prepare(take=False)`: job folder -> the job store it would be taken from (nothing copied)
+    reuse:list=field(default_factory=list)     # the other job stores it takes finished jobs from (`prepare`'s `reuse`)
 
 # %% ../../nbs/10j_experiment.runner.ipynb #0ffb24d6
 def prepare(exp:Experiment,
@@ -491,8 +515,8 @@ def prepare(exp:Experiment,
         print(f"{root}: {len(old)} job(s) keyed by an earlier version of the job store are not reused (see KEY_VERSION: "
               f"what a key holds changed): delete those folders ({old[0].name}, ...) to free the space")
     inp = _read_inputs(exp, rows, keys, ratios, data_dir, strict, attack_seed, settings)
-    plan = _plan(exp, rows, seeds, ratios, inp, settings, root)
     not_taken, elsewhere, stores = {}, {}, [Path(r) for r in reuse]
+    plan = _plan(exp, rows, seeds, ratios, inp, settings, root, stores)
     if stores:
         found = {folder: src for job, ts, params, folder in plan
                  if (src := (import_finished if take else finished_elsewhere)(folder, params, stores)) is not None}
@@ -506,7 +530,7 @@ def prepare(exp:Experiment,
                      if not (folder/'record.json').exists() and folder not in found and (why := why_not_taken(folder, params, stores))}
         for label, why in list(not_taken.items())[:5]: print(f"not taken (runs here): {label}: {why}")
         if len(not_taken) > 5: print(f"... and {len(not_taken) - 5} more job(s) not taken")
-    return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed, not_taken, elsewhere)
+    return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed, not_taken, elsewhere, stores)
 
 # %% ../../nbs/10j_experiment.runner.ipynb #2b317a65
 def _done_after(folder:Path, after:float|None) -> bool:
@@ -537,7 +561,7 @@ def execute(prep:Prepared,
            ) -> RunResult:
     "Run the planned jobs (or reuse finished ones); score every prediction; the run's conditions."
     exp, inp, plan, settings, since = prep.exp, prep.inp, prep.plan, prep.settings, since or prep.t_start
-    pending = lambda: [(job, Context(job.row, job.seed, job.ratio, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, folder, settings))
+    pending = lambda: [(job, job_context(job, {k: inp.frames[k, job.ratio] for k in job.keys}, ts, folder, settings)[0])
                        for job, ts, params, folder in plan
                        if not finished_only and finished_job(exp, folder, params, ts, since if force else None) is None]
     with torch_threads(1 if settings.get('smoke') else None):   # tiny models: operations too small to share (2 threads: 5× slower, busy cores)

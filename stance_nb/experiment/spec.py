@@ -15,7 +15,8 @@ from ..registry import Registry, UnknownName
 # %% auto #0
 __all__ = ['EXPERIMENTS', 'SYSTEMS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'load_papers', 'get_experiment', 'System',
            'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row',
-           'Experiment', 'Job', 'RunResult', 'JobsFailed', 'out_of_memory', 'JobRequeued']
+           'Experiment', 'Job', 'training_groups', 'shared_inputs', 'RunResult', 'JobsFailed', 'out_of_memory',
+           'JobRequeued']
 
 # %% ../../nbs/10_experiment.spec.ipynb #01cf2c2a
 EXPERIMENTS = Registry('experiment', group=PAPERS_GROUP)   # experiment name -> `Experiment`: each paper's module registers its own when imported
@@ -163,6 +164,8 @@ class Experiment:
     paper_runs:dict=field(default_factory=dict) # row -> how the paper ran it, as far as it says: encoder, recipe ('paper'), seeds (how many
                                 # its numbers average) and precision (`compare.Side`'s run facets); what it does not state is not compared
                                 # and is said (`Side.unstated`)
+    shared_training:bool=False  # data keys that differ only in their test split share one job (`training_groups`), its model trained
+                                # once: for systems that predict every test set they are given (a transfer's)
 
     def parameter_choices(self) -> dict:
         "Valid values of a result notebook's `choices` constraints: datasets, rows, tables and the experiment's own."
@@ -211,6 +214,38 @@ class Job:
         "The label with the model its encoder stands for in the run's `models` named (`BERT_SDL (all-MiniLM-L6-v2) on arc`)."
         m = (models or {}).get(self.row.options.get('encoder', ''))
         return self.label.replace(self.row.name, f'{self.row.name} ({model_tag(m)})', 1) if m else self.label
+
+# %% ../../nbs/10_experiment.spec.ipynb #1a41aabd
+def training_groups(specs:dict,   # data key -> `DataSpec`
+                    keys:Iterable[str], # the keys to group, in order
+                   ) -> list[tuple]:
+    """`keys` grouped by the training data their specs read: keys whose specs differ only in the test split taken from another dataset
+    (`test_from`) train the same model. A key that reads its own test split leads its group; groups in the order of their first key."""
+    groups = {}
+    for k in keys:
+        s = specs[k]
+        groups.setdefault((s.dataset, s.fold, tuple(o for o in s.options if o[0] != 'test_from')), []).append(k)
+    return [tuple(sorted(g, key=lambda k: any(o[0] == 'test_from' for o in specs[k].options))) for g in groups.values()]
+
+# %% ../../nbs/10_experiment.spec.ipynb #b98798c5
+def shared_inputs(keys:tuple,   # a job's data keys: one training set (`training_groups`), the first one leading
+                  data:dict,    # data key -> its table (train, dev, test)
+                  tests:dict,   # (data key, test set) -> rows to predict
+                 ) -> tuple[dict, dict, dict]:
+    """What the system of a job over several keys with one training set sees: the first key's table alone, and every other key's test
+    sets beside its own, named `<test>@<key>` (as attacked test sets are); the labels only another key's test split has are the table's
+    `unseen_test_labels`, as for one key. Also the map from those names back to (key, test set). One key: `data` and `tests` as they are."""
+    lead = keys[0]
+    if len(keys) == 1: return data, tests, {}
+    train = lambda k: data[k][data[k].split != 'test'].reset_index(drop=True).dropna(axis=1, how='all')   # another test split's columns: empty here
+    for k in keys[1:]:
+        try: pd.testing.assert_frame_equal(train(k), train(lead), check_dtype=False)   # an id column beside a test split's blanks reads as float
+        except AssertionError:
+            raise RuntimeError(f"data keys {lead!r} and {k!r} share one job but not their training rows: each needs its own job") from None
+    frame = data[lead].copy(deep=False)
+    if unseen := sorted({l for k in keys for l in data[k].attrs.get('unseen_test_labels') or ()}): frame.attrs['unseen_test_labels'] = unseen
+    back = {(lead, t if k == lead else f'{t}@{k}'): (k, t) for k, t in tests}
+    return {lead: frame}, {name: tests[kt] for name, kt in back.items()}, back
 
 # %% ../../nbs/10_experiment.spec.ipynb #820d46c1
 @dataclass
