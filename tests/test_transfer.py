@@ -167,3 +167,24 @@ def test_plan_priced_from_the_stores_it_reuses(data, tmp_path):
     assert 'finished random jobs in this job store (or a store it takes jobs from) on ibmcs-to-ibmcs' in err
     code, out, err = run_cli(plan)
     assert code == 0 and json.loads(out)['plan']['estimated'] == 0 and 'no finished random job' in err, err[-3000:]
+
+def test_store_of_one_job_per_pair_is_read_as_it_is(data, tmp_path, monkeypatch):
+    """A job store made one job per train/test pair (the layout before training sets were shared) is read as it is: every one of its
+    jobs reused, none run, the same cells; a store that lacks one pair's job trains that training set's model again, once."""
+    import stance_nb.experiment.runner as runner
+    argv = ['transfer', '--models', 'random', '--datasets', ','.join(DATASETS), '--data-dir', str(data), '--output-dir', str(tmp_path/'out'),
+            '--json']
+    with monkeypatch.context() as m:
+        m.setattr(runner, 'training_groups', lambda specs, keys: [(k,) for k in keys])
+        code, out, err = run_cli(argv)
+    old = json.loads(out)
+    assert code == 0 and old['conditions']['jobs'] == 12, err[-3000:]
+    code, out, err = run_cli(argv)
+    again = json.loads(out)
+    assert code == 0 and again['conditions']['jobs'] == again['conditions']['reused'] == 12, err[-3000:]
+    assert pd.DataFrame(again['cells']).f1.tolist() == pd.DataFrame(old['cells']).f1.tolist()
+    import shutil
+    shutil.rmtree(next((tmp_path/'out'/'transfer'/'runs').glob('Random_baseline-ibmcs-to-semeval2016t6-*')))
+    code, out, err = run_cli(argv)
+    c = json.loads(out)['conditions']
+    assert code == 0 and c['jobs'] == 12 - 3 + 1 and c['reused'] == 12 - 3, err[-3000:]   # ibmcs's model: one job for its three test sets
