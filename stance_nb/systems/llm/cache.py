@@ -73,7 +73,8 @@ def _put(self:AnswerCache, key:str, value):
 def _flush(self:AnswerCache):
     "Write the pending entries to a new file of the folder, atomically."
     if not self.pending: return
-    name = f"{time.strftime('%Y%m%dT%H%M%S')}-{time.time_ns() % 10**9:09d}-{os.getpid()}.jsonl"
+    t = time.time_ns()   # one reading for both parts: the names sort in the order the files were written
+    name = f"{time.strftime('%Y%m%dT%H%M%S', time.localtime(t // 10**9))}-{t % 10**9:09d}-{os.getpid()}.jsonl"
     write_jsonl(self.folder/name, ({'k': k, 'v': v, 'h': _digest(v)} for k, v in self.pending.items()))
     self.entries.update(self.pending); self.pending = {}
 AnswerCache.get, AnswerCache.put, AnswerCache.flush = _get, _put, _flush
