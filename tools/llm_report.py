@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 from stance_nb.core import write_text
 from stance_nb.records import RunRecord, stored_predictions
+from stance_nb.experiment.runner import label_shares
 from stance_nb.systems.llm.register import llm_runs
 from stance_nb.systems.llm.evaluate import template_spread
 
@@ -60,8 +61,8 @@ def top_labels(runs_dir:Path) -> dict:
         if rec.params.get('system') != 'llm': continue
         for (key, test), pred in stored_predictions(f.parent, rec).items():
             if test == 'test' and pred:
-                top = pd.Series(pred).value_counts()
-                out[rec.params['row'], key] = (str(top.index[0]), float(top.iloc[0] / len(pred)))
+                sh = label_shares((), pred)   # the runner's own count of a test set's predicted labels
+                out[rec.params['row'], key] = (str(sh['top_label']), sh['top_share'])
     return out
 
 def full_table(full:pd.DataFrame, sample:pd.DataFrame, tops:dict) -> str:

@@ -238,8 +238,9 @@ def shared_inputs(keys:tuple,   # a job's data keys: one training set (`training
     lead = keys[0]
     if len(keys) == 1: return data, tests, {}
     train = lambda k: data[k][data[k].split != 'test'].reset_index(drop=True).dropna(axis=1, how='all')   # another test split's columns: empty here
+    rows = train(lead)
     for k in keys[1:]:
-        try: pd.testing.assert_frame_equal(train(k), train(lead), check_dtype=False)   # an id column beside a test split's blanks reads as float
+        try: pd.testing.assert_frame_equal(train(k), rows, check_dtype=False)   # an id column beside a test split's blanks reads as float
         except AssertionError:
             raise RuntimeError(f"data keys {lead!r} and {k!r} share one job but not their training rows: each needs its own job") from None
     frame = data[lead].copy(deep=False)
