@@ -17,22 +17,20 @@ from .data.overlap import shared_text_notes
 from .data.explore import figure_bytes
 from .stats import paired_bootstrap, MIN_TEST_EXAMPLES
 from .metrics import f1_macro
-from .experiment import RunArgs, arg, run_kind, setting, knobs, prepare, Executor, JobsFailed, EXECUTORS
+from .experiment import RunArgs, arg, run_kind, setting, knobs, prepare, Executor, JobsFailed, EXECUTORS, STANCE_BENCHMARK
 from .experiment.spec import DataSpec
 from .experiment.report import job_commits
 from .experiment.compare import Side, Comparison, compare_sides, LIKE
 from .systems.baselines.register import FastTextOptions
 from .systems.encoders import EncoderOptions
-from .leaderboard.spec import LEADERBOARD_BENCHMARK, smoke_encoder
-from .leaderboard.params import LeaderboardArgs
-from .experiment.reproduce import run_jobs, first_seed, kept_defaults, smoke_outputs
-from .leaderboard.run import leaderboard_run_kw
+from .experiment.reproduce import run_jobs, first_seed
+from .lineup import SystemsRun, check_systems, systems_run_kw
 
 # %% auto #0
 __all__ = ['TRANSFER_MODELS', 'REST', 'SMOKE_TRANSFER', 'transfer_key', 'split_key', 'transfer_test_spec', 'transfer_specs',
            'TransferArgs', 'transfer_cells', 'transfer_matrix', 'transfer_notes', 'transfer_markdown',
            'transfer_heatmap', 'TransferRun', 'prepare_transfer', 'Transfer', 'write_transfer', 'transfer',
-           'transfer_smoke_args', 'run_transfer']
+           'run_transfer']
 
 # %% ../nbs/15_transfer.ipynb #1e0605a6
 TRANSFER_MODELS = ('majority', 'random', 'fasttext', 'sdl')   # the systems a transfer runs: one model per training set
@@ -84,7 +82,7 @@ def transfer_specs(datasets:Sequence[str],      # two or more registered dataset
 
 # %% ../nbs/15_transfer.ipynb #272c176a
 @run_kind
-class TransferArgs(RunArgs):
+class TransferArgs(SystemsRun):
     "The parameters of a cross-dataset transfer (`nbs/run_transfer.ipynb`, `stance_nb transfer`): datasets, systems, recipes, intervals."
     smoke = setting(help='True: fixtures; models and datasets left at their defaults become majority,random and 3 fixture datasets')
     models:list[str] = arg(['fasttext'], choices='transfer_models', distinct=True)  # the systems; sdl trains the encoder `model`
@@ -92,7 +90,7 @@ class TransferArgs(RunArgs):
                                               # trained on and tested on (default: four of the benchmark's, minutes with fastText)
     leave_one_out:bool = arg(True)            # also train on all other datasets pooled and test on each (three datasets or more)
     seeds = setting(help="seeds of the seeded systems; the intervals use the first seed's predictions")
-    encoder = knobs(EncoderOptions)      # model (one encoder here), encoder_preset, epochs, lr, cpu_precision: the leaderboard's knobs
+    encoder = knobs(EncoderOptions)      # model (one encoder here), encoder_preset, epochs, lr, cpu_precision: the encoder systems' knobs
     fasttext = knobs(FastTextOptions)    # fasttext_preset
     max_train:int|None = arg(None, positive=True)  # train on a seeded sample of at most this many rows (the pooled set too: the same budget)
     data_dir = setting()
@@ -106,7 +104,7 @@ class TransferArgs(RunArgs):
 
     def choices(self) -> dict:
         "Valid values of the `choices` constraints."
-        ds = [k for k, d in DATASETS.items() if d.label_map is not None and k in LEADERBOARD_BENCHMARK.datasets]
+        ds = [k for k, d in DATASETS.items() if d.label_map is not None and k in STANCE_BENCHMARK.datasets]
         return dict(transfer_models=list(TRANSFER_MODELS), transfer_datasets=ds, executors=list(EXECUTORS))
 
     def checked(self) -> 'TransferArgs':
@@ -118,17 +116,10 @@ class TransferArgs(RunArgs):
         return RunArgs.checked(self)
 
     def validate(self) -> None:
-        "Two datasets or more, and the leaderboard's checks of the same systems and datasets (present, models that load)."
+        "Two datasets or more and one encoder, then the systems' checks (`check_systems`: their knobs; data present and models that load)."
         if len(self.model or []) > 1: raise ValueError(f"model={self.model}: a transfer trains one encoder (the leaderboard compares several)")
-        if self.smoke: return   # a smoke run's data and models come from the smoke environment (`transfer_smoke_args`)
-        if len(self.datasets) < 2: raise ValueError(f"datasets={self.datasets}: a transfer needs two datasets or more")
-        self.leaderboard_args()
-
-    def leaderboard_args(self) -> LeaderboardArgs:
-        "The leaderboard's parameters of the same systems, recipes and datasets (whose jobs a transfer's jobs train like), checked."
-        keep = ('models', 'datasets', 'seeds', 'model', 'encoder_preset', 'fasttext_preset', 'epochs', 'lr', 'cpu_precision', 'max_train',
-                'data_dir', 'output_dir', 'reuse_from', 'n_resamples', 'executor', 'workers', 'slurm')
-        return LeaderboardArgs(**{k: getattr(self, k) for k in keep}, run_name=self.run_name).checked()
+        if not self.smoke and len(self.datasets) < 2: raise ValueError(f"datasets={self.datasets}: a transfer needs two datasets or more")
+        check_systems(self)   # a smoke run's data and models come from the smoke environment (`SystemsRun.as_run`): checked there
 
 # %% ../nbs/15_transfer.ipynb #782001d0
 def _against_home(test:str, system:str, over:Sequence, home:pd.DataFrame, seeds:int, home_seeds:int) -> Comparison:
@@ -281,8 +272,7 @@ def prepare_transfer(args:TransferArgs,
                      plan:bool=False, # for a plan (`--plan`): other stores' finished jobs are counted, not taken in; no folder made
                     ) -> TransferRun:
     "Every transfer job planned in the transfer's job store (finished ones found, other stores' taken in); nothing is trained."
-    L = args.leaderboard_args()
-    exp, rows, _, run_kw = leaderboard_run_kw(L, L.benchmark_args(), plan)
+    exp, rows, _, run_kw = systems_run_kw(args, args.benchmark_args(), plan)
     specs = transfer_specs(args.datasets, args.leave_one_out, args.max_train)
     own = [replace(r, attacks=(), ratios=(1.0,), data=None, tables=()) for r in run_kw['rows']]
     texp = replace(exp, name='transfer', data=specs, rows=own, tables={}, cells=None, metrics=_macro_f1_only, significance={}, appendix={},
@@ -336,19 +326,10 @@ def transfer(args:TransferArgs|None=None,   # the transfer's parameters, checked
 # %% ../nbs/15_transfer.ipynb #15aa49bb
 SMOKE_TRANSFER = dict(models=['majority', 'random'], datasets=['ibmcs', 'semeval2016t6', 'perspectrum'])   # a smoke run's defaults
 
-def transfer_smoke_args(P:TransferArgs, # the checked parameters, with `smoke`
-                        smoke:dict|None, # the smoke environment of `benchmark` (fixture data, tiny models)
-                       ) -> TransferArgs:
-    "The parameters of the smoke run: the fixtures' data and encoder, `SMOKE_TRANSFER`'s models and datasets where `P` keeps the defaults."
-    if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
-    kw = kept_defaults(P, SMOKE_TRANSFER)
-    kw |= smoke_encoder(kw.get('models', P.models), P.model, smoke)
-    return replace(P, **kw, smoke=False, data_dir=str(smoke['data_dir']), run_name=f"{P.run_name}-smoke").checked()
-
 def run_transfer(P:TransferArgs,         # the checked parameters (`parameters(globals(), TransferArgs)`)
                  smoke:dict|None=None,   # the smoke environment of `benchmark` when `P.smoke`
                 ) -> Transfer:
     "The transfer of the notebook's parameters: its jobs run (or reused where finished), the matrices, heatmaps and notes written."
-    tr = transfer(replace(transfer_smoke_args(P, smoke), output_dir=smoke_outputs(P)) if P.smoke else P)
+    tr = transfer(P.as_run(smoke, SMOKE_TRANSFER))
     print(f"transfer: {tr.files['md']}, {tr.files['csv']}")
     return tr

@@ -82,12 +82,20 @@ def test_modules_stay_small():
 
 @pytest.mark.parametrize('lower, upper', [('stance_nb.experiment', 'stance_nb.papers'), ('stance_nb.experiment', 'stance_nb.cli'),
                                           ('stance_nb.train', 'stance_nb.ablations'), ('stance_nb.train', 'stance_nb.experiment'),
-                                          ('stance_nb.records', 'stance_nb.data'), ('stance_nb.core', 'stance_nb.records')])
+                                          ('stance_nb.records', 'stance_nb.data'), ('stance_nb.core', 'stance_nb.records'),
+                                          ('stance_nb.lineup', 'stance_nb.leaderboard'), ('stance_nb.systems', 'stance_nb.lineup')])
 def test_layers_point_down(lower, upper):
     "A lower layer never imports a higher one: the experiment layer finds the papers through the registry, not by import."
     graph = import_graph()
     up = {(m, t) for m, ts in graph.items() if m == lower or m.startswith(lower + '.') for t in ts if t == upper or t.startswith(upper + '.')}
     assert up == set()
+
+@pytest.mark.parametrize('kind, other', [('stance_nb.transfer', 'stance_nb.leaderboard'), ('stance_nb.leaderboard', 'stance_nb.transfer')])
+def test_run_kinds_are_siblings(kind, other):
+    "The leaderboard and the transfer import nothing of each other: what both build on (the systems' records and options) is `stance_nb.lineup`."
+    graph = import_graph()
+    assert {(m, t) for m, ts in graph.items() if m == kind or m.startswith(kind + '.') for t in ts if t == other or t.startswith(other + '.')} == set()
+    assert 'stance_nb.lineup' in {t for m, ts in graph.items() if m == kind or m.startswith(kind + '.') for t in ts}
 
 def test_product_modules_never_import_test_utilities():
     "Fixtures and tiny models stay in `test_utils` and `fixtures`: the package itself never imports them."

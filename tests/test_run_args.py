@@ -71,7 +71,7 @@ def test_reproduce_parameters_are_the_fields(experiment):
 def test_the_leaderboard_is_a_package():
     "The leaderboard's modules live in `stance_nb.leaderboard`; no flat leaderboard module is left beside it."
     pkg = ROOT/'stance_nb'/'leaderboard'
-    assert pkg.is_dir() and {p.stem for p in pkg.glob('*.py')} == {'__init__', 'spec', 'params', 'build', 'render', 'run', 'imported', 'probes'}
+    assert pkg.is_dir() and {p.stem for p in pkg.glob('*.py')} == {'__init__', 'params', 'build', 'render', 'run', 'imported', 'probes'}
     assert not list((ROOT/'stance_nb').glob('leaderboard*.py'))
 
 NOTEBOOK_READ = r"notebook_parameters|['\"]nbs['\"]"   # the notebooks' folder named in code, or the reader that parsed their parameters

@@ -426,9 +426,9 @@ def _imported(args) -> dict:
 # %% ../../nbs/12a_cli.commands.ipynb #67b0f2c0
 def leaderboard_command(args) -> dict:
     "Run (or reuse) the systems on the datasets and write one leaderboard with significance (`stance_nb.leaderboard`); or import committed tables."
-    from stance_nb.leaderboard.spec import LEADERBOARD_SYSTEMS
+    from stance_nb.experiment import SYSTEM_META
     from stance_nb.leaderboard.run import leaderboard, prepare_leaderboard
-    try: LEADERBOARD_SYSTEMS.check(args.models or [])
+    try: SYSTEM_META.check(args.models or [])
     except KeyError as e: raise UsageError(str(e)) from None
     if args.import_tables: return _imported(args)
     if not args.models: raise UsageError("--models is required (e.g. --models majority,fasttext,sdl), unless --import-tables")

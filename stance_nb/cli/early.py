@@ -74,12 +74,12 @@ def argument_index() -> dict:
     from stance_nb.systems.mdl import MDL_PRESETS
     from stance_nb.attacks import ATTACKS
     from stance_nb.experiment import RUN_ARGS
-    from stance_nb.leaderboard.spec import LEADERBOARD_SYSTEMS
+    from stance_nb.experiment import SYSTEM_META
     from stance_nb.leaderboard.params import LeaderboardArgs
     from stance_nb.transfer import TransferArgs
     commands = {n: [d for a in p._actions if (d := action_data(a)) is not None] for n, p in _command_parsers().items()}
     names = dict(dataset=list(DATASETS), preset=list(PRESETS), moved=list(MOVED_PRESETS), mdl_preset=list(MDL_PRESETS),
-                 attack=list(ATTACKS), model=LEADERBOARD_SYSTEMS.names())
+                 attack=list(ATTACKS), model=SYSTEM_META.names())
     return dict(commands=commands, names=names, leaderboard=_run_args(LeaderboardArgs), transfer=_run_args(TransferArgs),
                 experiments={n: _run_args(RUN_ARGS[n]) for n in RUN_ARGS.names()})
 

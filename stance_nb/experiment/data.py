@@ -13,14 +13,15 @@ import pandas as pd
 from ..core import StanceDataError
 from ..data import load, DATASETS, overlap_keys
 from ..data.core import to_stance_labels, dataset_folder, searched
+from ..data.benchmark import BENCHMARK
 from ..records import LabelsNormalised
 from .spec import DataSpec
 from ..paramtypes import SAFE_NAME
 from ..registry import UnknownName, unknown_message
 
 # %% auto #0
-__all__ = ['PREPARE_OPTIONS', 'prepare_data', 'in_stance_labels', 'spec_record', 'spec_from_record', 'load_data', 'split_of',
-           'full_data_loads', 'data_specs']
+__all__ = ['PREPARE_OPTIONS', 'STANCE_BENCHMARK', 'prepare_data', 'in_stance_labels', 'spec_record', 'spec_from_record',
+           'load_data', 'split_of', 'full_data_loads', 'data_specs', 'Benchmark']
 
 # %% ../../nbs/10b_experiment.data.ipynb #36745f82
 PREPARE_OPTIONS = ('label_map', 'dev_fraction', 'max_train', 'max_test', 'split_seed')   # `DataSpec` options `load_data` applies itself
@@ -215,3 +216,18 @@ def data_specs(data:Mapping|str|None, # {key: {"dataset": name, loader or prepar
         _check_preparation(key, opts)
         out[str(key)] = DataSpec.of(str(key), d['dataset'], **{k: tuple(v) if isinstance(v, list) else v for k, v in opts.items()})
     return out
+
+# %% ../../nbs/10b_experiment.data.ipynb #bbced0d1
+@dataclass(frozen=True)
+class Benchmark:
+    "A declared set of datasets, names of `stance_nb.data.DATASETS` (MTEB's `Benchmark(name, tasks=[...])`)."
+    name:str
+    datasets:tuple
+    description:str=''
+
+    def __post_init__(self):
+        if bad := [k for k in self.datasets if k not in DATASETS]: raise ValueError(f"benchmark {self.name!r}: datasets {bad} are not registered")
+
+STANCE_BENCHMARK = Benchmark('stance', (*BENCHMARK, *(k for k, d in DATASETS.items() if k not in BENCHMARK and d.folder is not None)),
+                             "the benchmark's ten datasets (Schiller et al. 2021), then every other registered dataset (the other papers', "
+                             "the field's) in one stated split each")

@@ -13,10 +13,10 @@ from ..core import PAPERS_GROUP, paper_modules, shorten, model_tag
 from ..registry import Registry, UnknownName
 
 # %% auto #0
-__all__ = ['EXPERIMENTS', 'SYSTEMS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'load_papers', 'get_experiment', 'System',
-           'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped', 'model_of', 'Row',
-           'Experiment', 'Job', 'training_groups', 'shared_inputs', 'RunResult', 'JobsFailed', 'out_of_memory',
-           'JobRequeued']
+__all__ = ['EXPERIMENTS', 'SYSTEMS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'FAMILIES', 'SYSTEM_META', 'load_papers',
+           'get_experiment', 'System', 'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped',
+           'model_of', 'Row', 'Experiment', 'Job', 'training_groups', 'shared_inputs', 'RunResult', 'JobsFailed',
+           'out_of_memory', 'JobRequeued', 'SystemMeta', 'reads_options']
 
 # %% ../../nbs/10_experiment.spec.ipynb #01cf2c2a
 EXPERIMENTS = Registry('experiment', group=PAPERS_GROUP)   # experiment name -> `Experiment`: each paper's module registers its own when imported
@@ -292,3 +292,38 @@ class JobRequeued(RuntimeError):
     def __init__(self, label:str, jobs_per_gpu:int, error:BaseException):
         self.label, self.reason = label, shorten(f"{type(error).__name__}: {(str(error).strip().splitlines() or [''])[0]}", 200)
         super().__init__(f"{label}: out of GPU memory with {jobs_per_gpu} jobs on its GPU ({self.reason}); requeued, to run with fewer jobs per GPU")
+
+# %% ../../nbs/10_experiment.spec.ipynb #fca64e36
+FAMILIES = ('encoder', 'baseline', 'nli', 'llm', 'probe')   # the systems' families, in the order the notes state their recipes
+
+@dataclass(frozen=True)
+class SystemMeta:
+    "A system: what it is, whose recipe it runs, and what a run needs of it."
+    name:str                     # its name in `models` and in the table
+    family:str                   # one of `FAMILIES`
+    recipe:str                   # its recipe in words
+    paper:str                    # the paper of its recipe (a `stance_nb.reference` key)
+    row:str                      # its row in the benchmark's job store
+    options:type|None=None       # its knobs (a `SystemOptions` class, beside its model): what its functions receive; given alone, refused
+    knobs:tuple|None=None        # the knobs of `options` it reads (None: all): a knob none of the chosen systems reads is refused
+    encoder:bool=False           # fine-tunes `model`: attacks and training shares are reported for it, several encoders compared
+    nli:bool=False               # maps each dataset's labels to NLI labels by name
+    make_row:Callable|None=None  # (its options) -> its row (or a list of rows), for rows beyond the benchmark's own
+    check:Callable|None=None     # (its options) -> None: loads its model before any job, or raises naming it
+    settings:Callable|None=None  # (its options) -> its part of the run's settings: the models it names, its recipe
+    notes:Callable|None=None     # (its options, the run's rows beyond the benchmark's, the run) -> its part of the stats
+    probe:tuple=()               # a shortcut probe: (the system whose input it changes, or None, and which probe it is, e.g. 'text')
+    applies:Callable|None=None   # (a dataset's tidy table, its key) -> why the system has no meaning on it ('' where it has): no job there
+
+    def same_as(self, other) -> bool:
+        "The same system declared again (its module run twice): the same name, family, paper and row."
+        return isinstance(other, SystemMeta) and (self.name, self.family, self.paper, self.row) == (other.name, other.family, other.paper, other.row)
+
+SYSTEM_META = Registry('model', group=SYSTEMS_GROUP, describe=lambda m: f"{m.recipe} ({m.paper})")
+# name -> `SystemMeta`: each family's module (entry-point group `stance_nb.systems`) registers its own beside its run functions
+
+def reads_options(models:Iterable[str], # names of `SYSTEM_META`
+                  options:type,         # a family's options class, e.g. `EncoderOptions`
+                 ) -> bool:
+    "Whether any of the systems `models` reads `options` (so that a run may set them: given for none of them, they are refused)."
+    return any(SYSTEM_META[m].options is options for m in models)

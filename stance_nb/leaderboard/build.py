@@ -18,11 +18,13 @@ from ..experiment.compare import Side, compare_sides, run_sides, NOT_COMPARABLE,
 from ..stats import (best_and_ties, mean_ranks, friedman, nemenyi_cd, seed_test, too_few_examples, EXACT_MAX_DIFFERING,
                              MIN_TEST_EXAMPLES)
 from ..systems.nli.register import NLI_MODEL, NLI_PRESET
-from .spec import FAMILIES, other_papers
+from ..data import DATASETS
+from ..data.benchmark import BENCHMARK
+from ..experiment import FAMILIES
 
 # %% auto #0
-__all__ = ['PUBLISHED', 'PUBLISHED_ROWS', 'TEST_COLUMNS', 'Leaderboard', 'published', 'published_compared', 'dataset_tests',
-           'significance_stats', 'build_leaderboard', 'robust_and_low_resource', 'run_notes']
+__all__ = ['PUBLISHED', 'PUBLISHED_ROWS', 'TEST_COLUMNS', 'Leaderboard', 'other_papers', 'published', 'published_compared',
+           'dataset_tests', 'significance_stats', 'build_leaderboard', 'robust_and_low_resource', 'run_notes']
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #3c00e96b
 PUBLISHED = ('schiller2021', '4',   # beside each cell
@@ -43,6 +45,11 @@ class Leaderboard:
     stats:dict                 # Friedman test, critical difference, which datasets the mean is over, seeds, resamples, failures
     result:RunResult           # the run (job records, conditions); for imported tables, their scores and sources
     files:dict=field(default_factory=dict) # 'csv', 'md', 'html', figures -> paths
+
+# %% ../../nbs/11f_leaderboard.build.ipynb #6ccbab83
+def other_papers(keys:Sequence[str]) -> dict:
+    "The other papers' datasets among `keys`, each with its stated split in words (the note beside the table)."
+    return {k: DATASETS[k].setting for k in keys if k not in BENCHMARK and k in DATASETS and DATASETS[k].setting}
 
 # %% ../../nbs/11f_leaderboard.build.ipynb #a7b3d843
 def published(rows:dict,                # benchmark row -> system name

@@ -10,7 +10,7 @@ from typing import Sequence
 import pandas as pd
 from ..core import portable_path, check_name
 from ..experiment import RunResult
-from .spec import LEADERBOARD_SYSTEMS
+from ..experiment import SYSTEM_META
 from .build import Leaderboard, published, build_leaderboard
 from .render import write_leaderboard
 
@@ -80,7 +80,7 @@ def imported_scores(folder:Path,            # a folder of committed tables: `<ru
 
 # %% ../../nbs/11i_leaderboard.imported.ipynb #a45660c2
 def import_leaderboard(folder:str|Path,              # committed tables of earlier runs, with a `sources.json`
-                       models:Sequence[str]|None=None, # names of `LEADERBOARD_SYSTEMS` (default: every one the tables hold)
+                       models:Sequence[str]|None=None, # names of `SYSTEM_META` (default: every one the tables hold)
                        sources:Sequence[dict]|None=None, # default: `sources.json`'s "runs"
                        run_name:str|None=None,         # default: the folder's name
                        alpha:float=0.05) -> Leaderboard:
@@ -95,10 +95,10 @@ def import_leaderboard(folder:str|Path,              # committed tables of earli
         if not f.exists(): raise FileNotFoundError(f"{f}: no such file (expected " + '{"runs": [{"run": ..., "precision": ...}, ...]}'
                                                    + " naming the runs to import, first wins)")
         sources = json.loads(f.read_text(encoding='utf-8')).get('runs') or []
-    rows = {LEADERBOARD_SYSTEMS[m].row: m for m in LEADERBOARD_SYSTEMS.check(models or list(LEADERBOARD_SYSTEMS))}
+    rows = {SYSTEM_META[m].row: m for m in SYSTEM_META.check(models or list(SYSTEM_META))}
     scores, notes, info, conds = imported_scores(folder, sources, rows)
     rows = {r: sy for r, sy in rows.items() if sy in set(scores.system)}
-    if not rows: raise ValueError(f"{folder}: the sources hold none of the systems {list(models or LEADERBOARD_SYSTEMS)}")
+    if not rows: raise ValueError(f"{folder}: the sources hold none of the systems {list(models or SYSTEM_META)}")
     res = RunResult(scores, {}, {}, dict(imported_from=portable_path(folder), sources=[
         dict(s, git=conds[s['run']].get('git'), hardware=conds[s['run']].get('hardware'), seeds=conds[s['run']].get('seeds')) for s in sources]))
     table, tests, stats = build_leaderboard(res, {}, {}, rows, alpha=alpha, published=published(rows, sorted(set(scores.key))))

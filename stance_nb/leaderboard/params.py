@@ -4,28 +4,25 @@
 
 # %% ../../nbs/11e_leaderboard.params.ipynb #c431b78f
 from __future__ import annotations
-from dataclasses import dataclass
-from pathlib import Path
 from ..systems.baselines.register import FastTextOptions
 from ..systems.encoders import EncoderOptions
 from ..systems.nli.register import NLIOptions
 from ..systems.llm.register import LLMSystemOptions
-from ..experiment import RunArgs, arg, run_kind, setting, knobs, data_specs, EXECUTORS
-from ..experiment.store import check_job_stores
+from ..experiment import arg, run_kind, setting, knobs, data_specs, EXECUTORS, SYSTEM_META, STANCE_BENCHMARK
 from ..stats import NEMENYI_Q
-from ..papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS, BenchmarkArgs
-from .spec import LEADERBOARD_SYSTEMS, LEADERBOARD_BENCHMARK, SystemMeta, leaderboard_datasets, benchmark_data
+from ..papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS
+from ..lineup import SystemsRun, check_systems
 
 # %% auto #0
 __all__ = ['LeaderboardArgs']
 
 # %% ../../nbs/11e_leaderboard.params.ipynb #df3f443a
 @run_kind
-class LeaderboardArgs(RunArgs):
+class LeaderboardArgs(SystemsRun):
     "The parameters of a leaderboard (`nbs/run_leaderboard.ipynb`, `stance_nb leaderboard`): systems, datasets, recipes, significance."
     smoke = setting(help="True: fixtures; models, datasets, seeds left at their defaults become SMOKE_RUN's, the fixtures' (a minute)")
     models:list[str] = arg(['majority', 'random', 'fasttext', 'sdl', 'mdl'],
-                           choices='models', distinct=True)  # the systems (rows): `LEADERBOARD_SYSTEMS`' meta records
+                           choices='models', distinct=True)  # the systems (rows): `SYSTEM_META`'s records
     datasets:list[str] = arg([], choices='leaderboard_datasets', distinct=True)  # columns: the benchmark's ten, xstance, cheese,
                                               # ezstance, vast; []: all present
     data:dict = arg({})         # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
@@ -51,83 +48,24 @@ class LeaderboardArgs(RunArgs):
 
     def choices(self) -> dict:
         "Valid values of its own `choices` constraints (its families' are theirs): the systems, datasets, significance levels, attacks, executors."
-        LEADERBOARD_SYSTEMS.load_plugins()   # system families of other packages may add leaderboard systems
-        return dict(models=list(LEADERBOARD_SYSTEMS), leaderboard_datasets=list(LEADERBOARD_BENCHMARK.datasets), alphas=sorted(NEMENYI_Q),
+        return dict(models=SYSTEM_META.names(), leaderboard_datasets=list(STANCE_BENCHMARK.datasets), alphas=sorted(NEMENYI_Q),
                     attacks=list(BENCHMARK_ATTACKS), executors=list(EXECUTORS))
-
-    def systems(self) -> list:
-        "The meta records of `models`, in their order."
-        return [LEADERBOARD_SYSTEMS[m] for m in self.models]
-
-    def options_of(self, m:SystemMeta):
-        """The typed options a system's functions receive: its family's knobs from this run's fields (`knobs`), or for a family from
-        another package, from `system_options[name]`, checked by its class; None for a system without options."""
-        if m.options is None: return None
-        if m.options in self.families: return self.family_options(m.options)
-        given, valid = self.system_options.get(m.name, {}), list(m.options.field_names())
-        if not isinstance(given, dict) or (bad := sorted(set(given) - set(valid))):
-            raise ValueError(f"system_options[{m.name!r}]: expected an object of its knobs {valid}; got {given!r}")
-        return m.options(**given).checked()
-
-    def system_calls(self, what:str) -> list[tuple]:
-        """(function, its options) for the record function `what` ('check', 'settings') of each chosen system that has one, in `models`'
-        order, each pair once (sdl and mdl share their check and settings: they run once)."""
-        out = []
-        for m in self.systems():
-            if (fn := getattr(m, what)) is not None and (fn, o := self.options_of(m)) not in out: out.append((fn, o))
-        return out
-
-# %% ../../nbs/11e_leaderboard.params.ipynb #26f174ff
-def _given_for_others(a:LeaderboardArgs) -> None:
-    """A knob of a system family none of whose systems is in `models` is refused, naming the systems it is for; so is an entry of
-    `system_options` that names no chosen system, or one whose knobs are this run kind's own fields."""
-    chosen, default = set(a.models), LeaderboardArgs()
-    for o in a.families:
-        for k, f in o.field_names().items():
-            users = [m.name for m in LEADERBOARD_SYSTEMS.values() if m.options is o and (m.knobs is None or k in m.knobs)]
-            if getattr(a, f) != getattr(default, f) and not chosen & set(users):
-                raise ValueError(f"{f}={getattr(a, f)!r} is for {', '.join(users)}: add {'it' if len(users) == 1 else 'one of them'} to models")
-    for name in a.system_options:
-        m = LEADERBOARD_SYSTEMS.get(name)
-        if name not in chosen or m is None or m.options is None:
-            raise ValueError(f"system_options[{name!r}]: expected a chosen system with options of its own; chosen: {sorted(chosen)}")
-        if m.options in a.families:
-            raise ValueError(f"system_options[{name!r}]: its knobs are this run's parameters {list(m.options.field_names().values())}")
 
 # %% ../../nbs/11e_leaderboard.params.ipynb #e7fe4350
 def _validate(self:LeaderboardArgs) -> None:
-    "The checks across fields, and unless a smoke run: the named datasets are present and every system's model loads."
-    encoders = [m.name for m in LEADERBOARD_SYSTEMS.values() if m.encoder]
-    if not self.models: raise ValueError(f"parameter models: expected one system or more; valid: {', '.join(LEADERBOARD_SYSTEMS)}")
-    check_job_stores(self.reuse_from, 'reuse_from')
+    "The leaderboard's checks across fields (attacks, training shares, your data), then the systems' (`check_systems`)."
+    SYSTEM_META.load_plugins(); encoders = [m.name for m in SYSTEM_META.values() if m.encoder]
     if self.max_train is not None and self.ratios:
         raise ValueError("max_train and ratios: the training shares are the benchmark's fixed subsets of the full training sets; choose one")
     try: data_specs(self.data)
     except (KeyError, TypeError) as e: raise ValueError(str(e).strip("'\"")) from None
     if bad := [r for r in self.ratios if r not in BENCHMARK_RATIOS or r == 1]:
         raise ValueError(f"ratios={bad}: expected training shares of the benchmark's recipe, from {[r for r in BENCHMARK_RATIOS if r < 1]}")
-    chosen = [m.name for m in self.systems() if m.encoder]
+    chosen = [m.name for m in SYSTEM_META.values() if m.encoder and m.name in self.models]
     if (self.attacks or self.ratios) and not chosen:
         raise ValueError(f"attacks and ratios are reported for {' and '.join(encoders)} (the benchmark attacks and subsamples its encoders, "
                          "not the baselines): add one of them to models")
     if len(self.model or []) > 1 and not chosen:
         raise ValueError(f"several encoders (model) are compared as {' and '.join(encoders)}: add one of them to models")
-    _given_for_others(self)
-    for m in self.systems(): self.options_of(m)   # a family from another package: its knobs checked here, a smoke run's too
-    if self.smoke: return   # a smoke run's data and models come from the smoke environment: its run checks them
-    leaderboard_datasets(self.datasets, self.data, self.data_dir)
-    for check, o in self.system_calls('check'): check(o)
+    check_systems(self)
 LeaderboardArgs.validate = _validate
-
-# %% ../../nbs/11e_leaderboard.params.ipynb #b7f4fcd6
-def _benchmark_args(self:LeaderboardArgs) -> BenchmarkArgs:
-    "The benchmark's parameters of this leaderboard's jobs: its systems' rows, Table 4, the seeds, shares and datasets; checked."
-    keys, _ = leaderboard_datasets(self.datasets, self.data, self.data_dir)
-    names, data = benchmark_data(keys, self.data, self.max_train, self.max_test)
-    enc, ft = self.family_options(EncoderOptions), self.family_options(FastTextOptions)
-    given = dict(model=enc.encoders[0], epochs=enc.epochs, lr=enc.lr, cpu_precision=enc.cpu_precision, fasttext_preset=ft.preset,
-                 data_dir=self.data_dir, output_dir=self.output_dir)
-    return BenchmarkArgs(rows=[m.row for m in self.systems() if m.make_row is None], tables=['4'], seeds=list(self.seeds),
-                         ratios=sorted({*self.ratios, 1.0}), datasets=names, data=data,
-                         **{k: v for k, v in given.items() if v is not None}).checked()
-LeaderboardArgs.benchmark_args = _benchmark_args

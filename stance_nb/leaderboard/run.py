@@ -6,12 +6,15 @@
 from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Sequence
 from ..core import outputs_dir, portable, portable_path, repo_root
-from ..experiment import get_experiment, run_arguments, prepare, Executor, JobsFailed
-from ..experiment.reproduce import run_jobs, kept_defaults, smoke_outputs
-from ..papers.benchmark import BenchmarkArgs
-from .spec import encoder_names, leaderboard_datasets, check_nli_labels, check_own_data, smoke_encoder
+from ..experiment import prepare, Executor, JobsFailed, data_specs, SystemMeta, SYSTEM_META
+from ..data import DATASETS
+from ..systems.nli import stance_nli_map
+from ..experiment.reproduce import run_jobs
 from .params import LeaderboardArgs
+from ..lineup import present_datasets, system_rows, systems_run_kw
+from ..papers.benchmark import BenchmarkArgs
 from .build import (Leaderboard, published, build_leaderboard, robust_and_low_resource,
                                          run_notes)
 from .render import write_leaderboard
@@ -19,8 +22,8 @@ from .probes import probe_pairs, probe_verdicts
 from ..data.overlap import shared_text_notes
 
 # %% auto #0
-__all__ = ['SMOKE_RUN', 'LeaderboardRun', 'leaderboard_rows', 'leaderboard_run_kw', 'not_applicable', 'prepare_leaderboard',
-           'leaderboard', 'smoke_args', 'run_leaderboard', 'leaderboard_figures']
+__all__ = ['SMOKE_RUN', 'LeaderboardRun', 'check_nli_labels', 'check_own_data', 'not_applicable', 'prepare_leaderboard',
+           'leaderboard', 'run_leaderboard', 'leaderboard_figures']
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #2c3ccb57
 @dataclass
@@ -37,44 +40,31 @@ class LeaderboardRun:
     absent:dict            # registered datasets left out, with why
     not_applicable:dict=field(default_factory=dict)   # '<system> on <data key>' -> why the system has no meaning there: no job run
 
-# %% ../../nbs/11h_leaderboard.run.ipynb #a5505ab0
-def leaderboard_rows(args:LeaderboardArgs, exp) -> tuple[dict, list]:
-    """Row name -> system name in the table, and the rows beyond the benchmark's: each system's own (`make_row`) and, for each
-    further encoder, the encoder systems' rows again reading its entry of the run's models (`BERT [tag]`)."""
-    names = encoder_names(args.model)
-    tag = lambda m: f' ({list(names.values())[0]})' if m.encoder else ''   # the encoder that ran, `sdl (all-MiniLM-L6-v2)`
-    rows, more = {m.row: m.name + tag(m) for m in args.systems()}, []
-    for m in (m for m in args.systems() if m.make_row is not None):   # a system's own rows: one, or one per configuration (`llm (score qa)`)
-        made = m.make_row(args.options_of(m)); made = made if isinstance(made, list) else [made]
-        more += made
-        if len(made) > 1 or made[0].name != m.row:
-            rows.pop(m.row, None)
-            rows.update({r.name: m.name + (f" ({r.name.rsplit('[', 1)[1][:-1]})" if r.name.endswith(']') else '') for r in made})
-    for model, t in list(names.items())[1:]:
-        for m in (m for m in args.systems() if m.encoder):
-            base = exp.row(m.row)
-            more.append(replace(base, name=f'{base.name} [{t}]', options={**base.options, 'encoder': f'BERT [{t}]'}))
-            rows[more[-1].name] = f'{m.name} ({t})'
-    return rows, more
+# %% ../../nbs/11h_leaderboard.run.ipynb #0ba3f0aa
+def check_nli_labels(prep, systems:Sequence[SystemMeta]) -> None:
+    "The systems that map labels to NLI labels by name: a dataset whose labels do not map stops the run before any job."
+    if not any(m.nli for m in systems): return
+    SYSTEM_META.load_plugins(); names = [m.name for m in SYSTEM_META.values() if m.nli]
+    for k in prep.keys:
+        df = prep.inp.frames[k, 1.0]
+        try: stance_nli_map(list(df.attrs.get('labels') or sorted(df.label.unique())))
+        except ValueError as e: raise ValueError(f"dataset {k!r} for {'/'.join(names)}: {e}") from None
 
-# %% ../../nbs/11h_leaderboard.run.ipynb #b52c4a76
-def leaderboard_run_kw(args:LeaderboardArgs, # the leaderboard's parameters, checked
-                       P:BenchmarkArgs,      # the benchmark's parameters of its jobs (`args.benchmark_args()`)
-                       plan:bool=False,      # for a plan: no folder made, other stores' jobs counted, not taken (`run_arguments`)
-                      ) -> tuple:
-    """The benchmark's experiment with the leaderboard's further rows, row name -> system name, those further rows, and `prepare`'s
-    arguments: the systems' rows and the run settings each system adds (its models, recipe), other job stores to take jobs from."""
-    exp = get_experiment('benchmark')
-    rows, more = leaderboard_rows(args, exp)
-    if more: exp = replace(exp, rows=[*exp.rows, *more])
-    run_kw, folder, stem = run_arguments(exp, P, plan=plan)
-    run_kw['rows'] = [r for r in exp.rows if r.name in rows]
-    for settings, o in args.system_calls('settings'):
-        for k, v in settings(o).items():
-            if k == 'models': run_kw['settings']['models'].update(v)
-            else: run_kw['settings'][k] = v
-    if args.reuse_from: run_kw['reuse'] = [str(Path(r).expanduser()) for r in args.reuse_from]
-    return exp, rows, more, run_kw
+# %% ../../nbs/11h_leaderboard.run.ipynb #cd5247d0
+def check_own_data(prep, data:dict|None) -> list:
+    """Your dataset under a registered dataset's name must have that dataset's labels (its reference entry), or the run stops
+    before any job; returns the keys that hold your own data under a registered name (no published number beside them)."""
+    own = []
+    for key, spec in data_specs(data).items():
+        if key not in DATASETS or spec.dataset == key: continue
+        own.append(key)
+        df, ref = prep.inp.frames.get((key, 1.0)), DATASETS[key].labels
+        if df is None or ref is None: continue
+        have = sorted(map(str, df.attrs.get('labels') or df.label.unique()))
+        if have != list(ref):
+            raise ValueError(f"data[{key!r}] ({spec.dataset}) has labels {have}, but {key!r} is a registered dataset with labels {list(ref)}: "
+                             f"give your dataset another name (e.g. '{key}-mine') or map its labels with label_map")
+    return own
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #12f787ac
 def not_applicable(args:LeaderboardArgs, rows:dict, run_kw:dict, prep) -> dict:
@@ -98,8 +88,8 @@ def prepare_leaderboard(args:LeaderboardArgs, # the leaderboard's parameters, ch
     store (other stores' finished jobs taken in, or for a plan counted), your data's labels and the NLI label maps checked. Nothing is
     trained; a plan writes nothing."""
     P = args.benchmark_args()
-    _, absent = leaderboard_datasets(args.datasets, args.data, args.data_dir)
-    exp, rows, more, run_kw = leaderboard_run_kw(args, P, plan)
+    _, absent = present_datasets(args.datasets, args.data, args.data_dir)
+    exp, rows, more, run_kw = systems_run_kw(args, P, plan)
     prep = prepare(**run_kw)
     own = check_own_data(prep, args.data)
     check_nli_labels(prep, args.systems())
@@ -143,22 +133,12 @@ def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, 
 # %% ../../nbs/11h_leaderboard.run.ipynb #9f8bf3e0
 SMOKE_RUN = dict(models=['majority', 'random', 'fasttext'], seeds=[1, 2])   # a smoke run's models and seeds where the notebook's are its defaults
 
-def smoke_args(P:LeaderboardArgs, # the checked parameters, with `smoke`
-               smoke:dict|None,   # the smoke environment of `benchmark` (fixture data, tiny models)
-              ) -> LeaderboardArgs:
-    "The parameters of the smoke run: the fixtures' data and encoder, `SMOKE_RUN`'s models and seeds where `P` keeps the defaults; checked."
-    if smoke is None: raise ValueError("smoke=True needs the smoke environment: fixture data and tiny models built by the test utilities")
-    kw = kept_defaults(P, SMOKE_RUN)
-    if not P.datasets and not P.data: kw['datasets'] = list(smoke['datasets'])   # your data alone: only it runs
-    kw |= smoke_encoder(kw.get('models', P.models), P.model, smoke)
-    return replace(P, **kw, smoke=False, data_dir=str(smoke['data_dir']), run_name=f"{P.run_name}-smoke").checked()
-
 # %% ../../nbs/11h_leaderboard.run.ipynb #73f0de7a
 def run_leaderboard(P:LeaderboardArgs,       # the checked parameters (`parameters(globals(), LeaderboardArgs)`)
                     smoke:dict|None=None,    # the smoke environment of `benchmark` when `P.smoke`
                    ) -> Leaderboard:
     "The leaderboard of the notebook's parameters: its jobs run (or reused where finished), the table, its tests and figures written."
-    lb = leaderboard(replace(smoke_args(P, smoke), output_dir=smoke_outputs(P)) if P.smoke else P)
+    lb = leaderboard(P.as_run(smoke, SMOKE_RUN))
     stem = str(lb.files['csv'])[:-len('.csv')]
     print(f"leaderboard: {stem}.csv|.md|.html, tests {stem}_tests.csv, figures {stem}_<name>.png")
     return lb

@@ -8,17 +8,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 import pandas as pd
-from ..core import write_csv, sha256_file
+from ..core import write_csv, sha256_file, model_tag
 from ..claims import RunLock
 from ..data import DATASETS
-from ..experiment.spec import Context, register_system, RowSkipped
+from ..experiment.spec import Context, register_system, RowSkipped, SystemMeta, SYSTEM_META
 from ..experiment.params import SystemOptions, arg
-from ..train import TrainConfig, PRESETS, CPU_PRECISIONS, grid_search, train_classifier, resolve_precision
+from ..train import TrainConfig, PRESETS, CPU_PRECISIONS, grid_search, train_classifier, resolve_precision, check_encoder
 from .mdl.model import MDL_PRESETS, mtdnn_to_hf
 
 # %% auto #0
-__all__ = ['BENCHMARK_ENCODER', 'EncoderOptions', 'with_probes', 'unprobe', 'named_encoder', 'encoder_name', 'encoder_path',
-           'in_run_precision']
+__all__ = ['BENCHMARK_ENCODER', 'SMALL_ENCODER', 'EncoderOptions', 'with_probes', 'unprobe', 'named_encoder', 'encoder_name',
+           'encoder_path', 'in_run_precision', 'encoder_names', 'encoder_size', 'encoder_recipe']
 
 # %% ../../nbs/10d_systems.encoders.ipynb #8f0386fa
 BENCHMARK_ENCODER = 'bert-large-uncased'   # the benchmark's encoder (Schiller et al. 2021: BERT large, uncased)
@@ -133,3 +133,60 @@ def _finetune(ctx):
                              phases=dict(best.record.phases) if best.record else {})
         preds.update(unprobe(key, frame, best.predictions))
     return preds, info
+
+# %% ../../nbs/10d_systems.encoders.ipynb #88b575d9
+def encoder_names(model:str|Sequence[str]|None) -> dict:
+    """Encoder -> the name its rows carry in the table (`sdl (name)`): its folder's or Hub id's last part (of a folder named `model`,
+    its parent's); None: the benchmark's encoder."""
+    ms = [model] if model is None or isinstance(model, str) else list(model)
+    tags = [model_tag(m) for m in (m or BENCHMARK_ENCODER for m in ms)]
+    return {m: t if tags.count(t) == 1 else f'{t}#{i + 1}' for i, (m, t) in enumerate(zip(ms, tags))}
+
+# %% ../../nbs/10d_systems.encoders.ipynb #32242751
+SMALL_ENCODER = 60_000_000   # parameters under which an encoder gets the `small` recipe by default (counted: all-MiniLM-L6-v2 22.3M, BERT-base 108M)
+
+def encoder_size(model:str) -> int|None:
+    "An encoder's parameters counted from its config (embeddings and transformer layers); None when its config does not load."
+    from transformers import AutoConfig   # loaded on use: the declarations stay cheap to import
+    try: c = AutoConfig.from_pretrained(model)
+    except Exception: return None   # a config that does not load is `check_encoder`'s error, not this estimate's
+    h, n, v = (getattr(c, k, None) for k in ('hidden_size', 'num_hidden_layers', 'vocab_size'))
+    if not all(isinstance(x, int) and x > 0 for x in (h, n, v)): return None
+    i = getattr(c, 'intermediate_size', None) or 4 * h
+    return v * h + n * (4 * h * h + 2 * h * i)
+
+def encoder_recipe(o:EncoderOptions) -> tuple[str, str]:
+    "The preset of the encoder systems and why (`''` when `encoder_preset` is given): `small` when every encoder is small, else `paper`."
+    if o.preset: return o.preset, ''
+    if not o.model: return 'paper', "the benchmark's encoder"
+    sizes = {encoder_names(o.model)[m]: encoder_size(m) for m in o.model}
+    said = ', '.join(f"{t} {'size unknown' if n is None else f'{n / 1e6:.1f}M'}" for t, n in sizes.items())
+    if all(n is not None and n < SMALL_ENCODER for n in sizes.values()):
+        return 'small', f"chosen: every encoder under {SMALL_ENCODER / 1e6:.0f}M parameters ({said}); --preset paper for the benchmark's"
+    return 'paper', f"chosen: {said}; small encoders (under {SMALL_ENCODER / 1e6:.0f}M parameters, all of them) get small"
+
+# %% ../../nbs/10d_systems.encoders.ipynb #f3816536
+def _check_encoders(o:EncoderOptions) -> None:
+    "Every encoder of `model` loads (config and tokenizer); the benchmark's without one."
+    for m in o.encoders: check_encoder(m)
+
+def _encoder_settings(o:EncoderOptions) -> dict:
+    """The further encoders under their names in the run's models (`BERT [tag]`), and the encoders' preset unless it is the benchmark's
+    (`paper`, the default whether given or not: its jobs are the benchmark's own)."""
+    names, (preset, _) = encoder_names(o.model), encoder_recipe(o)
+    return {'models': {f'BERT [{t}]': m for m, t in list(names.items())[1:]}, **({'mdl_preset': preset} if preset != 'paper' else {})}
+
+def _encoder_notes(o:EncoderOptions, more:list, res) -> dict:
+    "The encoders' recipe (one for all), why it was chosen when it was not given, and each encoder's name."
+    given = ''.join(f', {k} {v}' for k, v in (('epochs', o.epochs), ('lr', o.lr)) if v is not None)
+    preset, why = encoder_recipe(o)
+    out = {'recipes': {'sdl/mdl': f"preset {preset}{given}" + (f' ({why})' if why else '')}}
+    out['encoders'] = {t: m or BENCHMARK_ENCODER for m, t in encoder_names(o.model).items()}
+    return out
+
+for _m in [
+    SystemMeta('sdl', 'encoder', 'the encoder of `model` fine-tuned on each dataset alone', 'schiller2021', 'BERT_SDL',
+               options=EncoderOptions, encoder=True, check=_check_encoders, settings=_encoder_settings, notes=_encoder_notes),
+    SystemMeta('mdl', 'encoder', 'the encoder of `model` fine-tuned on all chosen datasets at once, a head each', 'schiller2021', 'BERT_MDL',
+               options=EncoderOptions, encoder=True, check=_check_encoders, settings=_encoder_settings, notes=_encoder_notes)]:
+    SYSTEM_META.register(_m.name, _m)

@@ -7,10 +7,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from ..core import StanceDataError
-from ..experiment.spec import register_transform, TRANSFORMS
+from dataclasses import replace
+from typing import Callable
+from ..train import check_encoder
+from ..experiment.spec import register_transform, TRANSFORMS, Row, SystemMeta, SYSTEM_META, get_experiment
+from .baselines.register import FastTextOptions
+from .encoders import EncoderOptions, encoder_recipe
 
 # %% auto #0
-__all__ = ['PROBES', 'PROBE_TRANSFORMS', 'stripped_targets', 'probe_applies', 'text_only', 'target_only', 'shuffled_target']
+__all__ = ['PROBES', 'PROBE_TRANSFORMS', 'stripped_targets', 'probe_applies', 'text_only', 'target_only', 'shuffled_target',
+           'probe_row', 'prior_row']
 
 # %% ../../nbs/10ga_systems.probes.ipynb #dd0c713b
 PROBES = {'text': 'text only', 'target': 'target only', 'shuffled': 'shuffled target', 'prior': 'label prior'}   # probe -> its name in words
@@ -68,3 +74,43 @@ def shuffled_target(df:pd.DataFrame, seed:int=0) -> pd.DataFrame:
     out = df.assign(target=target)
     out.attrs = {**df.attrs, 'probe': 'shuffled'}
     return out
+
+# %% ../../nbs/10ga_systems.probes.ipynb #a4588a42
+def probe_row(base:str,  # the benchmark's row the probe changes ('fastText', 'BERT_SDL')
+              probe:str, # a key of `PROBE_TRANSFORMS`
+             ) -> Row:
+    "The benchmark's row `base` on the input of `probe`: its options and the transform; the clean test set, all the training data."
+    row = get_experiment('benchmark').row(base)
+    return replace(row, name=f'{row.name} ({PROBES[probe]})', options={**row.options, 'transform': PROBE_TRANSFORMS[probe]}, tables=('4',),
+                   ratios=(1.0,), attacks=(), note=f'a shortcut probe: {row.name} reading the {PROBES[probe]}')
+
+def prior_row() -> Row:
+    "The label prior: each target's most frequent training label (the global one for a target training lacks)."
+    return Row('Label prior', 'target_majority', {'by': 'target'}, tables=('4',), note="a shortcut probe: each target's most frequent label")
+
+# %% ../../nbs/10ga_systems.probes.ipynb #ec4de75b
+def _probe_settings(o:EncoderOptions) -> dict:
+    "The run setting of the encoder probes: the encoders' preset where it is not the benchmark's (as `sdl` sets it)."
+    preset, _ = encoder_recipe(o)
+    return {'mdl_preset': preset} if preset != 'paper' else {}
+
+def _probe_notes(system:str) -> Callable:
+    "The recipe in words of the probes of `system` (`sdl`, `fasttext`, None: the prior), beside the table: one part of the `probes` recipe."
+    said = {'fasttext': lambda o: f"fasttext-*: fastText, its own recipe (preset {o.recipe}) on the changed input",
+            'sdl': lambda o: f"sdl-*: {o.encoders[0]} fine-tuned alone on each dataset, preset {encoder_recipe(o)[0]} on the changed input",
+            None: lambda o: "prior: each target's most frequent training label"}[system]
+    return lambda o, more, res: {'recipes': {'probes': said(o)}}
+
+def _probe_meta(system:str, probe:str) -> SystemMeta:
+    "The system `<system>-<probe>`: the full system's row on the probe's input."
+    enc = system == 'sdl'
+    return SystemMeta(f'{system}-{probe}', 'probe', f"{system} reading the {PROBES[probe]} (a shortcut probe)", 'schiller2021',
+                      f"{'BERT_SDL' if enc else 'fastText'} ({PROBES[probe]})", options=EncoderOptions if enc else FastTextOptions,
+                      make_row=lambda o: probe_row('BERT_SDL' if enc else 'fastText', probe),
+                      check=(lambda o: check_encoder(o.encoders[0])) if enc else None, settings=_probe_settings if enc else None,
+                      notes=_probe_notes(system), probe=(system, probe), applies=lambda df, key: probe_applies(df, probe, key))
+
+for _m in [*(_probe_meta(s, p) for s in ('fasttext', 'sdl') for p in PROBE_TRANSFORMS),
+           SystemMeta('prior', 'probe', "each target's most frequent training label (a shortcut probe)", 'schiller2021', 'Label prior',
+                      make_row=lambda o: prior_row(), notes=_probe_notes(None), probe=(None, 'prior'))]:
+    SYSTEM_META.register(_m.name, _m)

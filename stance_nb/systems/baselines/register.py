@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 from ...core import write_csv, StanceDataError
 from ...data import DATASETS
-from ...experiment.spec import Context, register_system
+from ...experiment.spec import Context, register_system, SystemMeta, SYSTEM_META
 from ...experiment.data import split_of
 from ...experiment.params import SystemOptions, arg
 from .model import Majority, TargetMajority, RandomBaseline, FastTextClassifier, FASTTEXT_PRESETS, fasttext_grid
@@ -87,3 +87,11 @@ def _fasttext(ctx):
         for (k, t), frame in ctx.tests.items():
             if k == key: preds[k, t] = list(best.predict(frame))
     return preds, info
+
+# %% ../../../nbs/10c_systems.baselines.register.ipynb #b585e27d
+for _m in [
+    SystemMeta('majority', 'baseline', "the training set's most frequent label", 'schiller2021', 'Majority baseline'),
+    SystemMeta('random', 'baseline', 'a label drawn uniformly at random, seeded', 'schiller2021', 'Random baseline'),
+    SystemMeta('fasttext', 'baseline', "fastText, its grid chosen on dev (`fasttext_preset`)", 'vamvas2020', 'fastText', options=FastTextOptions,
+               notes=lambda o, more, res: {'recipes': {'fasttext': f"preset {o.recipe}"}})]:
+    SYSTEM_META.register(_m.name, _m)

@@ -8,7 +8,7 @@ import itertools, json
 from dataclasses import dataclass
 from pathlib import Path
 import pandas as pd
-from ...experiment.spec import Context, Row, register_system, model_of
+from ...experiment.spec import Context, Row, register_system, model_of, SystemMeta, SYSTEM_META
 from ...experiment.data import split_of
 from ...experiment.params import SystemOptions, arg
 from .model import LLMOptions, CausalLM
@@ -18,7 +18,7 @@ from .evaluate import run_llm, template_spread
 
 # %% auto #0
 __all__ = ['LLM_COLUMNS', 'LLM_MODEL', 'check_endpoint', 'check_llm', 'llm_model', 'row_options', 'llm_runs', 'parse_failures',
-           'llm_rows', 'LLMSystemOptions', 'run_spread']
+           'llm_rows', 'LLMSystemOptions', 'run_spread', 'llm_row']
 
 # %% ../../../nbs/10g_systems.llm.register.ipynb #390ad87b
 def check_endpoint(spec:dict) -> None:
@@ -147,3 +147,30 @@ def run_spread(result) -> pd.DataFrame:
     runs = llm_runs(result)
     if not len(runs): return pd.DataFrame()
     return template_spread(runs, by=('data', 'how', 'k', 'calibrate', 'normalise'))
+
+# %% ../../../nbs/10g_systems.llm.register.ipynb #a87e87b0
+def llm_row(options:dict|None=None) -> list[Row]:
+    """The leaderboard's LLM rows: the run's `models['LLM']` asked as `options` say (`LLMOptions` fields; default: label scoring, zero-shot,
+    EZ-STANCE's ChatGPT prompt with each dataset's labels), one row per combination of the values given as lists."""
+    return llm_rows(options, name='LLM prompting', model='LLM', tables=('4',), note='a language model prompted: not in the benchmark paper')
+
+# %% ../../../nbs/10g_systems.llm.register.ipynb #9ccb9cbd
+def _check_llm(o:LLMSystemOptions) -> None: check_llm(o.spec)
+
+def _llm_notes(o:LLMSystemOptions, more:list, res) -> dict:
+    """The model; per llm row its options and, per dataset, how its labels were read and the share of answers that named no label or several
+    (scored as wrong); the spread over templates; the datasets of test rows alone (no training split: only k = 0 runs on them)."""
+    runs = llm_runs(res)
+    rows = {r.name: dict(options={k: v for k, v in r.options.items() if k != 'model'},
+                         data={x.data: dict(how=x.how, unparsed=x.unparsed_rate, n=x.n) for x in runs[runs.row == r.name].itertuples()})
+            for r in more if r.system == 'llm'}
+    spread = run_spread(res)
+    test_only = [k for k, d in (res.conditions.get('data') or {}).items() if (d.get('n') or {}).get('train') == 0]
+    return {'llm': dict(model=o.spec, rows=rows, test_only=test_only,
+                        spread=[] if not len(spread) else spread.to_dict('records'))}
+
+for _m in [
+    SystemMeta('llm', 'llm', "a causal LM or an endpoint: label scoring or a parsed answer, k-shot, over prompt templates (`llm_options`)",
+               'zhao2024', 'LLM prompting', options=LLMSystemOptions, make_row=lambda o: llm_row(o.options), check=_check_llm, notes=_llm_notes,
+               settings=lambda o: {'models': {'LLM': o.spec}})]:
+    SYSTEM_META.register(_m.name, _m)

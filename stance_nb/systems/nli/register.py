@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 import pandas as pd
 from ...data.papers import EZSTANCE_LABELS
-from ...experiment.spec import register_system, model_of
+from ...experiment.spec import register_system, model_of, Row, SystemMeta, SYSTEM_META
 from ...experiment.params import SystemOptions, arg
-from ...train import TrainConfig, PRESETS
+from ...train import TrainConfig, PRESETS, check_encoder
 from .model import load_nli_model, zero_shot_nli, ezstance_model, finetune_nli
 
 # %% auto #0
-__all__ = ['NLI_MODEL', 'NLI_PRESET', 'NLIOptions']
+__all__ = ['NLI_MODEL', 'NLI_PRESET', 'NLIOptions', 'nli_row', 'nli_ft_row']
 
 # %% ../../../nbs/10e_systems.nli.register.ipynb #e4aae3e5
 NLI_MODEL = 'facebook/bart-large-mnli'   # the EZ-STANCE paper's zero-shot NLI row (Zhao & Caragea 2024, Table 7: BART-MNLI)
@@ -101,3 +101,39 @@ def _nli_finetune(ctx):
         info[key] = dict(model=cfg.model, prompt=prompt, head=r.record.params.get('head'), dev_f1_macro=r.dev.get('f1_macro'),
                          train_seconds=r.record.metrics.get('train_seconds'), record=str(r.out_dir/'record.json'))
     return preds, info
+
+# %% ../../../nbs/10e_systems.nli.register.ipynb #ecd91581
+def nli_row(checkpoint:str=NLIOptions().checkpoint) -> Row:
+    "The leaderboard's NLI row: `checkpoint` zero-shot, the target itself as the hypothesis, stance labels mapped to NLI labels by name."
+    return Row('NLI zero-shot', 'nli_zero_shot', {'checkpoint': checkpoint, 'prompt': 'none'}, tables=('4',),
+               note='an NLI checkpoint without training: not in the benchmark paper')
+
+def nli_ft_row(checkpoint:str=NLIOptions().checkpoint, preset:str=NLIOptions().recipe, encoder_only:bool=False) -> Row:
+    "The leaderboard's fine-tuned NLI row: `checkpoint` trained on each dataset with `preset`, a new head over its labels."
+    return Row('NLI fine-tuned', 'nli_finetune', {'checkpoint': checkpoint, 'preset': preset, 'encoder_only': encoder_only, 'prompt': 'none'},
+               tables=('4',), note='an NLI checkpoint fine-tuned on each dataset: not in the benchmark paper')
+
+# %% ../../../nbs/10e_systems.nli.register.ipynb #4b5576df
+def _check_nli(o:NLIOptions) -> None: check_encoder(o.checkpoint)
+
+def _nli_notes(o:NLIOptions, more:list, res) -> dict:
+    return {'nli': dict(checkpoint=o.checkpoint, prompt='none (the target is the hypothesis)', trained=False)}
+
+def _nli_ft_notes(o:NLIOptions, more:list, res) -> dict:
+    r = next(r for r in more if r.system == 'nli_finetune').options
+    what = ('its encoder and ' if r['encoder_only'] else '') + "a new head over the dataset's labels, the target as the hypothesis"
+    return {'recipes': {'nli-ft': f"{r['checkpoint']} fine-tuned on each dataset, preset {r['preset']}, {what}"}}
+
+def _is_bart(checkpoint:str) -> bool:
+    "Whether `checkpoint` is a BART model (fine-tuned as EZ-STANCE's BART-MNLI-e: its encoder and a new head)."
+    from transformers import AutoConfig   # loaded on use: the declarations stay cheap to import
+    return AutoConfig.from_pretrained(checkpoint).model_type == 'bart'
+
+for _m in [
+    SystemMeta('nli', 'nli', 'an MNLI checkpoint (`nli_model`) scoring each test set untrained', 'zhao2024', 'NLI zero-shot',
+               options=NLIOptions, knobs=('model',), nli=True, make_row=lambda o: nli_row(o.checkpoint), check=_check_nli,
+               notes=_nli_notes),
+    SystemMeta('nli-ft', 'nli', 'the same checkpoint fine-tuned on each dataset (`nli_preset`)', 'zhao2024', 'NLI fine-tuned',
+               options=NLIOptions, nli=True, check=_check_nli, notes=_nli_ft_notes,
+               make_row=lambda o: nli_ft_row(o.checkpoint, o.recipe, _is_bart(o.checkpoint)))]:
+    SYSTEM_META.register(_m.name, _m)
