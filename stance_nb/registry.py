@@ -58,8 +58,8 @@ def _register(self:Registry, name:str, entry=None, replace:bool=False):
     "Add `entry` under `name` (or use as a decorator); a second, different entry for a name already taken fails."
     def add(e):
         old = dict.get(self, name)
+        if old is not None and hasattr(old, 'same_as') and old.same_as(e): return old   # a record declared again (its notebook run): the first stays
         same = old is e or (getattr(old, '__qualname__', None) is not None and getattr(old, '__qualname__', None) == getattr(e, '__qualname__', None))
-        same = same or (old is not None and hasattr(old, 'same_as') and old.same_as(e))   # a record declared again, e.g. its module re-run
         if old is not None and not (replace or same): raise ValueError(f"{self.kind} {name!r} is already registered")
         dict.__setitem__(self, name, e); return e
     return add if entry is None else add(entry)

@@ -217,22 +217,28 @@ def _prompts(self:CausalLM, prompts:list[list[int]]):
 CausalLM._prompts = _prompts
 
 # %% ../../../nbs/06c_systems.llm.model.ipynb #3fd49881
-def _continue(self:CausalLM, cache, mask, lengths:list, conts:list[list[list[int]]], out:list, rows:slice=slice(None)):
-    "Add the log-probabilities of every continuation's tokens after its first to `out[i][j]`: one batch on the cache's `rows`, repeated."
-    C, T = len(conts[0]), max(len(c) for cs in conts for c in cs) - 1
-    if T <= 0: return
-    dev, P = mask.device, mask.shape[1]
-    kv = _cache_rows(cache, C, rows)
-    ids, pos = torch.full((len(conts) * C, T), self.pad, dtype=torch.long), torch.zeros((len(conts) * C, T), dtype=torch.long)
-    m = torch.cat([mask.repeat_interleave(C, 0), torch.zeros(len(conts) * C, T, dtype=mask.dtype, device=dev)], 1)
-    for i, cs in enumerate(conts):
-        for j, c in enumerate(cs):
-            r = i * C + j; ids[r, :len(c) - 1] = torch.tensor(c[:-1], dtype=torch.long); m[r, P:P + len(c) - 1] = 1
-            pos[r] = torch.arange(lengths[i], lengths[i] + T)
-    lp = torch.log_softmax(self._forward(ids.to(dev), m, pos.to(dev), kv)[0], -1)
-    self.stats['continuation_rows'] += len(conts) * C
-    for i, cs in enumerate(conts):
-        for j, c in enumerate(cs): out[i][j][0] += float(lp[i * C + j, torch.arange(len(c) - 1), torch.tensor(c[1:])].sum()) if len(c) > 1 else 0.0
+def _continue(self:CausalLM, cache, mask, lengths:list, conts:list[list[list[int]]], out:list):
+    """Add the log-probabilities of every continuation's tokens after its first to `out[i][j]`: the continuations of prompt `i` packed into
+    row `i` on the cache, each attending to the prompt and to its own earlier tokens only."""
+    spans = [[(sum(len(x) - 1 for x in cs[:j]), len(c) - 1) for j, c in enumerate(cs)] for cs in conts]   # (start, length) in the row
+    Q = max(sum(n for _, n in sp) for sp in spans)
+    if Q <= 0: return
+    B, P = len(conts), mask.shape[1]
+    ids, pos = torch.full((B, Q), self.pad, dtype=torch.long), torch.zeros((B, Q), dtype=torch.long)
+    allow = torch.zeros((B, Q, P + Q), dtype=torch.bool)
+    allow[:, :, :P] = mask.bool().cpu()[:, None, :]   # every token reads the prompt (its padding aside)
+    for i, (cs, sp) in enumerate(zip(conts, spans)):
+        for c, (s, n) in zip(cs, sp):
+            if n <= 0: continue
+            ids[i, s:s + n], pos[i, s:s + n] = torch.tensor(c[:-1]), torch.arange(lengths[i], lengths[i] + n)
+            allow[i, s:s + n, P + s:P + s + n] = torch.ones(n, n, dtype=torch.bool).tril()   # and its own continuation, causally
+    m4 = torch.zeros((B, 1, Q, P + Q), dtype=self.model.dtype).masked_fill(~allow[:, None], torch.finfo(self.model.dtype).min)
+    dev = mask.device
+    lp = torch.log_softmax(self._forward(ids.to(dev), m4.to(dev), pos.to(dev), cache)[0], -1)
+    self.stats['continuation_rows'] += sum(map(len, conts))
+    for i, (cs, sp) in enumerate(zip(conts, spans)):
+        for j, (c, (s, n)) in enumerate(zip(cs, sp)):
+            if n > 0: out[i][j][0] += float(lp[i, torch.arange(s, s + n), torch.tensor(c[1:])].sum())
 CausalLM._continue = _continue
 
 # %% ../../../nbs/06c_systems.llm.model.ipynb #f1be441c
@@ -253,10 +259,7 @@ def _loglikelihoods(self:CausalLM, requests:list[tuple[str, list[str]]], names:l
         idx = order[s:s + self.batch_size]
         last, cache, mask, lengths = self._prompts([pairs[i][0][0] for i in idx])
         res = [[[float(last[b, c[0]]), len(c)] for _, c in pairs[i]] for b, i in enumerate(idx)]
-        step = max(1, self.batch_size // len(pairs[idx[0]]))   # prompts whose continuations make about a batch of rows
-        for c0 in range(0, len(idx), step):
-            sl = slice(c0, c0 + step)
-            self._continue(cache, mask[sl], lengths[sl], [[c for _, c in pairs[i]] for i in idx[sl]], res[sl], sl)
+        self._continue(cache, mask, lengths, [[c for _, c in pairs[i]] for i in idx], res)
         for b, i in enumerate(idx): out[i] = [tuple(r) for r in res[b]]
     return out
 CausalLM.loglikelihoods = _loglikelihoods
