@@ -66,7 +66,7 @@ SystemsRun.as_run = _as_run
 def _given_for_others(a:SystemsRun) -> None:
     """A knob of a system family none of whose systems is in `models` is refused, naming the systems it is for; so is an entry of
     `system_options` that names no chosen system, or one whose knobs are this run kind's own fields."""
-    chosen, default = set(a.models), type(a)()
+    SYSTEM_META.load_plugins(); chosen, default = set(a.models), type(a)()   # every family's records, other packages' too
     for o in a.families:
         for k, f in o.field_names().items():
             users = [m.name for m in SYSTEM_META.values() if m.options is o and (m.knobs is None or k in m.knobs)]
