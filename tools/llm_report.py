@@ -54,7 +54,8 @@ def cost_table(runs:pd.DataFrame) -> str:
     return '\n'.join(lines)
 
 def top_labels(runs_dir:Path) -> dict:
-    "(row, data key, mode) -> the label each `llm` job predicted most on its test set and that label's share, read from its stored predictions."
+    """(data key, mode, template, k, calibrated, normalised) -> the label each `llm` job predicted most on its test set and that label's
+    share, read from its stored predictions (a row's name says only what varies within its run, so the job is named by its options)."""
     out = {}
     for f in sorted(Path(runs_dir).glob('*/record.json')):
         rec = RunRecord.load(f)
@@ -62,7 +63,8 @@ def top_labels(runs_dir:Path) -> dict:
         for (key, test), pred in stored_predictions(f.parent, rec).items():
             if test == 'test' and pred:
                 sh = label_shares((), pred)   # the runner's own count of a test set's predicted labels
-                out[rec.params['row'], key, rec.params['options']['mode']] = (str(sh['top_label']), sh['top_share'])
+                o = rec.params['options']
+                out[key, o['mode'], o['template'], int(o['k']), bool(o['calibrate']), o['normalise']] = (str(sh['top_label']), sh['top_share'])
     return out
 
 def full_table(full:pd.DataFrame, sample:pd.DataFrame, tops:dict) -> str:
@@ -75,13 +77,13 @@ def full_table(full:pd.DataFrame, sample:pd.DataFrame, tops:dict) -> str:
     n = full.groupby(['data']).n.max()
     head = ['dataset', 'answer read by', 'k', *TEMPLATES, 'mean ± std over templates', 'test rows', 'the sample\'s mean (rows)',
             'most predicted label (' + ' / '.join(TEMPLATES) + ')', 'unparsed (' + ' / '.join(TEMPLATES) + ')']
-    job_of = {(r.data, r.how, r.k, r.template): (r.row, r.mode) for r in full.assign(how=_how(full)).itertuples()}
+    job_of = {(r.data, r.how, r.k, r.template): (r.data, r.mode, r.template, int(r.k), bool(r.calibrate), r.normalise)
+              for r in full.assign(how=_how(full)).itertuples()}
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
     for r in sp.itertuples():
         at = (r.data, r.how, r.k)
         was = f"{_f(small.loc[at, 'mean'])} ({int(sample[sample.data == r.data].n.max())})" if at in small.index else '–'
-        jobs = [job_of.get(at + (t,)) for t in TEMPLATES]   # (row, mode) of each template's job
-        top = [tops.get((j[0], r.data, j[1])) if j else None for j in jobs]
+        top = [tops.get(job_of.get(at + (t,))) for t in TEMPLATES]
         most = ' / '.join(f"{x[0]} {100 * x[1]:.0f} %" if x else '–' for x in top)
         un = ' / '.join(f"{100 * r.unparsed[t]:.0f} %" for t in TEMPLATES if t in r.unparsed) if r.how == 'generation' else '– (scores)'
         lines.append(f"| {r.data} | {r.how} | {r.k} | " + ' | '.join(_f(getattr(r, t)) for t in TEMPLATES)
