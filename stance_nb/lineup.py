@@ -66,10 +66,10 @@ SystemsRun.as_run = _as_run
 def _given_for_others(a:SystemsRun) -> None:
     """A knob of a system family none of whose systems is in `models` is refused, naming the systems it is for; so is an entry of
     `system_options` that names no chosen system, or one whose knobs are this run kind's own fields."""
-    SYSTEM_META.load_plugins(); chosen, default = set(a.models), type(a)()   # every family's records, other packages' too
+    chosen, default = set(a.models), type(a)()
     for o in a.families:
         for k, f in o.field_names().items():
-            users = [m.name for m in SYSTEM_META.values() if m.options is o and (m.knobs is None or k in m.knobs)]
+            users = [m.name for m in SYSTEM_META.entries() if m.options is o and (m.knobs is None or k in m.knobs)]
             if getattr(a, f) != getattr(default, f) and not chosen & set(users):
                 raise ValueError(f"{f}={getattr(a, f)!r} is for {', '.join(users)}: add {'it' if len(users) == 1 else 'one of them'} to models")
     for name in a.own_options():

@@ -90,6 +90,11 @@ def _names(self:Registry) -> list:
     self.load_plugins(); return sorted(self)
 Registry.names = _names
 
+def _entries(self:Registry) -> list:
+    "Every registered entry in the order of registration, the entry-point group loaded first: what a check over all of them reads."
+    self.load_plugins(); return list(self.values())
+Registry.entries = _entries
+
 # %% ../nbs/00c_registry.ipynb #a9ba8402
 def _listing(self:Registry) -> str:
     "One line per entry, `name: description`, sorted (the entry-point group loaded first): what `--help` shows for this registry."

@@ -54,14 +54,14 @@ class LeaderboardArgs(SystemsRun):
 # %% ../../nbs/11e_leaderboard.params.ipynb #e7fe4350
 def _validate(self:LeaderboardArgs) -> None:
     "The leaderboard's checks across fields (attacks, training shares, your data), then the systems' (`check_systems`)."
-    SYSTEM_META.load_plugins(); encoders = [m.name for m in SYSTEM_META.values() if m.encoder]
+    encoders = [m.name for m in SYSTEM_META.entries() if m.encoder]
     if self.max_train is not None and self.ratios:
         raise ValueError("max_train and ratios: the training shares are the benchmark's fixed subsets of the full training sets; choose one")
     try: data_specs(self.data)
     except (KeyError, TypeError) as e: raise ValueError(str(e).strip("'\"")) from None
     if bad := [r for r in self.ratios if r not in BENCHMARK_RATIOS or r == 1]:
         raise ValueError(f"ratios={bad}: expected training shares of the benchmark's recipe, from {[r for r in BENCHMARK_RATIOS if r < 1]}")
-    chosen = [m.name for m in SYSTEM_META.values() if m.encoder and m.name in self.models]
+    chosen = [m.name for m in self.systems() if m.encoder]
     if (self.attacks or self.ratios) and not chosen:
         raise ValueError(f"attacks and ratios are reported for {' and '.join(encoders)} (the benchmark attacks and subsamples its encoders, "
                          "not the baselines): add one of them to models")

@@ -44,7 +44,7 @@ class LeaderboardRun:
 def check_nli_labels(prep, systems:Sequence[SystemMeta]) -> None:
     "The systems that map labels to NLI labels by name: a dataset whose labels do not map stops the run before any job."
     if not any(m.nli for m in systems): return
-    SYSTEM_META.load_plugins(); names = [m.name for m in SYSTEM_META.values() if m.nli]
+    names = [m.name for m in SYSTEM_META.entries() if m.nli]
     for k in prep.keys:
         df = prep.inp.frames[k, 1.0]
         try: stance_nli_map(list(df.attrs.get('labels') or sorted(df.label.unique())))
