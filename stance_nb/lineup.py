@@ -123,7 +123,7 @@ def _benchmark_args(self:SystemsRun) -> BenchmarkArgs:
     keys, _ = present_datasets(self.datasets, self.own_data(), self.data_dir)
     names, data = benchmark_data(keys, self.own_data(), self.max_train, getattr(self, 'max_test', None))
     enc, ft = self.family_options(EncoderOptions), self.family_options(FastTextOptions)
-    given = dict(model=enc.encoders[0], epochs=enc.epochs, lr=enc.lr, cpu_precision=enc.cpu_precision, fasttext_preset=ft.preset,
+    given = dict(model=enc.encoders[0], epochs=enc.epochs, lr=enc.lr, cpu_precision=enc.cpu_precision, fasttext_preset=ft.fasttext_preset,
                  data_dir=self.data_dir, output_dir=self.output_dir)
     return BenchmarkArgs(rows=[m.row for m in self.systems() if m.make_row is None], tables=['4'], seeds=list(self.seeds),
                          ratios=sorted({*getattr(self, 'ratios', []), 1.0}), datasets=names, data=data,

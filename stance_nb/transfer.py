@@ -85,19 +85,19 @@ def transfer_specs(datasets:Sequence[str],      # two or more registered dataset
 class TransferArgs(SystemsRun):
     "The parameters of a cross-dataset transfer (`nbs/run_transfer.ipynb`, `stance_nb transfer`): datasets, systems, recipes, intervals."
     smoke = setting(help='True: fixtures; models and datasets left at their defaults become majority,random and 3 fixture datasets')
-    models:list[str] = arg(['fasttext'], choices='transfer_models', distinct=True)  # the systems; sdl trains the encoder `model`
-    datasets:list[str] = arg(['ibmcs', 'semeval2016t6', 'perspectrum', 'arc'], choices='transfer_datasets', distinct=True)  # two or more, each
-                                              # trained on and tested on (default: four of the benchmark's, minutes with fastText)
+    models = setting(['fasttext'], help='the systems; sdl trains the encoder `model`')
+    datasets = setting(['ibmcs', 'semeval2016t6', 'perspectrum', 'arc'],
+                       help="two or more, each trained on and tested on (default: four of the benchmark's, minutes with fastText)")
     leave_one_out:bool = arg(True)            # also train on all other datasets pooled and test on each (three datasets or more)
     seeds = setting(help="seeds of the seeded systems; the intervals use the first seed's predictions")
     encoder = knobs(EncoderOptions)      # model (one encoder here), encoder_preset, epochs, lr, cpu_precision: the encoder systems' knobs
     fasttext = knobs(FastTextOptions)    # fasttext_preset
-    max_train:int|None = arg(None, positive=True)  # train on a seeded sample of at most this many rows (the pooled set too: the same budget)
+    max_train = setting(help='train on a seeded sample of at most this many rows (the pooled set too: the same budget)')
     data_dir = setting()
     output_dir = setting()
-    reuse_from:list[str] = arg([])            # other job stores whose finished jobs are taken in
+    reuse_from = setting()
     run_name = setting('transfer', help='file stem: <run_name>_transfer.csv|.md and figures under outputs/transfer/')
-    n_resamples:int = arg(1000, min=100)     # paired-bootstrap resamples of each cell's interval
+    n_resamples = setting(help="paired-bootstrap resamples of each cell's interval")
     executor = setting()
     workers = setting()
     slurm = setting()
@@ -105,14 +105,14 @@ class TransferArgs(SystemsRun):
     def choices(self) -> dict:
         "Valid values of the `choices` constraints."
         ds = [k for k, d in DATASETS.items() if d.label_map is not None and k in STANCE_BENCHMARK.datasets]
-        return dict(transfer_models=list(TRANSFER_MODELS), transfer_datasets=ds, executors=list(EXECUTORS))
+        return dict(models=list(TRANSFER_MODELS), datasets=ds, executors=list(EXECUTORS))
 
     def checked(self) -> 'TransferArgs':
         "Your own files named as datasets (`csv`, `jsonl`) are refused first, for what they lack; then every field as `RunArgs.checked`."
         names = self.datasets.split(',') if isinstance(self.datasets, str) else list(self.datasets or [])
         if own := [d for d in names if d in DATASETS and DATASETS[d].folder is None]:
             raise ValueError(f"parameter datasets: {own}: your own files have no label map (how their labels map onto AGAINST, FAVOR, NONE), "
-                             f"so they cannot take part in a transfer; datasets that declare one: {self.choices()['transfer_datasets']}")
+                             f"so they cannot take part in a transfer; datasets that declare one: {self.choices()['datasets']}")
         return RunArgs.checked(self)
 
     def validate(self) -> None:

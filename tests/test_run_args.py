@@ -47,6 +47,35 @@ def test_the_check_finds_a_difference():
     cell = notebook_parameters('run_benchmark')
     assert cell['seeds'] == ('list[int] nonneg distinct', BenchmarkArgs().seeds) and cell['seeds'] != ('list[int] nonneg distinct', [1, 2])
 
+def _declaring_classes() -> list:
+    "Every class that declares run parameters: the run kinds, the shared settings and knobs, each system family's options."
+    from stance_nb.experiment.params import RunSettings, SharedKnobs
+    from stance_nb.experiment.spec import SYSTEM_META
+    kinds = [_class(c) for c in CLASSES.values()]
+    families = {m.options for m in SYSTEM_META.entries() if m.options is not None}
+    return [RunSettings, SharedKnobs, *kinds, *sorted(families, key=lambda c: c.__name__)]
+
+def test_each_parameter_is_declared_once():
+    """A run parameter's type, constraints and comment are written in one class: a run kind places the shared ones
+    (`setting`, `knobs`) instead of declaring them again; a family knob that is another parameter under a shared name says why
+    (`differs`). All classes together declare at most 100 fields (the seven run kinds have 158 between them)."""
+    declared = [(c.__name__, c.field_names().get(k, k) if hasattr(c, 'field_names') else k) for c in _declaring_classes() for k in c.declared()]
+    names = [n for _, n in declared]
+    twice = {n: [c for c, m in declared if m == n] for n in names if names.count(n) > 1}
+    excused = {n: cs for n, cs in twice.items() if all(n in getattr(_class_of(c), 'differs', {}) or c == 'SharedKnobs' for c in cs)}
+    assert twice == excused, f"declared in several classes: { {n: cs for n, cs in twice.items() if n not in excused} }"
+    assert len(declared) <= 100, len(declared)
+    assert sum(len(_class(c).annotations()) for c in CLASSES.values()) == 158   # the run kinds' fields, unchanged
+
+def _class_of(name:str):
+    return next(c for c in _declaring_classes() if c.__name__ == name)
+
+def test_a_redeclared_shared_knob_is_refused():
+    "A run kind that declares a shared knob again (instead of placing it) is refused, naming where it is declared."
+    from stance_nb.experiment.params import RunArgs, arg, run_kind
+    with pytest.raises(TypeError, match=re.escape("['SharedKnobs.epochs'] are declared already")):
+        run_kind(type('Mine', (RunArgs,), {'__annotations__': {'epochs': 'int'}, 'epochs': arg(3)}))
+
 def test_leaderboard_options_are_its_fields():
     "`stance_nb leaderboard`'s options: one per field of `LeaderboardArgs` under its own name, plus the few that are not parameters."
     from stance_nb.cli.main import make_parser

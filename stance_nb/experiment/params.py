@@ -13,8 +13,8 @@ from ..paramtypes import check_values, constraint_words, field_docs, param_type,
 from .spec import EXECUTORS, get_experiment
 
 # %% auto #0
-__all__ = ['RUN_ARGS', 'arg', 'type_text', 'RunArgs', 'RunSettings', 'Setting', 'setting', 'SystemOptions', 'Knobs', 'knobs',
-           'run_kind', 'parameters']
+__all__ = ['SHARED_ARGS', 'RUN_ARGS', 'arg', 'type_text', 'RunArgs', 'RunSettings', 'SharedKnobs', 'Setting', 'setting',
+           'SystemOptions', 'Knobs', 'knobs', 'run_kind', 'system_options', 'parameters']
 
 # %% ../../nbs/10a_experiment.params.ipynb #576df92b
 def _field(default, metadata:Mapping):
@@ -49,6 +49,11 @@ class RunArgs:
     def types(cls) -> dict:
         "Field -> the `ParamType` its values are checked against: its Python type and its constraint keywords."
         return {f.name: param_type(type_text(f.type), f.metadata.get('constraints', {})) for f in fields(cls)}
+
+    @classmethod
+    def declared(cls) -> list:
+        "The fields this class declares itself: not those it places (`setting`, `knobs`) nor those it inherits."
+        return list(cls.__dict__.get('own_fields', cls.__dict__.get('__annotations__', {})))
 
     @classmethod
     def annotations(cls) -> dict:
@@ -115,17 +120,46 @@ class RunSettings(RunArgs):
     workers:int|None = arg(None, positive=True)  # workers sharing the job store (submitit executors); None: one per GPU here, one per job on Slurm
     slurm:dict = arg({})                     # submitit parameters for executor submitit, e.g. {"slurm_partition": "gpu", "timeout_min": 600}
 
+# %% ../../nbs/10a_experiment.params.ipynb #69cd7037
+@dataclass
+class SharedKnobs(RunArgs):
+    "Knobs that several run kinds take, each declared once here; a run kind places those it takes with `setting()`."
+    datasets:list[str] = arg([], choices='datasets', distinct=True)  # the datasets to run; []: every one whose data is present
+    data:dict = arg({})                      # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
+    models:list[str] = arg([], choices='models', distinct=True)  # the systems (rows) to run
+    rows:list[str] = arg([], choices='rows', distinct=True)      # table rows to run; []: all
+    tables:list[str] = arg([], choices='tables', distinct=True)  # tables to write; []: all
+    model:str = arg('bert-large-uncased', model=True)  # the encoder of the transformer rows: a Hub id or a local folder
+    mtdnn_checkpoint:str|None = arg(None, model=True)  # the authors' MT-DNN (large, uncased) checkpoint file; None: MT-DNN rows not run
+    ratios:list[float] = arg([], fraction=True, distinct=True)  # training-data fractions
+    epochs:int|None = arg(None, positive=True)      # override the recipe's epochs
+    lr:float|None = arg(None, positive=True)        # override the recipe's learning rate
+    batch_size:int|None = arg(None, positive=True)  # override the recipe's batch size
+    max_length:int|None = arg(None, min=8)          # override the recipe's maximum length in tokens
+    checkpoint_every:int|None = arg(None, positive=True)  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
+    cpu_precision:str|None = arg(None, choices='cpu_precisions')  # what the recipe's precision 'auto' trains in on a CPU; None: by the CPU
+    fasttext_preset:str = arg('benchmark', choices='fasttext_presets')  # fastText preset (stance_nb.systems.baselines.FASTTEXT_PRESETS)
+    fasttext_lr:float|None = arg(None, positive=True)    # fastText: instead of the paper's learning rate
+    fasttext_epochs:int|None = arg(None, positive=True)  # fastText: instead of the paper's epochs
+    n_jobs:int|None = arg(None, positive=True)  # fastText runs trained at once (each single-threaded); None: all cores
+    attack_seed:int = arg(0, nonneg=True)       # seed of the attacks
+    reuse_from:list[str] = arg([])              # other job stores whose finished jobs are taken in
+    max_train:int|None = arg(None, positive=True)  # train on a seeded sample of at most this many rows per dataset
+    n_resamples:int = arg(1000, min=100)        # paired-bootstrap resamples of each test (100 or more)
+
+SHARED_ARGS = (RunSettings, SharedKnobs)   # the classes whose fields a run kind places (`setting`): every one of RunSettings', any of SharedKnobs'
+
 # %% ../../nbs/10a_experiment.params.ipynb #c884fc63
 @dataclass(frozen=True)
 class Setting:
-    "The place of a `RunSettings` field in a run kind's body, with the run kind's own default and help where they differ."
+    "The place of a shared field (`SHARED_ARGS`) in a run kind's body, with the run kind's own default and help where they differ."
     default:object = MISSING
     help:str|None = None
 
-def setting(default=MISSING, # this run kind's default; none: `RunSettings`'
-            help:str|None=None, # this run kind's help; None: `RunSettings`'
+def setting(default=MISSING, # this run kind's default; none: the declaration's
+            help:str|None=None, # this run kind's help; None: the declaration's
            ) -> Setting:
-    "Place a shared setting here in a run kind's fields (`run_kind`)."
+    "Place a shared setting or knob (`SHARED_ARGS`) here in a run kind's fields (`run_kind`) or a family's options (`system_options`)."
     return Setting(default, help)
 
 # %% ../../nbs/10a_experiment.params.ipynb #2058d4b9
@@ -134,6 +168,7 @@ class SystemOptions(RunArgs):
     "A system family's knobs: typed fields (`arg`) with comments, checked like a run kind's; placed in a run kind by `knobs`."
     prefix = ''   # the run kind's field of knob `k` is `prefix + k` ... (class attributes, not fields)
     names = {}    # ... or the name given here, e.g. {'preset': 'encoder_preset'}
+    differs = {}  # knob -> why it is not the shared knob of its name (`SharedKnobs`): another type, said where it is declared
 
     @classmethod
     def field_names(cls) -> dict:
@@ -156,20 +191,25 @@ def knobs(options:type) -> Knobs:
     return Knobs(options)
 
 # %% ../../nbs/10a_experiment.params.ipynb #df576877
-def _placed(cls:type) -> list:
-    """The names of `cls`'s body in order: its own fields, the shared settings it places and its families' fields (by name);
-    each shared setting placed once, none re-declared, no name twice."""
-    own, shared = cls.__dict__.get('__annotations__', {}), {f.name for f in fields(RunSettings)}
-    if again := [k for k in own if k in shared]:
-        raise TypeError(f"{cls.__name__}: {again} are RunSettings' fields: place them with setting(), not a declaration")
+def _shared() -> dict:
+    "Name -> (its field, the class declaring it) for every field a run kind may place (`SHARED_ARGS`)."
+    return {f.name: (f, c) for c in SHARED_ARGS for f in fields(c)}
+
+def _placed(cls:type, required:tuple=(RunSettings,)) -> list:
+    """The names of `cls`'s body in order: its own fields, the shared ones it places and its families' fields (by name);
+    each of `required`'s fields placed once, no shared name re-declared, no name twice."""
+    own, shared = cls.__dict__.get('__annotations__', {}), _shared()
+    if again := [k for k in own if k in shared and k not in cls.__dict__.get('differs', {})]:
+        raise TypeError(f"{cls.__name__}: {[f'{shared[k][1].__name__}.{k}' for k in again]} are declared already: "
+                        "place them with setting(), not a declaration")
     order, unknown = [], []
     for k, v in cls.__dict__.items():
         if isinstance(v, Knobs): order += list(v.options.field_names().values())
         elif k in own or isinstance(v, Setting): order.append(k)
         if isinstance(v, Setting) and k not in shared: unknown.append(k)
-    if unknown: raise TypeError(f"{cls.__name__}: {unknown} are not RunSettings' fields")
+    if unknown: raise TypeError(f"{cls.__name__}: {unknown} are not fields of {[c.__name__ for c in SHARED_ARGS]}")
     if twice := sorted({k for k in order if order.count(k) > 1}): raise TypeError(f"{cls.__name__}: fields {twice} placed twice")
-    if missing := [k for k in [*own, *sorted(shared)] if k not in order]:
+    if missing := [k for k in [*own, *sorted(f.name for c in required for f in fields(c))] if k not in order]:
         raise TypeError(f"{cls.__name__}: {missing} not placed (every field needs a default; every shared setting a setting())")
     return order
 
@@ -181,23 +221,31 @@ def _family_fields(cls:type) -> dict:
         out.update({name: (v.options, k, knobs[k]) for k, name in v.options.field_names().items()})
     return out
 
-def run_kind(cls:type) -> type:
-    """The dataclass of a run kind: its own fields, `RunSettings`' where its body places them (`setting`) and its system families'
-    knobs (`knobs`), in that order."""
-    own, shared, order = cls.__dict__.get('__annotations__', {}), {f.name: f for f in fields(RunSettings)}, _placed(cls)
+def _compose(cls:type, required:tuple) -> type:
+    own, order, shared = cls.__dict__.get('__annotations__', {}), _placed(cls, required), {k: f for k, (f, _) in _shared().items()}
     fam = _family_fields(cls)
     placed = {k: cls.__dict__[k] for k in order if k not in own and k not in fam}
-    shared_help = RunSettings.docs()
+    shared_help = {k: v for c in SHARED_ARGS for k, v in c.docs().items()}
     family_help = {o: o.docs() for o in dict.fromkeys(o for o, _, _ in fam.values())}   # each family's comments read once
     cls.setting_help = {**cls.setting_help, **{k: s.help or shared_help[k] for k, s in placed.items()},
                         **{k: family_help[o][knob] for k, (o, knob, _) in fam.items()}}
     for k, s in placed.items(): setattr(cls, k, shared[k] if s.default is MISSING else _field(s.default, shared[k].metadata))
     for k, (_, _, f) in fam.items():
         setattr(cls, k, _field(f.default if f.default is not MISSING else f.default_factory(), f.metadata))
-    cls.families = tuple(dict.fromkeys(o for o, _, _ in fam.values()))
+    cls.families, cls.own_fields = tuple(dict.fromkeys(o for o, _, _ in fam.values())), tuple(own)
     for k in [k for k, v in list(cls.__dict__.items()) if isinstance(v, Knobs)]: delattr(cls, k)
     cls.__annotations__ = {k: own[k] if k in own else fam[k][2].type if k in fam else shared[k].type for k in order}
     return dataclass(cls)
+
+def run_kind(cls:type) -> type:
+    """The dataclass of a run kind: its own fields, the shared ones its body places (`setting`: every one of `RunSettings`', any
+    of `SharedKnobs`') and its system families' knobs (`knobs`), in that order."""
+    return _compose(cls, (RunSettings,))
+
+def system_options(cls:type) -> type:
+    "The dataclass of a system family's options (`SystemOptions`): its own knobs and the shared knobs it places (`setting`)."
+    if not issubclass(cls, SystemOptions): raise TypeError(f"system_options({cls.__name__}): expected a SystemOptions subclass")
+    return _compose(cls, ())
 
 # %% ../../nbs/10a_experiment.params.ipynb #5fae8bf0
 def parameters(ns:dict,                  # the notebook's `globals()` after papermill's injected cell

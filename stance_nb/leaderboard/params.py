@@ -21,11 +21,9 @@ __all__ = ['LeaderboardArgs']
 class LeaderboardArgs(SystemsRun):
     "The parameters of a leaderboard (`nbs/run_leaderboard.ipynb`, `stance_nb leaderboard`): systems, datasets, recipes, significance."
     smoke = setting(help="True: fixtures; models, datasets, seeds left at their defaults become SMOKE_RUN's, the fixtures' (a minute)")
-    models:list[str] = arg(['majority', 'random', 'fasttext', 'sdl', 'mdl'],
-                           choices='models', distinct=True)  # the systems (rows): `SYSTEM_META`'s records
-    datasets:list[str] = arg([], choices='leaderboard_datasets', distinct=True)  # columns: the benchmark's ten, xstance, cheese,
-                                              # ezstance, vast; []: all present
-    data:dict = arg({})         # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
+    models = setting(['majority', 'random', 'fasttext', 'sdl', 'mdl'], help="the systems (rows): `SYSTEM_META`'s records")
+    datasets = setting(help="columns: the benchmark's ten, xstance, cheese, ezstance, vast; []: all present")
+    data = setting()
     seeds = setting(help='seeds of the seeded systems: mean ± std over them; 3 or more add a paired t-test over seeds')
     nli = knobs(NLIOptions)            # nli_model, nli_preset
     llm = knobs(LLMSystemOptions)      # llm_model, llm_endpoint, llm_options
@@ -35,12 +33,12 @@ class LeaderboardArgs(SystemsRun):
     data_dir = setting()
     output_dir = setting()
     attacks:list[str] = arg([], choices='attacks', distinct=True)  # attacked test sets reported for sdl/mdl (spelling, negation, paraphrase)
-    ratios:list[float] = arg([], fraction=True, distinct=True)   # training shares below 1 reported for sdl/mdl, e.g. [0.1, 0.3]: the learning curve
-    reuse_from:list[str] = arg([])            # other job stores whose finished jobs are taken in, e.g. ["../results/benchmark/runs"]
-    max_train:int|None = arg(None, positive=True)  # train every system on a seeded sample of at most this many rows per dataset (a quick look)
+    ratios = setting(help='training shares below 1 reported for sdl/mdl, e.g. [0.1, 0.3]: the learning curve')
+    reuse_from = setting(help='other job stores whose finished jobs are taken in, e.g. ["../results/benchmark/runs"]')
+    max_train = setting(help='train every system on a seeded sample of at most this many rows per dataset (a quick look)')
     max_test:int|None = arg(None, positive=True)   # score every system on the same seeded sample of at most this many test rows per dataset
     run_name = setting('leaderboard', help='file stem: <run_name>_leaderboard.csv|.md|.html under outputs/leaderboard/')
-    n_resamples:int = arg(1000, min=100)     # paired-bootstrap resamples of each per-dataset test (100 or more)
+    n_resamples = setting(help='paired-bootstrap resamples of each per-dataset test (100 or more)')
     alpha:float = arg(0.05, choices='alphas')      # significance level of the tests and the critical difference (the Nemenyi table's, Demšar 2006)
     executor = setting()
     workers = setting()
@@ -48,7 +46,7 @@ class LeaderboardArgs(SystemsRun):
 
     def choices(self) -> dict:
         "Valid values of its own `choices` constraints (its families' are theirs): the systems, datasets, significance levels, attacks, executors."
-        return dict(models=SYSTEM_META.names(), leaderboard_datasets=list(STANCE_BENCHMARK.datasets), alphas=sorted(NEMENYI_Q),
+        return dict(models=SYSTEM_META.names(), datasets=list(STANCE_BENCHMARK.datasets), alphas=sorted(NEMENYI_Q),
                     attacks=list(BENCHMARK_ATTACKS), executors=list(EXECUTORS))
 
 # %% ../../nbs/11e_leaderboard.params.ipynb #e7fe4350

@@ -90,33 +90,30 @@ class BenchmarkArgs(RunArgs):
     smoke = setting(help='True: fixtures, tiny models, 2 seeds, 4 datasets unless given, ratios 0.7/1 (numbers mean nothing)')
     data_dir = setting(help='folder holding the benchmark datasets; None: $STANCE_NB_DATA')
     output_dir = setting()
-    datasets:list[str] = arg([], choices='datasets', distinct=True)  # benchmark datasets; []: all ten (those whose data is
-                                              # missing are left out, with a note)
-    data:dict = arg({})                      # your own datasets: {"mine": {"dataset": "csv", "path": {...}, "columns": {...}}}; alone: only they run
-    rows:list[str] = arg([], choices='rows', distinct=True)      # table rows to run, e.g. "Majority baseline,fastText"; []: all
-    tables:list[str] = arg([], choices='tables', distinct=True)  # tables to write: 4, 5, 6, 7, 8, 11, Fig2b; []: all (and only their rows run)
+    datasets = setting(help='benchmark datasets; []: all ten (those whose data is missing are left out, with a note)')
+    data = setting()
+    rows = setting(help='table rows to run, e.g. "Majority baseline,fastText"; []: all')
+    tables = setting(help='tables to write: 4, 5, 6, 7, 8, 11, Fig2b; []: all (and only their rows run)')
     seeds = setting([1, 2, 3, 4, 5], help='seeds of every trained row and of the random baseline (paper: 5 runs)')
-    model:str = arg('bert-large-uncased', model=True)  # encoder of the BERT rows (paper: BERT large, uncased); a Hub id or a local folder
-    mtdnn_checkpoint:str|None = arg(None, model=True)  # the authors' MT-DNN (large, uncased) checkpoint file; None: MT-DNN rows not run
+    model = setting(help='encoder of the BERT rows (paper: BERT large, uncased); a Hub id or a local folder')
+    mtdnn_checkpoint = setting()
     mtdnn_tokenizer:str = arg('bert-large-uncased', model=True)  # the MT-DNN checkpoint's tokenizer (a Hub id or a folder)
-    ratios:list[float] = arg([0.1, 0.3, 0.7, 1.0], fraction=True, distinct=True)  # training-data fractions for Table 8 and
-                                              # Figure 2 (1.0 alone: no Table 8)
-    epochs:int|None = arg(None, positive=True)      # override the recipe's 5 epochs
-    lr:float|None = arg(None, positive=True)        # override the recipe's learning rate 5e-5
-    batch_size:int|None = arg(None, positive=True)  # override the recipe's batch size 16
-    max_length:int|None = arg(None, min=8)      # override the recipe's 100 tokens
+    ratios = setting([0.1, 0.3, 0.7, 1.0], help='training-data fractions for Table 8 and Figure 2 (1.0 alone: no Table 8)')
+    epochs = setting(help="override the recipe's 5 epochs")
+    lr = setting(help="override the recipe's learning rate 5e-5")
+    batch_size = setting(help="override the recipe's batch size 16")
+    max_length = setting(help="override the recipe's 100 tokens")
     group_by_length:bool = arg(False)    # BERT rows: batches of similar length (about 2x faster on short texts); False: random rows, as the authors'
     pack:bool = arg(False)               # BERT rows: the authors' random batches, each packed into rows of max_length tokens (less padding)
     compile_optimizer:bool = arg(False)  # BERT rows: Adamax's step compiled into one loop in runs of 600+ steps (faster; other rounding)
-    fasttext_preset:str = arg('benchmark', choices='fasttext_presets')  # fastText preset (stance_nb.systems.baselines.FASTTEXT_PRESETS)
-    n_jobs:int|None = arg(None, positive=True)  # fastText grid cells trained at once (each single-threaded); None: all cores
-    attack_seed:int = arg(0, nonneg=True)       # seed of the spelling attack
+    fasttext_preset = setting()
+    n_jobs = setting(help='fastText grid cells trained at once (each single-threaded); None: all cores')
+    attack_seed = setting(help='seed of the spelling attack')
     correctness:dict = arg({})               # measured correctness ratios c_a, e.g. {"spelling": 0.81}; {}: the paper's Table 5 values
     translation_models:list[str] = arg([])   # paraphrase attack: the en->de and de->en models; []: Helsinki-NLP/opus-mt-en-de and -de-en
-    checkpoint_every:int|None = arg(None, positive=True)  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
-    cpu_precision:str|None = arg(None, choices='cpu_precisions')  # what the recipe's precision 'auto' trains in on a CPU: bf16
-                                                   # (emulated where the CPU has no bf16 instructions: slow) takes in a store made in bf16
-                                                   # on any CPU; None: by the CPU
+    checkpoint_every = setting()
+    cpu_precision = setting(help="what the recipe's precision 'auto' trains in on a CPU: bf16 (emulated where the CPU has no bf16 "
+                                 "instructions: slow) takes in a store made in bf16 on any CPU; None: by the CPU")
     run_name = setting('benchmark', help='file stem of the tables: <run_name>_table<N>.csv|.md')
     finished_only:bool = arg(False)          # run nothing: tables from the jobs that already finished (the others listed as not finished)
     executor = setting()
@@ -138,18 +135,17 @@ class RobustnessArgs(RunArgs):
     smoke = setting(help='True: fixtures and tiny models (a minute; the numbers mean nothing)')
     data_dir = setting(help='folder holding the benchmark datasets; None: $STANCE_NB_DATA')
     output_dir = setting()
-    datasets:list[str] = arg([], choices='datasets', distinct=True)  # test sets whose samples are judged, and the benchmark
-                                              # run's datasets; []: all ten
+    datasets = setting(help="test sets whose samples are judged, and the benchmark run's datasets; []: all ten")
     n_samples:int = arg(25, positive=True)   # samples per test set for a correctness ratio (paper: 25)
     sample_seed:int = arg(0, nonneg=True)    # seed of the sample draw
-    attack_seed:int = arg(0, nonneg=True)    # seed of the attacks (the same as run_benchmark's, so its jobs are reused)
+    attack_seed = setting(help="seed of the attacks (the same as run_benchmark's, so its jobs are reused)")
     annotation:str|None = arg(None)    # a filled paraphrase annotation CSV (two annotators): its c_a replaces the paper's 0.484
     export_annotation:bool = arg(False)   # write the paraphrase pairs of the samples to annotate (needs the translation models)
     use_measured:bool = arg(False)     # Tables 5/7 with the c_a measured here instead of the paper's, the default of every notebook
     seeds = setting([1, 2, 3, 4, 5], help="the benchmark run's seeds")
-    model:str = arg('bert-large-uncased', model=True)   # the benchmark run's BERT encoder
-    mtdnn_checkpoint:str|None = arg(None, model=True)   # the benchmark run's MT-DNN checkpoint; None: MT-DNN rows not run
-    ratios:list[float] = arg([0.1, 0.3, 0.7, 1.0], fraction=True, distinct=True)  # training-data fractions for Figure 2b
+    model = setting(help="the benchmark run's BERT encoder")
+    mtdnn_checkpoint = setting(help="the benchmark run's MT-DNN checkpoint; None: MT-DNN rows not run")
+    ratios = setting([0.1, 0.3, 0.7, 1.0], help='training-data fractions for Figure 2b')
     run_name = setting('robustness', help='file stem of the tables: <run_name>_table<N>.csv|.md under outputs/benchmark/')
     executor = setting()
     workers = setting()

@@ -56,18 +56,18 @@ class CheeseArgs(RunArgs):
     smoke = setting(help='True: an official-format fixture and a tiny BERT, 2 seeds (seconds; the numbers mean nothing)')
     data_dir = setting(help='folder holding cheese/cheese.json; None: $STANCE_NB_DATA')
     output_dir = setting()
-    rows:list[str] = arg([], choices='rows', distinct=True)      # rows to run, e.g. "German BERT"; []: all
-    tables:list[str] = arg([], choices='tables', distinct=True)  # tables to write (7); []: all
+    rows = setting(help='rows to run, e.g. "German BERT"; []: all')
+    tables = setting(help='tables to write (7); []: all')
     seeds = setting([1, 2, 3, 4, 5], help='seeds of the trained rows and of the random baseline')
-    model:str = arg('dbmdz/bert-base-german-uncased', model=True)  # the German BERT row's encoder: a Hub id or a local folder
-    lr:float|None = arg(None, positive=True)       # German BERT: instead of the paper's 3e-5
-    epochs:int|None = arg(None, positive=True)     # German BERT: instead of the paper's 4
-    fasttext_lr:float|None = arg(None, positive=True)    # fastText: instead of the paper's 1.0
-    fasttext_epochs:int|None = arg(None, positive=True)  # fastText: instead of the paper's 50
+    model = setting('dbmdz/bert-base-german-uncased', help="the German BERT row's encoder: a Hub id or a local folder")
+    lr = setting(help="German BERT: instead of the paper's 3e-5")
+    epochs = setting(help="German BERT: instead of the paper's 4")
+    fasttext_lr = setting(help="fastText: instead of the paper's 1.0")
+    fasttext_epochs = setting(help="fastText: instead of the paper's 50")
     n_folds:int = arg(5, min=2)                # cross-validation folds (paper: 5, stratified by label)
     fold_order:str = arg('official', choices='fold_orders')  # 'official' (the released code's shuffled order) or 'file'
-    n_jobs:int|None = arg(None, positive=True)     # fastText runs at once; None: all cores
-    checkpoint_every:int|None = arg(None, positive=True)  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
+    n_jobs = setting(help='fastText runs at once; None: all cores')
+    checkpoint_every = setting()
     run_name = setting('cheese', help='file stem of the tables: <run_name>_table7.csv|.md')
     executor = setting()
     workers = setting()

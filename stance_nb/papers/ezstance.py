@@ -185,8 +185,8 @@ class EzstanceArgs(RunArgs):
     smoke = setting(help='True: EZ-STANCE and VAST fixtures, tiny models, 2 seeds, domain CE (minutes; numbers mean nothing)')
     data_dir = setting(help='folder holding ezstance/ (the unpacked release) and vast/ (vast_*.csv); None: $STANCE_NB_DATA')
     output_dir = setting()
-    tables:list[str] = arg([], choices='tables', distinct=True)  # tables to write: 7, 8, 9, 10, 14, 15; []: all (only the data they need is read)
-    models:list[str] = arg(['all'], choices='models', distinct=True)  # rows of Tables 7 and 8 (14, 15): row names, or the groups nli, baselines, all
+    tables = setting(help='tables to write: 7, 8, 9, 10, 14, 15; []: all (only the data they need is read)')
+    models = setting(['all'], help='rows of Tables 7 and 8 (14, 15): row names, or the groups nli, baselines, all')
     domains:list[str] = arg([], choices='domains', distinct=True)  # Table 8 zero-shot domains (CE, WE, EdC, EnC, S, R, EP, P); []: all eight
     seeds = setting([1, 2, 3, 4], help='seeds of every trained row (paper: the average of 4 runs)')
     checkpoints:dict = arg({})         # model per row name instead of the paper's, e.g. {"TGA-Net": "bert-base-uncased"}
@@ -196,11 +196,11 @@ class EzstanceArgs(RunArgs):
                                                 # of stance_nb.systems.nli
     nli_labels:dict = arg({})          # {"entailment": i, "neutral": j, "contradiction": k} for checkpoints whose config names no NLI labels
     prompt_seed:int = arg(0, nonneg=True)    # seed of the per-target prompt draw (the _p rows)
-    epochs:int|None = arg(None, positive=True)      # override the recipe's 4 epochs (transformer rows)
-    batch_size:int|None = arg(None, positive=True)  # override the recipe's batch size 64
-    max_length:int|None = arg(None, min=8)      # override the recipe's 256 tokens
+    epochs = setting(help="override the recipe's 4 epochs (transformer rows)")
+    batch_size = setting(help="override the recipe's batch size 64")
+    max_length = setting(help="override the recipe's 256 tokens")
     device:str|None = arg(None)        # cpu, cuda, ...; None: the best available
-    checkpoint_every:int|None = arg(None, positive=True)  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
+    checkpoint_every = setting()
     run_name = setting('ezstance', help='file stem of the tables: <run_name>_table<N>.csv|.md')
     executor = setting()
     workers = setting()

@@ -67,17 +67,17 @@ class XstanceArgs(RunArgs):
     smoke = setting(help='True: official-format fixtures and a tiny BERT, 2 seeds (seconds; the numbers mean nothing)')
     data_dir = setting(help='folder holding xstance/ (train.jsonl, valid.jsonl, test.jsonl, questions.*.jsonl); None: $STANCE_NB_DATA')
     output_dir = setting()
-    rows:list[str] = arg([], choices='rows', distinct=True)      # rows to run, e.g. "M-BERT,fastText"; []: all rows of `tables`
-    tables:list[str] = arg([], choices='tables', distinct=True)  # tables to write: 3, 4, 5; []: all
+    rows = setting(help='rows to run, e.g. "M-BERT,fastText"; []: all rows of `tables`')
+    tables = setting(help='tables to write: 3, 4, 5; []: all')
     seeds = setting([1, 2, 3, 4, 5], help='seeds of the trained rows (fastText trains identical models for 0 and 1)')
-    model:str = arg('bert-base-multilingual-cased', model=True)   # the M-BERT rows' encoder: a Hub id or a local folder
-    lr:float|None = arg(None, positive=True)       # M-BERT: fix the learning rate instead of the grid {5e-5, 3e-5, 2e-5}
-    epochs:int|None = arg(None, positive=True)     # M-BERT: fix the epochs instead of the grid {3, 4}
-    fasttext_lr:float|None = arg(None, positive=True)    # fastText: fix the learning rate instead of the grid {0.1, 0.2, 1}
-    fasttext_epochs:int|None = arg(None, positive=True)  # fastText: fix the epochs instead of the grid {5, 50}
-    fasttext_preset:str = arg('xstance', choices='fasttext_presets')  # 'xstance' (the paper: dim 300) or 'xstance_code' (released code: wordNgrams 3)
-    n_jobs:int|None = arg(None, positive=True)     # fastText grid cells trained at once (each single-threaded); None: all cores
-    checkpoint_every:int|None = arg(None, positive=True)  # transformer rows: also checkpoint every this many optimizer steps; None: at epoch ends
+    model = setting('bert-base-multilingual-cased', help="the M-BERT rows' encoder: a Hub id or a local folder")
+    lr = setting(help='M-BERT: fix the learning rate instead of the grid {5e-5, 3e-5, 2e-5}')
+    epochs = setting(help='M-BERT: fix the epochs instead of the grid {3, 4}')
+    fasttext_lr = setting(help='fastText: fix the learning rate instead of the grid {0.1, 0.2, 1}')
+    fasttext_epochs = setting(help='fastText: fix the epochs instead of the grid {5, 50}')
+    fasttext_preset = setting('xstance', help="'xstance' (the paper: dim 300) or 'xstance_code' (released code: wordNgrams 3)")
+    n_jobs = setting(help='fastText grid cells trained at once (each single-threaded); None: all cores')
+    checkpoint_every = setting()
     run_name = setting('xstance', help='file stem of the tables: <run_name>_table<N>.csv|.md')
     executor = setting()
     workers = setting()

@@ -12,7 +12,7 @@ from ..core import write_csv, sha256_file, model_tag
 from ..claims import RunLock
 from ..data import DATASETS
 from ..experiment.spec import Context, register_system, RowSkipped, SystemMeta, SYSTEM_META
-from ..experiment.params import SystemOptions, arg
+from ..experiment.params import SystemOptions, arg, setting, system_options
 from ..train import TrainConfig, PRESETS, CPU_PRECISIONS, grid_search, train_classifier, resolve_precision, check_encoder
 from .mdl.model import MDL_PRESETS, mtdnn_to_hf
 
@@ -23,18 +23,18 @@ __all__ = ['BENCHMARK_ENCODER', 'SMALL_ENCODER', 'EncoderOptions', 'with_probes'
 # %% ../../nbs/10d_systems.encoders.ipynb #8f0386fa
 BENCHMARK_ENCODER = 'bert-large-uncased'   # the benchmark's encoder (Schiller et al. 2021: BERT large, uncased)
 
-@dataclass
+@system_options
 class EncoderOptions(SystemOptions):
     "The fine-tuned encoders' knobs: the encoders, their recipe (`MDL_PRESETS`) and its overrides, a CPU's precision."
     names = {'preset': 'encoder_preset'}
+    differs = {'model': 'several encoders compared (a list), where a paper run fine-tunes one (`SharedKnobs.model`)'}
     model:list[str]|None = arg(None, model=True, distinct=True)  # the encoder of sdl and mdl, a Hub id or a folder; several compared;
                                                                  # None: bert-large-uncased
     preset:str|None = arg(None, choices='encoder_presets')  # sdl/mdl: paper (the benchmark's), small, smoke; None: small for small encoders
-    epochs:int|None = arg(None, positive=True)   # sdl/mdl: override the benchmark recipe's 5 epochs
-    lr:float|None = arg(None, positive=True)     # sdl/mdl: override the recipe's learning rate 5e-5
-    cpu_precision:str|None = arg(None, choices='cpu_precisions')  # sdl/mdl on a CPU: what the recipe's 'auto' trains in; bf16
-                                                  # takes in a store made in bf16 on any CPU (emulated, slow, where the CPU lacks bf16
-                                                  # instructions); None: by the CPU
+    epochs = setting(help="sdl/mdl: override the benchmark recipe's 5 epochs")
+    lr = setting(help="sdl/mdl: override the recipe's learning rate 5e-5")
+    cpu_precision = setting(help="sdl/mdl on a CPU: what the recipe's 'auto' trains in; bf16 takes in a store made in bf16 on any CPU "
+                                 "(emulated, slow, where the CPU lacks bf16 instructions); None: by the CPU")
 
     def choices(self) -> dict: return dict(encoder_presets=list(MDL_PRESETS), cpu_precisions=list(CPU_PRECISIONS))
 

@@ -10,23 +10,22 @@ from ...core import write_csv, StanceDataError
 from ...data import DATASETS
 from ...experiment.spec import Context, register_system, SystemMeta, SYSTEM_META
 from ...experiment.data import split_of
-from ...experiment.params import SystemOptions, arg
+from ...experiment.params import SystemOptions, arg, setting, system_options
 from .model import Majority, TargetMajority, RandomBaseline, FastTextClassifier, FASTTEXT_PRESETS, fasttext_grid
 
 # %% auto #0
 __all__ = ['FastTextOptions']
 
 # %% ../../../nbs/10c_systems.baselines.register.ipynb #eabc984d
-@dataclass
+@system_options
 class FastTextOptions(SystemOptions):
     "fastText's knob on a leaderboard: its recipe, one of `FASTTEXT_PRESETS`."
-    prefix = 'fasttext_'
-    preset:str|None = arg(None, choices='fasttext_presets')  # fastText's recipe: benchmark (None), xstance, xstance_code, cheese
+    fasttext_preset = setting(help="fastText's recipe: benchmark, xstance, xstance_code, cheese")
 
     def choices(self) -> dict: return dict(fasttext_presets=list(FASTTEXT_PRESETS))
 
     @property
-    def recipe(self) -> str: return self.preset or 'benchmark'
+    def recipe(self) -> str: return self.fasttext_preset
 
 # %% ../../../nbs/10c_systems.baselines.register.ipynb #4ac50e80
 def _predict_all(ctx:Context, fit:Callable) -> dict:
