@@ -12,7 +12,7 @@ from ..core import atomic_write, write_bytes
 from .core import SPLITS
 
 # %% auto #0
-__all__ = ['XSTANCE_TOPIC_ORDER', 'label_counts', 'dataset_stats', 'split_overlap', 'figure_bytes', 'save_figure',
+__all__ = ['XSTANCE_TOPIC_ORDER', 'label_counts', 'dataset_stats', 'split_overlap', 'palette_png', 'figure_bytes', 'save_figure',
            'plot_class_distribution', 'favor_by_question', 'plot_favor_by_question']
 
 # %% ../../nbs/01d_data.explore.ipynb #ff3b9e3e
@@ -78,10 +78,21 @@ def split_overlap(df:pd.DataFrame,         # a tidy table (`split`, `label`, and
     return pd.DataFrame(out, columns=['split', 'label', 'rows', 'shared', 'same_label', 'other_label_only'])
 
 # %% ../../nbs/01d_data.explore.ipynb #1f70116f
+def palette_png(data:bytes, colors:int=256) -> bytes:
+    """A PNG's image in at most `colors` colours (a palette, no dithering), stored with the smallest encoding: a plot has few
+    colours, so it looks the same in about a third of the bytes (a colour bar's gradient is coarser: within about 35 of 255)."""
+    from PIL import Image
+    img = Image.open(io.BytesIO(data))
+    if img.mode == 'P': return data   # in a palette already (written here): as it is
+    img = img.convert('RGB')
+    out = io.BytesIO()
+    img.quantize(colors, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(out, format='PNG', optimize=True)
+    return out.getvalue()
+
 def figure_bytes(fig, fmt:str='png', dpi:int=150) -> bytes:
-    "`fig` rendered as a `fmt` file's bytes, in memory (a page embeds the figure it writes)."
+    "`fig` rendered as a `fmt` file's bytes, in memory (a page embeds the figure it writes); a PNG in a palette (`palette_png`)."
     buf = io.BytesIO(); fig.savefig(buf, format=fmt, dpi=dpi, bbox_inches='tight')
-    return buf.getvalue()
+    return palette_png(buf.getvalue()) if fmt == 'png' else buf.getvalue()
 
 def save_figure(fig, path:str|Path, dpi:int=150) -> Path:
     "Write `fig` to `path` atomically (format from the suffix)."
