@@ -89,10 +89,10 @@ def test_leaderboard_options_are_its_fields():
 @pytest.mark.parametrize('experiment', ['benchmark', 'xstance', 'cheese', 'ezstance'])
 def test_reproduce_parameters_are_the_fields(experiment):
     "`reproduce <experiment> -p`: every field with its default is taken, any other name is refused with the fields as the valid ones."
-    from stance_nb.experiment import RUN_ARGS
+    from stance_nb.experiment import run_args
     from stance_nb.cli.commands import reproduce_args
     from stance_nb.cli.options import UsageError
-    cls = RUN_ARGS[experiment]
+    cls = run_args(experiment)
     fields = list(cls.annotations())
     assert reproduce_args(experiment, [[f'{f}={json.dumps(v) if isinstance(v, (list, dict)) else v}'] for f, v in cls().as_dict().items()]) == cls().checked()
     with pytest.raises(UsageError, match=re.escape(f"valid parameters: {sorted(fields)}")): reproduce_args(experiment, [['not_a_field=1']])

@@ -4,12 +4,12 @@ import inspect, json, os, re
 from dataclasses import fields
 from pathlib import Path
 import pytest
-from stance_nb.experiment import RUN_ARGS, RunSettings
+from stance_nb.experiment import load_papers, RunSettings
 from stance_nb.leaderboard.params import LeaderboardArgs
 from stance_nb.transfer import TransferArgs
 from stance_nb.papers.benchmark import BenchmarkArgs, RobustnessArgs
 
-KINDS = sorted({*(RUN_ARGS[n] for n in RUN_ARGS.names()), RobustnessArgs, LeaderboardArgs, TransferArgs}, key=lambda c: c.__name__)
+KINDS = sorted({*(e.args for e in load_papers().values() if e.args is not None), RobustnessArgs, LeaderboardArgs, TransferArgs}, key=lambda c: c.__name__)
 SHARED = {f.name: f for f in fields(RunSettings)}
 
 def test_every_run_kind_has_the_shared_fields_from_run_settings():

@@ -10,7 +10,7 @@ from stance_nb.leaderboard.params import LeaderboardArgs
 
 FAMILY = '''"A baseline family: every test row gets the first training label in alphabetical order (or the last)."
 from dataclasses import dataclass
-from stance_nb.experiment import Context, Row, SystemOptions, arg, register_system, split_of, SYSTEM_META, SystemMeta
+from stance_nb.experiment import Context, Row, SystemOptions, arg, register_system, split_of, declare_system, SystemMeta
 
 
 class FirstLabel:
@@ -40,7 +40,7 @@ def first_label(ctx:Context):
     return preds, {}
 
 
-SYSTEM_META.register('first_label', SystemMeta(
+declare_system(SystemMeta(
     'first_label', 'baseline', 'the alphabetically first training label', 'none (a plugin)', 'First label', options=FirstLabelOptions,
     make_row=lambda o: Row('First label', 'first_label', {'reverse': o.reverse}, tables=('4',))))
 '''
@@ -53,10 +53,9 @@ def installed_family(tmp_path, monkeypatch):
     (info/'METADATA').write_text('Metadata-Version: 2.1\nName: first-label-family\nVersion: 0.1\n', encoding='utf-8')
     (info/'entry_points.txt').write_text('[stance_nb.systems]\nfirst_label = first_label_family\n', encoding='utf-8')
     monkeypatch.syspath_prepend(str(tmp_path))
-    for reg in (SYSTEMS, SYSTEM_META):   # this process may have loaded the group before the family was installed
-        monkeypatch.setattr(reg, '_loaded', False)
+    monkeypatch.setattr(SYSTEMS, '_loaded', False)   # this process may have loaded the group before the family was installed
     yield tmp_path
-    for reg in (SYSTEMS, SYSTEM_META): reg.pop('first_label', None)
+    SYSTEMS.pop('first_label', None)   # its run function and its record: one entry
     sys.modules.pop('first_label_family', None)
 
 def test_the_example_is_short_and_in_the_readme():
@@ -100,6 +99,7 @@ def test_a_new_family_brings_its_options(installed_family, capsys):
     "The family's options class is its knobs on the leaderboard: given under `system_options`, checked by it, handed to its row."
     from stance_nb.cli import main
     m = SYSTEM_META['first_label']
+    assert SYSTEMS['first_label'].meta is m and SYSTEMS['first_label'].fn.__name__ == 'first_label'   # one entry, one name
     args = LeaderboardArgs(models=['first_label'], system_options={'first_label': {'reverse': True}}, smoke=True).checked()
     assert args.options_of(m).reverse is True and m.make_row(args.options_of(m)).options == {'reverse': True}
     for bad, said in [({'first_label': {'revers': True}}, "system_options['first_label']: expected an object of its knobs ['reverse']"),

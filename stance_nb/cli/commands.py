@@ -335,13 +335,13 @@ def download_command(args) -> dict:
     return dict(command='download', dataset=args.dataset, folder=str(download(args.dataset, args.data_dir, force=args.force)))
 
 # %% ../../nbs/12a_cli.commands.ipynb #48faf08a
-def reproduce_args(experiment:str, # a registered experiment (`stance_nb.experiment.RUN_ARGS`)
+def reproduce_args(experiment:str, # a registered experiment (`stance_nb.experiment.EXPERIMENTS`)
                    items:list,     # the `-p` items: ['name=value'] or papermill's ['name', 'value']
                   ):
     "The experiment's parameter class with the `-p` values over its defaults, checked; a `UsageError` names a wrong one."
-    from stance_nb.experiment import RUN_ARGS
-    try: cls = RUN_ARGS[experiment]
-    except KeyError as e: raise UsageError(str(e)) from None
+    from stance_nb.experiment import run_args
+    try: cls = run_args(experiment)
+    except (KeyError, ValueError) as e: raise UsageError(str(e).strip("'\"")) from None
     ns = parameter_items(items)
     try: return cls.from_namespace(ns)
     except (NameError, ValueError, TypeError, KeyError) as e: raise UsageError(str(e).strip("'\"")) from None

@@ -73,7 +73,7 @@ def argument_index() -> dict:
     from stance_nb.train import PRESETS, MOVED_PRESETS
     from stance_nb.systems.mdl import MDL_PRESETS
     from stance_nb.attacks import ATTACKS
-    from stance_nb.experiment import RUN_ARGS
+    from stance_nb.experiment import load_papers
     from stance_nb.experiment import SYSTEM_META
     from stance_nb.leaderboard.params import LeaderboardArgs
     from stance_nb.transfer import TransferArgs
@@ -81,7 +81,7 @@ def argument_index() -> dict:
     names = dict(dataset=list(DATASETS), preset=list(PRESETS), moved=list(MOVED_PRESETS), mdl_preset=list(MDL_PRESETS),
                  attack=list(ATTACKS), model=SYSTEM_META.names())
     return dict(commands=commands, names=names, leaderboard=_run_args(LeaderboardArgs), transfer=_run_args(TransferArgs),
-                experiments={n: _run_args(RUN_ARGS[n]) for n in RUN_ARGS.names()})
+                experiments={n: _run_args(e.args) for n, e in sorted(load_papers().items()) if e.args is not None})
 
 # %% ../../nbs/12d_cli.early.ipynb #3449c1c0
 class _Said(Exception):

@@ -131,10 +131,10 @@ def _download_options(d):
 LEADERBOARD_ALIASES = {'reuse_from': ['--from'], 'encoder_preset': ['--preset'], 'n_resamples': ['--resamples']}   # older spellings kept
 
 def reproduce_parameters() -> str:
-    "The `-p` parameters of every registered experiment, from its parameter class (`RUN_ARGS`): the epilog of `reproduce --help`."
-    from stance_nb.experiment import RUN_ARGS
-    RUN_ARGS.load_plugins()
-    return 'parameters (-p NAME=VALUE): ' + '; '.join(f"{name}: {', '.join(cls.annotations())}" for name, cls in sorted(RUN_ARGS.items()))
+    "The `-p` parameters of every registered experiment, from its parameter class (`Experiment.args`): the epilog of `reproduce --help`."
+    from stance_nb.experiment import load_papers
+    return 'parameters (-p NAME=VALUE): ' + '; '.join(f"{name}: {', '.join(e.args.annotations())}" for name, e in sorted(load_papers().items())
+                                                     if e.args is not None)
 
 # %% ../../nbs/12b_cli.main.ipynb #f57dbc8f
 @command('reproduce', "run a paper's result notebook's reproduction (stance_nb.experiment.reproduce) with its parameters", reproduce_command)

@@ -346,13 +346,13 @@ def _store_estimate(job, ctx, measured:dict, frames:Mapping) -> tuple:
 def _store_seconds(prep:Prepared) -> dict:
     """(system, data key) -> mean wall seconds of the finished jobs in this job store and the stores it takes jobs from (a transfer's
     earlier store prices its new jobs)."""
-    by = {}
+    by, named = {}, {s.key: n for n, s in dict.items(SYSTEMS) if s.key}   # a record names a renamed system as its jobs were keyed
     for rec_path in (p for store in (prep.root, *prep.reuse) for p in Path(store).glob('*/record.json')):
         try: r = json.loads(rec_path.read_text(encoding='utf-8')); p = r['params']
         except (OSError, ValueError, KeyError): continue
         if r.get('wall_time') is None: continue
         for k in list(p.get('data') or {})[:1]:
-            by.setdefault((p.get('system'), k.split('@')[0].split(':')[0]), []).append(r['wall_time'])
+            by.setdefault((named.get(p.get('system'), p.get('system')), k.split('@')[0].split(':')[0]), []).append(r['wall_time'])
     return {k: float(sum(v) / len(v)) for k, v in by.items()}
 
 # %% ../../nbs/10n_experiment.executor.ipynb #6f735b65

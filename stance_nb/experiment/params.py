@@ -13,8 +13,8 @@ from ..paramtypes import check_values, constraint_words, field_docs, param_type,
 from .spec import EXECUTORS, get_experiment
 
 # %% auto #0
-__all__ = ['SHARED_ARGS', 'RUN_ARGS', 'arg', 'type_text', 'RunArgs', 'RunSettings', 'SharedKnobs', 'Setting', 'setting',
-           'SystemOptions', 'Knobs', 'knobs', 'run_kind', 'system_options', 'parameters']
+__all__ = ['SHARED_ARGS', 'arg', 'type_text', 'RunArgs', 'RunSettings', 'SharedKnobs', 'Setting', 'setting', 'SystemOptions',
+           'Knobs', 'knobs', 'run_kind', 'system_options', 'parameters', 'run_args']
 
 # %% ../../nbs/10a_experiment.params.ipynb #576df92b
 def _field(default, metadata:Mapping):
@@ -260,4 +260,7 @@ def parameters(ns:dict,                  # the notebook's `globals()` after pape
     return P
 
 # %% ../../nbs/10a_experiment.params.ipynb #59a06bd1
-RUN_ARGS = Registry('experiment', group='stance_nb.papers')   # experiment name -> its parameter class (`RunArgs`), registered by its paper
+def run_args(name:str) -> type:
+    "The parameter class of experiment `name` (`Experiment.args`, declared by its paper module); an unknown name lists the valid ones."
+    if (cls := get_experiment(name).args) is None: raise ValueError(f"experiment {name!r} declares no parameter class (`Experiment.takes`)")
+    return cls

@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Callable, Iterable
 import pandas as pd
 from ..core import PAPERS_GROUP, paper_modules, shorten, model_tag
-from ..registry import Registry, UnknownName
+from ..registry import Registry, UnknownName, unknown_message
 
 # %% auto #0
-__all__ = ['EXPERIMENTS', 'SYSTEMS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'FAMILIES', 'SYSTEM_META', 'load_papers',
-           'get_experiment', 'System', 'register_system', 'register_transform', 'DataSpec', 'Context', 'RowSkipped',
-           'model_of', 'Row', 'Experiment', 'Job', 'training_groups', 'shared_inputs', 'RunResult', 'JobsFailed',
-           'out_of_memory', 'JobRequeued', 'SystemMeta', 'reads_options']
+__all__ = ['EXPERIMENTS', 'FAMILIES', 'SYSTEMS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'SYSTEM_META', 'load_papers',
+           'get_experiment', 'SystemMeta', 'System', 'register_system', 'system_key', 'register_transform', 'DataSpec',
+           'Context', 'RowSkipped', 'model_of', 'Row', 'Experiment', 'Job', 'training_groups', 'shared_inputs',
+           'RunResult', 'JobsFailed', 'out_of_memory', 'JobRequeued', 'declare_system', 'SystemRecords',
+           'reads_options']
 
 # %% ../../nbs/10_experiment.spec.ipynb #01cf2c2a
 EXPERIMENTS = Registry('experiment', group=PAPERS_GROUP)   # experiment name -> `Experiment`: each paper's module registers its own when imported
@@ -33,11 +34,38 @@ def get_experiment(name:str) -> 'Experiment':
         raise UnknownName(f"{e}; no paper module is installed (entry points {PAPERS_GROUP!r}): reinstall the package "
                           "(pip install -e .) so that its metadata names them") from None
 
+# %% ../../nbs/10_experiment.spec.ipynb #84eb4b0a
+FAMILIES = ('encoder', 'baseline', 'nli', 'llm', 'probe')   # the systems' families, in the order the notes state their recipes
+
+@dataclass(frozen=True)
+class SystemMeta:
+    "A system: what it is, whose recipe it runs, and what a run needs of it."
+    name:str                     # its name in `models` and in the table
+    family:str                   # one of `FAMILIES`
+    recipe:str                   # its recipe in words
+    paper:str                    # the paper of its recipe (a `stance_nb.reference` key)
+    row:str                      # its row in the benchmark's job store
+    options:type|None=None       # its knobs (a `SystemOptions` class, beside its model): what its functions receive; given alone, refused
+    knobs:tuple|None=None        # the knobs of `options` it reads (None: all): a knob none of the chosen systems reads is refused
+    encoder:bool=False           # fine-tunes `model`: attacks and training shares are reported for it, several encoders compared
+    nli:bool=False               # maps each dataset's labels to NLI labels by name
+    make_row:Callable|None=None  # (its options) -> its row (or a list of rows), for rows beyond the benchmark's own
+    check:Callable|None=None     # (its options) -> None: loads its model before any job, or raises naming it
+    settings:Callable|None=None  # (its options) -> its part of the run's settings: the models it names, its recipe
+    notes:Callable|None=None     # (its options, the run's rows beyond the benchmark's, the run) -> its part of the stats
+    probe:tuple=()               # a shortcut probe: (the system whose input it changes, or None, and which probe it is, e.g. 'text')
+    applies:Callable|None=None   # (a dataset's tidy table, its key) -> why the system has no meaning on it ('' where it has): no job there
+
+    def same_as(self, other) -> bool:
+        "The same system declared again (its module run twice): the same name, family, paper and row."
+        return isinstance(other, SystemMeta) and (self.name, self.family, self.paper, self.row) == (other.name, other.family, other.paper, other.row)
+
 # %% ../../nbs/10_experiment.spec.ipynb #aa501c30
 @dataclass
 class System:
-    "How to run a row: `fn(ctx) -> (predictions, info)`; seeded or deterministic; one job per dataset or one joint job."
-    fn:Callable
+    """A system: how to run a row (`fn(ctx) -> (predictions, info)`; seeded or deterministic; one job per dataset or one joint job)
+    and, where a comparison offers it, its meta record; one registry (`SYSTEMS`) holds both."""
+    fn:Callable|None         # None: a system compared through another's jobs (a probe: its meta record's `row` names the row that runs)
     seeded:bool=True         # one run per seed (False: one deterministic run)
     joint:bool=False         # one job over all the row's data (multi-dataset learning) instead of one per dataset
     constant:bool=False      # predicts one label by design (a majority baseline): its predictions are not checked for collapse
@@ -48,6 +76,8 @@ class System:
                              # `fn(row, settings) -> tuple` where they depend on the row; its jobs are keyed by these alone, so another
                              # system's settings (an encoder's model, epochs) never re-run it. None: all
     trains:bool|Callable=True # reads a training split (or `fn(row) -> bool`, by the row's options): False lets a dataset of test rows alone run
+    meta:SystemMeta|None=None # what it is and what a comparison (leaderboard, transfer) needs of it (`declare_system`); None: a paper's only
+    key:str|None=None        # the name its jobs were keyed by before it took this one (their keys stay, so they are reused); None: its name
 
 # %% ../../nbs/10_experiment.spec.ipynb #7243a795
 def _check_new(old:Callable|None, new:Callable, what:str):
@@ -57,16 +87,24 @@ def _check_new(old:Callable|None, new:Callable, what:str):
 
 # %% ../../nbs/10_experiment.spec.ipynb #c7d6993e
 SYSTEMS_GROUP = 'stance_nb.systems'   # the entry-point group naming the modules that register systems (`settings.ini`: `system_modules`)
-SYSTEMS = Registry('system', group=SYSTEMS_GROUP, describe=lambda s: ((s.fn.__doc__ or '').strip().splitlines() or [''])[0])
+SYSTEMS = Registry('system', group=SYSTEMS_GROUP, describe=lambda s: ((s.fn.__doc__ or '').strip().splitlines() or [''])[0]
+                   if s.fn is not None else f"{s.meta.recipe} ({s.meta.paper})")
 
 def register_system(name:str, seeded:bool=True, joint:bool=False, constant:bool=False, budget:Callable|None=None, version:int=1,
-                    settings:tuple|Callable|None=None, trains:bool|Callable=True):
-    "Decorator: register `fn(ctx) -> (predictions, info)` as system `name`."
+                    settings:tuple|Callable|None=None, trains:bool|Callable=True,
+                    key:str|None=None, # the name its jobs were keyed by before (`System.key`)
+                   ):
+    "Decorator: register `fn(ctx) -> (predictions, info)` as system `name` (a meta record declared for it before stays)."
     def _reg(fn):
-        _check_new(SYSTEMS.get(name) and SYSTEMS.get(name).fn, fn, f"system {name!r}")
-        SYSTEMS.register(name, System(fn, seeded, joint, constant, budget, version, settings, trains), replace=True)
+        old = dict.get(SYSTEMS, name)
+        _check_new(old and old.fn, fn, f"system {name!r}")
+        SYSTEMS.register(name, System(fn, seeded, joint, constant, budget, version, settings, trains, old and old.meta, key), replace=True)
         return fn
     return _reg
+
+def system_key(name:str) -> str:
+    "The name system `name`'s jobs are keyed by: `System.key` where it was renamed, else its name."
+    return SYSTEMS[name].key or name
 
 # %% ../../nbs/10_experiment.spec.ipynb #83faa778
 TRANSFORMS = Registry('transform')   # name -> fn(df, seed) -> df: a row's change to its data (train, dev and test), or a test set
@@ -140,8 +178,10 @@ class Row:
     note:str=''                 # how it differs from the paper's row
 
     def __post_init__(self):
-        try: SYSTEMS[self.system]   # the system modules are imported on the first lookup of a name not registered yet
+        try: sysm = SYSTEMS[self.system]   # the system modules are imported on the first lookup of a name not registered yet
         except UnknownName as e: raise UnknownName(f"row {self.name!r}: {e}") from None
+        if sysm.fn is None: raise ValueError(f"row {self.name!r}: system {self.system!r} has no run function of its own: "
+                                             f"it is compared through the jobs of row {sysm.meta.row!r}")
 
 # %% ../../nbs/10_experiment.spec.ipynb #58703b2f
 @dataclass
@@ -166,6 +206,8 @@ class Experiment:
                                 # and is said (`Side.unstated`)
     shared_training:bool=False  # data keys that differ only in their test split share one job (`training_groups`), its model trained
                                 # once: for systems that predict every test set they are given (a transfer's)
+    args:type|None=None         # its result notebook's parameter class (a `RunArgs`: `reproduce -p`, the parameters cell), given by
+                                # `takes` where the paper module declares the class
 
     def parameter_choices(self) -> dict:
         "Valid values of a result notebook's `choices` constraints: datasets, rows, tables and the experiment's own."
@@ -179,6 +221,11 @@ class Experiment:
             raise ValueError(f"experiment {self.name!r} is already registered for paper {old.paper!r}")
         EXPERIMENTS[self.name] = self   # the same declaration run again (a notebook re-executed) replaces itself
         return self
+
+    def takes(self, cls:type) -> type:
+        "Class decorator: `cls` is this experiment's parameter class (`args`): one registry, `EXPERIMENTS`, holds both."
+        self.args = cls
+        return cls
 
     def row(self, name:str) -> Row:
         "The row called `name`."
@@ -294,33 +341,48 @@ class JobRequeued(RuntimeError):
         super().__init__(f"{label}: out of GPU memory with {jobs_per_gpu} jobs on its GPU ({self.reason}); requeued, to run with fewer jobs per GPU")
 
 # %% ../../nbs/10_experiment.spec.ipynb #fca64e36
-FAMILIES = ('encoder', 'baseline', 'nli', 'llm', 'probe')   # the systems' families, in the order the notes state their recipes
+def declare_system(meta:SystemMeta) -> SystemMeta:
+    """Give system `meta.name` its meta record, so that a comparison offers it; a system with no run function of its own (a probe,
+    compared through another's jobs) is registered by it. The same record declared again (its module run twice) keeps the first."""
+    old = dict.get(SYSTEMS, meta.name)
+    if old is not None and old.meta is not None:
+        if old.meta.same_as(meta): return old.meta
+        raise ValueError(f"system {meta.name!r} already has a meta record ({old.meta.recipe}, {old.meta.paper})")
+    SYSTEMS.register(meta.name, replace(old, meta=meta) if old is not None else System(None, meta=meta), replace=True)
+    if meta.name not in _DECLARED: _DECLARED.append(meta.name)
+    return meta
 
-@dataclass(frozen=True)
-class SystemMeta:
-    "A system: what it is, whose recipe it runs, and what a run needs of it."
-    name:str                     # its name in `models` and in the table
-    family:str                   # one of `FAMILIES`
-    recipe:str                   # its recipe in words
-    paper:str                    # the paper of its recipe (a `stance_nb.reference` key)
-    row:str                      # its row in the benchmark's job store
-    options:type|None=None       # its knobs (a `SystemOptions` class, beside its model): what its functions receive; given alone, refused
-    knobs:tuple|None=None        # the knobs of `options` it reads (None: all): a knob none of the chosen systems reads is refused
-    encoder:bool=False           # fine-tunes `model`: attacks and training shares are reported for it, several encoders compared
-    nli:bool=False               # maps each dataset's labels to NLI labels by name
-    make_row:Callable|None=None  # (its options) -> its row (or a list of rows), for rows beyond the benchmark's own
-    check:Callable|None=None     # (its options) -> None: loads its model before any job, or raises naming it
-    settings:Callable|None=None  # (its options) -> its part of the run's settings: the models it names, its recipe
-    notes:Callable|None=None     # (its options, the run's rows beyond the benchmark's, the run) -> its part of the stats
-    probe:tuple=()               # a shortcut probe: (the system whose input it changes, or None, and which probe it is, e.g. 'text')
-    applies:Callable|None=None   # (a dataset's tidy table, its key) -> why the system has no meaning on it ('' where it has): no job there
+_DECLARED = []   # the systems' names in the order their records were declared: the order checks and messages list them in
 
-    def same_as(self, other) -> bool:
-        "The same system declared again (its module run twice): the same name, family, paper and row."
-        return isinstance(other, SystemMeta) and (self.name, self.family, self.paper, self.row) == (other.name, other.family, other.paper, other.row)
+class SystemRecords:
+    "The systems a comparison offers, by name: the meta records of `SYSTEMS`' entries (a view of the one registry, not a second)."
+    kind = 'model'
+    def _all(self) -> dict:
+        SYSTEMS.load_plugins()
+        return {n: m for n in _DECLARED if (s := dict.get(SYSTEMS, n)) is not None and (m := s.meta) is not None}
+    def names(self) -> list: return sorted(self._all())
+    def entries(self) -> list:
+        "Every record, in the order they were declared (the entry-point group loaded first)."
+        return list(self._all().values())
+    values = entries
+    def get(self, name:str, default=None): return self._all().get(name, default)
+    def __contains__(self, name) -> bool: return name in self._all()
+    def __iter__(self): return iter(self._all())
+    def __getitem__(self, name:str) -> SystemMeta:
+        if (m := self.get(name)) is None: raise UnknownName(unknown_message(self.kind, [name], self.names()))
+        return m
+    def check(self, names:Iterable) -> list:
+        "`names` as a list when every one is offered; else `UnknownName` naming all the unknown ones at once."
+        names = [names] if isinstance(names, str) else list(names)
+        if bad := [n for n in names if n not in self]: raise UnknownName(unknown_message(self.kind, bad, self.names()))
+        return names
+    def register(self, name:str, meta:SystemMeta) -> SystemMeta:
+        "`declare_system(meta)` (`name` is its name): what a family outside this package calls."
+        if name != meta.name: raise ValueError(f"declare_system: the record's name is {meta.name!r}, not {name!r}")
+        return declare_system(meta)
+    def listing(self) -> str: return '\n'.join(f"{n}: {m.recipe} ({m.paper})" for n, m in sorted(self._all().items()))
 
-SYSTEM_META = Registry('model', group=SYSTEMS_GROUP, describe=lambda m: f"{m.recipe} ({m.paper})")
-# name -> `SystemMeta`: each family's module (entry-point group `stance_nb.systems`) registers its own beside its run functions
+SYSTEM_META = SystemRecords()   # name -> `SystemMeta` of each system a comparison offers: each family's module declares its own
 
 def reads_options(models:Iterable[str], # names of `SYSTEM_META`
                   options:type,         # a family's options class, e.g. `EncoderOptions`

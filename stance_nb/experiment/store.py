@@ -16,7 +16,7 @@ from ..records import (RunRecord, JOB_PREDICTIONS, write_job_predictions, read_j
                                stored_predictions)
 from ..metrics import SCORING
 from ..claims import worker_id
-from .spec import Job, SYSTEMS, RunResult
+from .spec import Job, SYSTEMS, RunResult, system_key
 
 # %% auto #0
 __all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'UPGRADES', 'job_key', 'content_key', 'row_model', 'job_params',
@@ -99,7 +99,7 @@ def job_params(job:Job, fps:dict, settings:dict,
               ) -> dict:
     """Everything that determines a job's result: row, system and its version, options, seed, ratio, data and test-set fingerprints,
     declared labels, settings (local models by content), precision (and device); as records store them (no path of this machine)."""
-    p = dict(key_version=KEY_VERSION, row=job.row.name, system=job.row.system, system_version=SYSTEMS[job.row.system].version,
+    p = dict(key_version=KEY_VERSION, row=job.row.name, system=system_key(job.row.system), system_version=SYSTEMS[job.row.system].version,
              options={k: (_keyed_model(v) if k == 'checkpoint' else v) for k, v in job.row.options.items()}, seed=job.seed, ratio=job.ratio,
              attacks=list(job.row.attacks), data={k: fps[k] for k in sorted(fps)},
              labels={k: (list(v) if v is not None else None) for k, v in sorted((labels or {}).items())}, settings=_read_settings(job, settings))

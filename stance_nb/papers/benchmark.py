@@ -13,7 +13,7 @@ from ..train.optim import CPU_PRECISIONS
 from ..robustness import paper_table11
 from dataclasses import dataclass
 from ..experiment import (Experiment, Row, DataSpec, per_data, by_ratio, attacked, attack_averages, robustness, with_smoke,
-                                  RunArgs, RUN_ARGS, arg, run_kind, setting, data_specs)
+                                  RunArgs, arg, run_kind, setting, data_specs)
 
 # %% auto #0
 __all__ = ['BENCHMARK_ATTACKS', 'BENCHMARK_RATIOS', 'BENCHMARK_EXPERIMENT', 'BenchmarkArgs', 'RobustnessArgs']
@@ -83,6 +83,7 @@ BENCHMARK_EXPERIMENT = Experiment(
 BENCHMARK_EXPERIMENT.register()
 
 # %% ../../nbs/11_papers.benchmark.ipynb #e28a3018
+@BENCHMARK_EXPERIMENT.takes
 @run_kind
 class BenchmarkArgs(RunArgs):
     "The parameters of the benchmark's reproduction (`nbs/run_benchmark.ipynb`, `stance_nb reproduce benchmark`)."
@@ -124,8 +125,6 @@ class BenchmarkArgs(RunArgs):
         "Your datasets' options, checked before anything is read (`stance_nb.experiment.data_specs`)."
         try: data_specs(self.data)
         except (KeyError, TypeError) as e: raise ValueError(str(e).strip("'\"")) from None
-
-RUN_ARGS.register('benchmark', BenchmarkArgs)
 
 # %% ../../nbs/11_papers.benchmark.ipynb #486e9a9d
 @run_kind

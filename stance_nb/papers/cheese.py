@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import pandas as pd
 from dataclasses import dataclass
-from ..experiment import Experiment, Row, DataSpec, cells, with_smoke, RunArgs, RUN_ARGS, arg, run_kind, setting
+from ..experiment import Experiment, Row, DataSpec, cells, with_smoke, RunArgs, arg, run_kind, setting
 from ..metrics import cheese_scores
 from ..reference import reference
 from ..data import DATASETS
@@ -49,6 +49,7 @@ CHEESE_EXPERIMENT = Experiment(
     tables={'7': cells('7')}, cells=cheese_cells, configure=_cheese_configure, choices=dict(fold_orders=['official', 'file'])).register()
 
 # %% ../../nbs/11b_papers.cheese.ipynb #31fe6fcd
+@CHEESE_EXPERIMENT.takes
 @run_kind
 class CheeseArgs(RunArgs):
     "The parameters of CHeeSE's reproduction (`nbs/run_cheese.ipynb`, `stance_nb reproduce cheese`)."
@@ -72,5 +73,3 @@ class CheeseArgs(RunArgs):
     executor = setting()
     workers = setting()
     slurm = setting()
-
-RUN_ARGS.register('cheese', CheeseArgs)

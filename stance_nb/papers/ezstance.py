@@ -10,7 +10,7 @@ import pandas as pd
 from ..data.papers import EZSTANCE_DOMAINS, EZSTANCE_LABELS
 from ..metrics import f1_macro, f1_per_class
 from dataclasses import dataclass
-from ..experiment import Experiment, Row, DataSpec, RunArgs, RUN_ARGS, arg, run_kind, setting
+from ..experiment import Experiment, Row, DataSpec, RunArgs, arg, run_kind, setting
 from ..systems.nli import EZSTANCE_MODELS, PAPER_PROMPTS, table10_row
 from ..train import PRESETS
 from ..systems.llm.register import parse_failures
@@ -80,10 +80,10 @@ def _nli_rows() -> list:
     for name, m in EZSTANCE_MODELS.items():
         tables = _APPX if name.startswith(('BERT', 'XLNet')) else _MAIN
         tables += ('10',) if name == 'BART-MNLI-e' else ('9', '10') if name == 'BART-MNLI-e_p' else ()
-        if m.get('zero_shot'): rows.append(Row(name, 'nli_zero_shot', tables=tables, data=_ZERO))
-        else: rows.append(Row(name, 'nli_finetune', tables=tables, data=_PROMPTED if m['prompt'] != 'none' else _TRAINED))
-    rows += [Row(table10_row(p), 'nli_finetune', {'model': 'BART-MNLI-e_p', 'prompt': p}, tables=('10',), data=('A:N',)) for p in PAPER_PROMPTS]
-    rows += [Row(k, 'nli_finetune', {'model': 'BART-MNLI-e_p'}, tables=('9',), data=(d,))
+        if m.get('zero_shot'): rows.append(Row(name, 'nli', tables=tables, data=_ZERO))
+        else: rows.append(Row(name, 'nli-ft', tables=tables, data=_PROMPTED if m['prompt'] != 'none' else _TRAINED))
+    rows += [Row(table10_row(p), 'nli-ft', {'model': 'BART-MNLI-e_p', 'prompt': p}, tables=('10',), data=('A:N',)) for p in PAPER_PROMPTS]
+    rows += [Row(k, 'nli-ft', {'model': 'BART-MNLI-e_p'}, tables=('9',), data=(d,))
              for k, d in (('E->V', 'E->V'), ('V->E', 'V->E'), ('V->V', 'V'))]
     return rows
 
@@ -178,6 +178,7 @@ EZSTANCE_EXPERIMENT = Experiment(
 EZSTANCE_EXPERIMENT.register()
 
 # %% ../../nbs/11c_papers.ezstance.ipynb #cefac562
+@EZSTANCE_EXPERIMENT.takes
 @run_kind
 class EzstanceArgs(RunArgs):
     "The parameters of EZ-STANCE's reproduction (`nbs/run_ezstance.ipynb`, `stance_nb reproduce ezstance`)."
@@ -209,5 +210,3 @@ class EzstanceArgs(RunArgs):
     def run_params(self) -> dict:
         "The parameters with the rows that `models` and `tables` select (`ezstance_rows`)."
         return {**self.as_dict(), 'rows': ezstance_rows(self.models, self.tables)}
-
-RUN_ARGS.register('ezstance', EzstanceArgs)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import pandas as pd
 from dataclasses import dataclass
-from ..experiment import Experiment, Row, DataSpec, cells, with_smoke, register_transform, RunArgs, RUN_ARGS, arg, run_kind, setting
+from ..experiment import Experiment, Row, DataSpec, cells, with_smoke, register_transform, RunArgs, arg, run_kind, setting
 from ..metrics import evaluate_xstance, xstance_paper_cells
 from .. import ablations
 
@@ -45,7 +45,7 @@ XSTANCE_EXPERIMENT = Experiment(
     'xstance', 'vamvas2020',
     data={'xstance': DataSpec.of('xstance'), 'xstance-en': DataSpec.of('xstance-en', 'xstance', english_questions=True)},
     rows=[Row('Majority class (global)', 'majority', tables=('3', '4'), data=_XS),
-          Row('Majority class (target-wise)', 'target_majority', {'by': 'question_id'}, tables=('3', '4'), data=_XS),
+          Row('Majority class (target-wise)', 'prior', {'by': 'question_id'}, tables=('3', '4'), data=_XS),
           Row('fastText', 'fasttext', tables=('3', '4'), data=_XS),
           Row('M-BERT', 'finetune', _MBERT, tables=('3', '4', '5'), data=_XS, attacks=('random_questions', 'random_comments')),
           Row('with English questions', 'finetune', _MBERT, tables=('5',), data=_EN),
@@ -60,6 +60,7 @@ XSTANCE_EXPERIMENT = Experiment(
     choices=lambda: dict(fasttext_presets=['xstance', 'xstance_code'])).register()
 
 # %% ../../nbs/11a_papers.xstance.ipynb #866e5156
+@XSTANCE_EXPERIMENT.takes
 @run_kind
 class XstanceArgs(RunArgs):
     "The parameters of X-stance's reproduction (`nbs/run_xstance.ipynb`, `stance_nb reproduce xstance`)."
@@ -82,5 +83,3 @@ class XstanceArgs(RunArgs):
     executor = setting()
     workers = setting()
     slurm = setting()
-
-RUN_ARGS.register('xstance', XstanceArgs)

@@ -11,14 +11,15 @@ import pandas as pd
 from ..core import write_csv, sha256_file, model_tag
 from ..claims import RunLock
 from ..data import DATASETS
-from ..experiment.spec import Context, register_system, RowSkipped, SystemMeta, SYSTEM_META
+from ..experiment.spec import Context, register_system, RowSkipped
 from ..experiment.params import SystemOptions, arg, setting, system_options
 from ..train import TrainConfig, PRESETS, CPU_PRECISIONS, grid_search, train_classifier, resolve_precision, check_encoder
 from .mdl.model import MDL_PRESETS, mtdnn_to_hf
 
 # %% auto #0
 __all__ = ['BENCHMARK_ENCODER', 'SMALL_ENCODER', 'EncoderOptions', 'with_probes', 'unprobe', 'named_encoder', 'encoder_name',
-           'encoder_path', 'in_run_precision', 'encoder_names', 'encoder_size', 'encoder_recipe']
+           'encoder_path', 'in_run_precision', 'encoder_names', 'encoder_size', 'encoder_recipe', 'check_encoders',
+           'encoder_run_settings', 'encoder_notes']
 
 # %% ../../nbs/10d_systems.encoders.ipynb #8f0386fa
 BENCHMARK_ENCODER = 'bert-large-uncased'   # the benchmark's encoder (Schiller et al. 2021: BERT large, uncased)
@@ -166,27 +167,20 @@ def encoder_recipe(o:EncoderOptions) -> tuple[str, str]:
     return 'paper', f"chosen: {said}; small encoders (under {SMALL_ENCODER / 1e6:.0f}M parameters, all of them) get small"
 
 # %% ../../nbs/10d_systems.encoders.ipynb #f3816536
-def _check_encoders(o:EncoderOptions) -> None:
+def check_encoders(o:EncoderOptions) -> None:
     "Every encoder of `model` loads (config and tokenizer); the benchmark's without one."
     for m in o.encoders: check_encoder(m)
 
-def _encoder_settings(o:EncoderOptions) -> dict:
+def encoder_run_settings(o:EncoderOptions) -> dict:
     """The further encoders under their names in the run's models (`BERT [tag]`), and the encoders' preset unless it is the benchmark's
     (`paper`, the default whether given or not: its jobs are the benchmark's own)."""
     names, (preset, _) = encoder_names(o.model), encoder_recipe(o)
     return {'models': {f'BERT [{t}]': m for m, t in list(names.items())[1:]}, **({'mdl_preset': preset} if preset != 'paper' else {})}
 
-def _encoder_notes(o:EncoderOptions, more:list, res) -> dict:
+def encoder_notes(o:EncoderOptions, more:list, res) -> dict:
     "The encoders' recipe (one for all), why it was chosen when it was not given, and each encoder's name."
     given = ''.join(f', {k} {v}' for k, v in (('epochs', o.epochs), ('lr', o.lr)) if v is not None)
     preset, why = encoder_recipe(o)
     out = {'recipes': {'sdl/mdl': f"preset {preset}{given}" + (f' ({why})' if why else '')}}
     out['encoders'] = {t: m or BENCHMARK_ENCODER for m, t in encoder_names(o.model).items()}
     return out
-
-for _m in [
-    SystemMeta('sdl', 'encoder', 'the encoder of `model` fine-tuned on each dataset alone', 'schiller2021', 'BERT_SDL',
-               options=EncoderOptions, encoder=True, check=_check_encoders, settings=_encoder_settings, notes=_encoder_notes),
-    SystemMeta('mdl', 'encoder', 'the encoder of `model` fine-tuned on all chosen datasets at once, a head each', 'schiller2021', 'BERT_MDL',
-               options=EncoderOptions, encoder=True, check=_check_encoders, settings=_encoder_settings, notes=_encoder_notes)]:
-    SYSTEM_META.register(_m.name, _m)

@@ -10,7 +10,7 @@ from ..core import StanceDataError
 from dataclasses import replace
 from typing import Callable
 from ..train import check_encoder
-from ..experiment.spec import register_transform, TRANSFORMS, Row, SystemMeta, SYSTEM_META, get_experiment
+from ..experiment.spec import register_transform, TRANSFORMS, Row, SystemMeta, SYSTEM_META, declare_system, get_experiment
 from .baselines.register import FastTextOptions
 from .encoders import EncoderOptions, encoder_recipe
 
@@ -86,7 +86,7 @@ def probe_row(base:str,  # the benchmark's row the probe changes ('fastText', 'B
 
 def prior_row() -> Row:
     "The label prior: each target's most frequent training label (the global one for a target training lacks)."
-    return Row('Label prior', 'target_majority', {'by': 'target'}, tables=('4',), note="a shortcut probe: each target's most frequent label")
+    return Row('Label prior', 'prior', {'by': 'target'}, tables=('4',), note="a shortcut probe: each target's most frequent label")
 
 # %% ../../nbs/10ga_systems.probes.ipynb #ec4de75b
 def _probe_settings(o:EncoderOptions) -> dict:
@@ -113,4 +113,4 @@ def _probe_meta(system:str, probe:str) -> SystemMeta:
 for _m in [*(_probe_meta(s, p) for s in ('fasttext', 'sdl') for p in PROBE_TRANSFORMS),
            SystemMeta('prior', 'probe', "each target's most frequent training label (a shortcut probe)", 'schiller2021', 'Label prior',
                       make_row=lambda o: prior_row(), notes=_probe_notes(None), probe=(None, 'prior'))]:
-    SYSTEM_META.register(_m.name, _m)
+    declare_system(_m)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 from ...core import write_csv, StanceDataError
 from ...data import DATASETS
-from ...experiment.spec import Context, register_system, SystemMeta, SYSTEM_META
+from ...experiment.spec import Context, register_system, SystemMeta, SYSTEM_META, declare_system
 from ...experiment.data import split_of
 from ...experiment.params import SystemOptions, arg, setting, system_options
 from .model import Majority, TargetMajority, RandomBaseline, FastTextClassifier, FASTTEXT_PRESETS, fasttext_grid
@@ -44,8 +44,8 @@ def _majority(ctx):
     return _predict_all(ctx, lambda tr, k: Majority().fit(tr)), {}
 
 # %% ../../../nbs/10c_systems.baselines.register.ipynb #64f2b373
-@register_system('target_majority', seeded=False, constant=True, settings=('by', 'overrides'))
-def _target_majority(ctx):
+@register_system('prior', seeded=False, constant=True, settings=('by', 'overrides'), key='target_majority')
+def _prior(ctx):
     "Each target's most frequent training label (the row's `by` column; the global majority for unseen targets)."
     by = ctx.option('by', 'target')
     return _predict_all(ctx, lambda tr, k: TargetMajority(by=by).fit(tr)), {'by': by}
@@ -93,4 +93,4 @@ for _m in [
     SystemMeta('random', 'baseline', 'a label drawn uniformly at random, seeded', 'schiller2021', 'Random baseline'),
     SystemMeta('fasttext', 'baseline', "fastText, its grid chosen on dev (`fasttext_preset`)", 'vamvas2020', 'fastText', options=FastTextOptions,
                notes=lambda o, more, res: {'recipes': {'fasttext': f"preset {o.recipe}"}})]:
-    SYSTEM_META.register(_m.name, _m)
+    declare_system(_m)

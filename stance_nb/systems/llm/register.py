@@ -8,7 +8,7 @@ import itertools, json
 from dataclasses import dataclass
 from pathlib import Path
 import pandas as pd
-from ...experiment.spec import Context, Row, register_system, model_of, SystemMeta, SYSTEM_META
+from ...experiment.spec import Context, Row, register_system, model_of, SystemMeta, SYSTEM_META, declare_system
 from ...experiment.data import split_of
 from ...experiment.params import SystemOptions, arg
 from .model import LLMOptions, CausalLM
@@ -173,4 +173,4 @@ for _m in [
     SystemMeta('llm', 'llm', "a causal LM or an endpoint: label scoring or a parsed answer, k-shot, over prompt templates (`llm_options`)",
                'zhao2024', 'LLM prompting', options=LLMSystemOptions, make_row=lambda o: llm_row(o.options), check=_check_llm, notes=_llm_notes,
                settings=lambda o: {'models': {'LLM': o.spec}})]:
-    SYSTEM_META.register(_m.name, _m)
+    declare_system(_m)

@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import asdict, replace
 from pathlib import Path
 from ...data import DATASETS
-from ...experiment.spec import Context, register_system
-from ..encoders import with_probes, unprobe, named_encoder, encoder_name, encoder_path, in_run_precision
+from ...experiment.spec import Context, register_system, declare_system, SystemMeta
+from ..encoders import (with_probes, unprobe, named_encoder, encoder_name, encoder_path, in_run_precision, EncoderOptions,
+                                       check_encoders, encoder_run_settings, encoder_notes)
 from .model import MDLConfig, Task
 from .train import train_mdl
 
@@ -66,3 +67,8 @@ def _mdl(ctx):
     return preds, info
 
 register_system('sdl', budget=_mdl_budget, settings=_encoder_settings)(_mdl)   # the same model path, one job per dataset
+
+_encoders = dict(options=EncoderOptions, encoder=True, check=check_encoders, settings=encoder_run_settings, notes=encoder_notes)
+declare_system(SystemMeta('sdl', 'encoder', 'the encoder of `model` fine-tuned on each dataset alone', 'schiller2021', 'BERT_SDL', **_encoders))
+declare_system(SystemMeta('mdl', 'encoder', 'the encoder of `model` fine-tuned on all chosen datasets at once, a head each', 'schiller2021',
+                          'BERT_MDL', **_encoders))

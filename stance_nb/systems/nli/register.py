@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 import pandas as pd
 from ...data.papers import EZSTANCE_LABELS
-from ...experiment.spec import register_system, model_of, Row, SystemMeta, SYSTEM_META
+from ...experiment.spec import register_system, model_of, Row, SystemMeta, SYSTEM_META, declare_system
 from ...experiment.params import SystemOptions, arg
 from ...train import TrainConfig, PRESETS, check_encoder
 from .model import load_nli_model, zero_shot_nli, ezstance_model, finetune_nli
@@ -46,7 +46,7 @@ def _typed(df:pd.DataFrame) -> pd.DataFrame:
 def _hf_kwargs(ctx) -> dict: return {'local_files_only': True} if ctx.settings.get('local_files_only') else {}
 
 # %% ../../../nbs/10e_systems.nli.register.ipynb #d30b68b1
-@register_system('nli_zero_shot', seeded=False, trains=False)
+@register_system('nli', seeded=False, trains=False, key='nli_zero_shot')
 def _nli_zero_shot(ctx):
     "An MNLI checkpoint scores each test set without training (the paper's BART-MNLI row)."
     name, opt = ctx.row.options.get('model', ctx.row.name), ctx.row.options
@@ -86,7 +86,7 @@ def _nli_budget(ctx):
     cfg = _nli_config(ctx); return cfg, cfg.epochs
 
 # %% ../../../nbs/10e_systems.nli.register.ipynb #694e3fab
-@register_system('nli_finetune', budget=_nli_budget)
+@register_system('nli-ft', budget=_nli_budget, key='nli_finetune')
 def _nli_finetune(ctx):
     "An MNLI checkpoint fine-tuned on each data key's training set (its prompt: the row's `prompt` option, else the paper's row's)."
     m = _nli_recipe(ctx); cfg = _nli_config(ctx, m)
@@ -105,12 +105,12 @@ def _nli_finetune(ctx):
 # %% ../../../nbs/10e_systems.nli.register.ipynb #ecd91581
 def nli_row(checkpoint:str=NLIOptions().checkpoint) -> Row:
     "The leaderboard's NLI row: `checkpoint` zero-shot, the target itself as the hypothesis, stance labels mapped to NLI labels by name."
-    return Row('NLI zero-shot', 'nli_zero_shot', {'checkpoint': checkpoint, 'prompt': 'none'}, tables=('4',),
+    return Row('NLI zero-shot', 'nli', {'checkpoint': checkpoint, 'prompt': 'none'}, tables=('4',),
                note='an NLI checkpoint without training: not in the benchmark paper')
 
 def nli_ft_row(checkpoint:str=NLIOptions().checkpoint, preset:str=NLIOptions().recipe, encoder_only:bool=False) -> Row:
     "The leaderboard's fine-tuned NLI row: `checkpoint` trained on each dataset with `preset`, a new head over its labels."
-    return Row('NLI fine-tuned', 'nli_finetune', {'checkpoint': checkpoint, 'preset': preset, 'encoder_only': encoder_only, 'prompt': 'none'},
+    return Row('NLI fine-tuned', 'nli-ft', {'checkpoint': checkpoint, 'preset': preset, 'encoder_only': encoder_only, 'prompt': 'none'},
                tables=('4',), note='an NLI checkpoint fine-tuned on each dataset: not in the benchmark paper')
 
 # %% ../../../nbs/10e_systems.nli.register.ipynb #4b5576df
@@ -120,7 +120,7 @@ def _nli_notes(o:NLIOptions, more:list, res) -> dict:
     return {'nli': dict(checkpoint=o.checkpoint, prompt='none (the target is the hypothesis)', trained=False)}
 
 def _nli_ft_notes(o:NLIOptions, more:list, res) -> dict:
-    r = next(r for r in more if r.system == 'nli_finetune').options
+    r = next(r for r in more if r.system == 'nli-ft').options
     what = ('its encoder and ' if r['encoder_only'] else '') + "a new head over the dataset's labels, the target as the hypothesis"
     return {'recipes': {'nli-ft': f"{r['checkpoint']} fine-tuned on each dataset, preset {r['preset']}, {what}"}}
 
@@ -136,4 +136,4 @@ for _m in [
     SystemMeta('nli-ft', 'nli', 'the same checkpoint fine-tuned on each dataset (`nli_preset`)', 'zhao2024', 'NLI fine-tuned',
                options=NLIOptions, nli=True, check=_check_nli, notes=_nli_ft_notes,
                make_row=lambda o: nli_ft_row(o.checkpoint, o.recipe, _is_bart(o.checkpoint)))]:
-    SYSTEM_META.register(_m.name, _m)
+    declare_system(_m)
