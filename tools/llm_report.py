@@ -105,6 +105,8 @@ def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
     runs_how = runs.assign(how=_how(runs))
     missing = [f"{h} with k = {k}: {', '.join(d for d in dict.fromkeys(sample.data) if d not in set(g.data))}"
                for (h, k), g in runs_how.groupby(['how', 'k'], sort=False) if set(sample.data) - set(g.data)]
+    ran = set(zip(runs_how.how, runs_how.k))   # a configuration of the sample that no whole test set has: every dataset missing
+    missing += [f"{h} with k = {k}: every dataset" for h, k in dict.fromkeys(zip(_how(sample), sample.k)) if (h, k) not in ran]
     cost = []
     for (h, k), g in runs_how.groupby(['how', 'k'], sort=False):
         rate = g.computed.sum() / g.seconds.sum() if g.seconds.sum() else float('nan')
