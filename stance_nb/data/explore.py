@@ -80,7 +80,7 @@ def split_overlap(df:pd.DataFrame,         # a tidy table (`split`, `label`, and
 # %% ../../nbs/01d_data.explore.ipynb #1f70116f
 def palette_png(data:bytes, colors:int=256) -> bytes:
     """A PNG's image in at most `colors` colours (a palette, no dithering), stored with the smallest encoding: a plot has few
-    colours, so it looks the same in about a third of the bytes (a colour bar's gradient is coarser: within about 35 of 255)."""
+    colours, so it looks the same in about a third of the bytes (a colour bar's gradient is coarser: within 45 of 255 on the committed figures)."""
     from PIL import Image
     img = Image.open(io.BytesIO(data))
     if img.mode == 'P': return data   # in a palette already (written here): as it is
