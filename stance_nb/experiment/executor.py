@@ -12,7 +12,7 @@ import pandas as pd
 import psutil, submitit, yaml
 from ..core import progress, available_cpus, load_average, write_text, portable_path, shorten
 from ..claims import pid_alive, worker_id
-from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped, JobRequeued
+from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped, JobRequeued, system_key
 from .cost import mean_pair_length, cpu_cost, examples_trained, emulated_bf16, model_shape, load_stretch, SUBWORDS_PER_WORD
 from .runner import Prepared, prepare, execute, job_states, finished_job
 
@@ -333,9 +333,9 @@ def _store_estimate(job, ctx, measured:dict, frames:Mapping) -> tuple:
     """(seconds, basis) of a job without a training budget (majority, random, fastText) from the finished jobs of its system in this
     job store: on its own dataset their mean; on others their seconds per training row times this job's rows (a mean over datasets
     of other sizes would price a 60,000-row dataset as a 2,000-row one); None where none finished."""
-    sysname, key = job.row.system, job.keys[0]
-    if (sysname, key) in measured: return measured[sysname, key], f"finished {sysname} jobs in this job store{_OR} on {key}"
-    done = {k: s for (sy, k), s in measured.items() if sy == sysname}
+    sysname, key, skey = job.row.system, job.keys[0], system_key(job.row.system)   # records name a system as its jobs are keyed
+    if (skey, key) in measured: return measured[skey, key], f"finished {sysname} jobs in this job store{_OR} on {key}"
+    done = {k: s for (sy, k), s in measured.items() if sy == skey}
     rows = sum(int((f.split == 'train').sum()) for f in ctx.data.values())
     if rates := {k: s / n for k, s in done.items() if (n := _train_rows(frames, k))}:
         return (sum(rates.values()) / len(rates) * rows, f"finished {sysname} jobs in this job store{_OR} on {', '.join(sorted(rates))}, "
@@ -346,13 +346,13 @@ def _store_estimate(job, ctx, measured:dict, frames:Mapping) -> tuple:
 def _store_seconds(prep:Prepared) -> dict:
     """(system, data key) -> mean wall seconds of the finished jobs in this job store and the stores it takes jobs from (a transfer's
     earlier store prices its new jobs)."""
-    by, named = {}, {s.key: n for n, s in dict.items(SYSTEMS) if s.key}   # a record names a renamed system as its jobs were keyed
+    by = {}
     for rec_path in (p for store in (prep.root, *prep.reuse) for p in Path(store).glob('*/record.json')):
         try: r = json.loads(rec_path.read_text(encoding='utf-8')); p = r['params']
         except (OSError, ValueError, KeyError): continue
         if r.get('wall_time') is None: continue
         for k in list(p.get('data') or {})[:1]:
-            by.setdefault((named.get(p.get('system'), p.get('system')), k.split('@')[0].split(':')[0]), []).append(r['wall_time'])
+            by.setdefault((p.get('system'), k.split('@')[0].split(':')[0]), []).append(r['wall_time'])
     return {k: float(sum(v) / len(v)) for k, v in by.items()}
 
 # %% ../../nbs/10n_experiment.executor.ipynb #6f735b65

@@ -195,10 +195,10 @@ def _shared() -> dict:
     "Name -> (its field, the class declaring it) for every field a run kind may place (`SHARED_ARGS`)."
     return {f.name: (f, c) for c in SHARED_ARGS for f in fields(c)}
 
-def _placed(cls:type, required:tuple=(RunSettings,)) -> list:
-    """The names of `cls`'s body in order: its own fields, the shared ones it places and its families' fields (by name);
-    each of `required`'s fields placed once, no shared name re-declared, no name twice."""
-    own, shared = cls.__dict__.get('__annotations__', {}), _shared()
+def _placed(cls:type, required:tuple, shared:dict) -> list:
+    """The names of `cls`'s body in order: its own fields, the shared ones it places (`shared`: `_shared()`) and its families' fields
+    (by name); each of `required`'s fields placed once, no shared name re-declared, no name twice."""
+    own = cls.__dict__.get('__annotations__', {})
     if again := [k for k in own if k in shared and k not in cls.__dict__.get('differs', {})]:
         raise TypeError(f"{cls.__name__}: {[f'{shared[k][1].__name__}.{k}' for k in again]} are declared already: "
                         "place them with setting(), not a declaration")
@@ -222,7 +222,9 @@ def _family_fields(cls:type) -> dict:
     return out
 
 def _compose(cls:type, required:tuple) -> type:
-    own, order, shared = cls.__dict__.get('__annotations__', {}), _placed(cls, required), {k: f for k, (f, _) in _shared().items()}
+    declared = _shared()
+    own, order = cls.__dict__.get('__annotations__', {}), _placed(cls, required, declared)
+    shared = {k: f for k, (f, _) in declared.items()}
     fam = _family_fields(cls)
     placed = {k: cls.__dict__[k] for k in order if k not in own and k not in fam}
     shared_help = {k: v for c in SHARED_ARGS for k, v in c.docs().items()}

@@ -348,23 +348,20 @@ def declare_system(meta:SystemMeta) -> SystemMeta:
     if old is not None and old.meta is not None:
         if old.meta.same_as(meta): return old.meta
         raise ValueError(f"system {meta.name!r} already has a meta record ({old.meta.recipe}, {old.meta.paper})")
-    SYSTEMS.register(meta.name, replace(old, meta=meta) if old is not None else System(None, meta=meta), replace=True)
-    if meta.name not in _DECLARED: _DECLARED.append(meta.name)
+    SYSTEMS.pop(meta.name, None)   # entered anew: the records stand in `SYSTEMS` in the order they were declared
+    SYSTEMS.register(meta.name, replace(old, meta=meta) if old is not None else System(None, meta=meta))
     return meta
-
-_DECLARED = []   # the systems' names in the order their records were declared: the order checks and messages list them in
 
 class SystemRecords:
     "The systems a comparison offers, by name: the meta records of `SYSTEMS`' entries (a view of the one registry, not a second)."
     kind = 'model'
     def _all(self) -> dict:
         SYSTEMS.load_plugins()
-        return {n: m for n in _DECLARED if (s := dict.get(SYSTEMS, n)) is not None and (m := s.meta) is not None}
+        return {n: s.meta for n, s in dict.items(SYSTEMS) if s.meta is not None}
     def names(self) -> list: return sorted(self._all())
     def entries(self) -> list:
         "Every record, in the order they were declared (the entry-point group loaded first)."
         return list(self._all().values())
-    values = entries
     def get(self, name:str, default=None): return self._all().get(name, default)
     def __contains__(self, name) -> bool: return name in self._all()
     def __iter__(self): return iter(self._all())
@@ -373,13 +370,9 @@ class SystemRecords:
         return m
     def check(self, names:Iterable) -> list:
         "`names` as a list when every one is offered; else `UnknownName` naming all the unknown ones at once."
-        names = [names] if isinstance(names, str) else list(names)
-        if bad := [n for n in names if n not in self]: raise UnknownName(unknown_message(self.kind, bad, self.names()))
+        names, have = [names] if isinstance(names, str) else list(names), self._all()
+        if bad := [n for n in names if n not in have]: raise UnknownName(unknown_message(self.kind, bad, sorted(have)))
         return names
-    def register(self, name:str, meta:SystemMeta) -> SystemMeta:
-        "`declare_system(meta)` (`name` is its name): what a family outside this package calls."
-        if name != meta.name: raise ValueError(f"declare_system: the record's name is {meta.name!r}, not {name!r}")
-        return declare_system(meta)
     def listing(self) -> str: return '\n'.join(f"{n}: {m.recipe} ({m.paper})" for n, m in sorted(self._all().items()))
 
 SYSTEM_META = SystemRecords()   # name -> `SystemMeta` of each system a comparison offers: each family's module declares its own
