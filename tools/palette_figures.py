@@ -35,8 +35,8 @@ def main(argv=None) -> int:
     before = after = 0
     for f in files(a.paths or [ROOT/'results']):
         old = f.read_bytes()
-        if f.suffix == '.png': new = palette_png(old)
-        else: new = _page(old.decode('utf-8')).encode('utf-8')
+        try: new = palette_png(old) if f.suffix == '.png' else _page(old.decode('utf-8')).encode('utf-8')
+        except (OSError, ValueError) as e: raise SystemExit(f"{f}: not a readable figure or page ({type(e).__name__}: {e}); nothing written to it")
         before, after = before + len(old), after + len(new)
         if new != old: write_bytes(f, new)
     print(f"{before:,} bytes -> {after:,} bytes")
