@@ -10,12 +10,11 @@ from typing import Sequence
 from .core import data_dirs
 from .data import DATASETS, missing_files, dataset_folder, searched
 from .data.benchmark import BENCHMARK
-from .experiment import RunArgs, get_experiment, run_arguments, SystemMeta, SYSTEM_META, STANCE_BENCHMARK, reads_options
+from .experiment import RunArgs, get_experiment, run_arguments, SystemMeta, SYSTEM_META, STANCE_BENCHMARK, reads_options, SharedKnobs
 from .experiment.reproduce import kept_defaults, smoke_outputs
 from .experiment.store import check_job_stores
 from .systems.baselines.register import FastTextOptions
 from .systems.encoders import EncoderOptions, encoder_names
-from .papers.benchmark import BenchmarkArgs
 
 # %% auto #0
 __all__ = ['SystemsRun', 'check_systems', 'present_datasets', 'benchmark_data', 'system_rows', 'systems_run_kw']
@@ -118,17 +117,18 @@ def benchmark_data(keys:Sequence[str], data:dict|None, max_train:int|None, max_t
     return named, {**extra, **{k: {**cap, **v} for k, v in (data or {}).items()}}
 
 # %% ../nbs/11ca_lineup.ipynb #fc62f135
-def _benchmark_args(self:SystemsRun) -> BenchmarkArgs:
-    "The benchmark's parameters of this run's jobs: its systems' rows, Table 4, the seeds, shares and datasets; checked."
+def _job_params(self:SystemsRun) -> dict:
+    """The parameters the declared benchmark's jobs read (its `configure`): this run's seeds, training shares (with the full set),
+    datasets (by name, or as data entries where capped or not the benchmark's) and recipe knobs; every other knob at its declared
+    default (`SharedKnobs`), as a paper's run leaves it, so the same jobs have the same keys."""
     keys, _ = present_datasets(self.datasets, self.own_data(), self.data_dir)
     names, data = benchmark_data(keys, self.own_data(), self.max_train, getattr(self, 'max_test', None))
     enc, ft = self.family_options(EncoderOptions), self.family_options(FastTextOptions)
-    given = dict(model=enc.encoders[0], epochs=enc.epochs, lr=enc.lr, cpu_precision=enc.cpu_precision, fasttext_preset=ft.fasttext_preset,
-                 data_dir=self.data_dir, output_dir=self.output_dir)
-    return BenchmarkArgs(rows=[m.row for m in self.systems() if m.make_row is None], tables=['4'], seeds=list(self.seeds),
-                         ratios=sorted({*getattr(self, 'ratios', []), 1.0}), datasets=names, data=data,
-                         **{k: v for k, v in given.items() if v is not None}).checked()
-SystemsRun.benchmark_args = _benchmark_args
+    given = dict(model=enc.encoders[0], epochs=enc.epochs, lr=enc.lr, cpu_precision=enc.cpu_precision, fasttext_preset=ft.fasttext_preset)
+    return {**SharedKnobs().as_dict(), **{k: v for k, v in given.items() if v is not None}, 'smoke': False, 'seeds': list(self.seeds),
+            'ratios': sorted({*getattr(self, 'ratios', []), 1.0}), 'datasets': names, 'data': data, 'data_dir': self.data_dir,
+            'output_dir': self.output_dir}
+SystemsRun.job_params = _job_params
 
 # %% ../nbs/11ca_lineup.ipynb #a2d9e317
 def system_rows(args:SystemsRun, exp) -> tuple[dict, list]:
@@ -152,7 +152,6 @@ def system_rows(args:SystemsRun, exp) -> tuple[dict, list]:
 
 # %% ../nbs/11ca_lineup.ipynb #979627ac
 def systems_run_kw(args:SystemsRun,   # a run's parameters, checked
-                   P:BenchmarkArgs,   # the benchmark's parameters of its jobs (`args.benchmark_args()`)
                    plan:bool=False,   # for a plan: no folder made, other stores' jobs counted, not taken (`run_arguments`)
                   ) -> tuple:
     """The benchmark's experiment with the run's further rows, row name -> system name, those further rows, and `prepare`'s
@@ -160,7 +159,7 @@ def systems_run_kw(args:SystemsRun,   # a run's parameters, checked
     exp = get_experiment('benchmark')
     rows, more = system_rows(args, exp)
     if more: exp = replace(exp, rows=[*exp.rows, *more])
-    run_kw, folder, stem = run_arguments(exp, P, plan=plan)
+    run_kw, folder, stem = run_arguments(exp, args.job_params(), plan=plan)
     run_kw['rows'] = [r for r in exp.rows if r.name in rows]
     for settings, o in args.system_calls('settings'):
         for k, v in settings(o).items():

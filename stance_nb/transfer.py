@@ -272,7 +272,7 @@ def prepare_transfer(args:TransferArgs,
                      plan:bool=False, # for a plan (`--plan`): other stores' finished jobs are counted, not taken in; no folder made
                     ) -> TransferRun:
     "Every transfer job planned in the transfer's job store (finished ones found, other stores' taken in); nothing is trained."
-    exp, rows, _, run_kw = systems_run_kw(args, args.benchmark_args(), plan)
+    exp, rows, _, run_kw = systems_run_kw(args, plan)
     specs = transfer_specs(args.datasets, args.leave_one_out, args.max_train)
     own = [replace(r, attacks=(), ratios=(1.0,), data=None, tables=()) for r in run_kw['rows']]
     texp = replace(exp, name='transfer', data=specs, rows=own, tables={}, cells=None, metrics=_macro_f1_only, significance={}, appendix={},

@@ -15,9 +15,9 @@ from .splits import (TRAIN_RATIOS, read_records, record_columns, check_field_lab
 
 # %% auto #0
 __all__ = ['TABLE3', 'STANCE_MAPS', 'PAPER_METRICS', 'IAC1_TOPIC_SPLIT', 'SCD_TOPIC_SPLIT', 'ARGMIN_TOPICS', 'ARGMIN_TOPIC_SPLIT',
-           'BENCHMARK', 'load_fnc1', 'load_arc', 'load_ibmcs', 'load_semeval2016t6', 'load_semeval2019t7',
-           'load_snopes', 'read_json_file', 'load_perspectrum', 'load_iac1', 'load_scd', 'load_argmin', 'split_sizes',
-           'compare_table3']
+           'BENCHMARK', 'BENCHMARK_ATTACKS', 'BENCHMARK_RATIOS', 'load_fnc1', 'load_arc', 'load_ibmcs',
+           'load_semeval2016t6', 'load_semeval2019t7', 'load_snopes', 'read_json_file', 'load_perspectrum', 'load_iac1',
+           'load_scd', 'load_argmin', 'split_sizes', 'compare_table3']
 
 # %% ../../nbs/01b_data.benchmark.ipynb #e2731272
 TABLE3 = { # Schiller et al. 2021, Table 3: (train, dev, test), {label: % of all samples}
@@ -551,6 +551,8 @@ def load_argmin(folder, sdir):
 
 # %% ../../nbs/01b_data.benchmark.ipynb #8f28917c
 BENCHMARK = tuple(TABLE3)
+BENCHMARK_ATTACKS = ('spelling', 'negation', 'paraphrase')   # the attacked test sets of its robustness study
+BENCHMARK_RATIOS = (0.1, 0.3, 0.7, 1.0)   # the training shares of its low-resource study (fixed subsets of the training sets)
 
 def split_sizes(df:pd.DataFrame) -> tuple:
     "(train, dev, test) row counts."

@@ -13,7 +13,7 @@ import pandas as pd
 from ..core import StanceDataError
 from ..data import load, DATASETS, overlap_keys
 from ..data.core import to_stance_labels, dataset_folder, searched
-from ..data.benchmark import BENCHMARK
+from ..data.benchmark import BENCHMARK, BENCHMARK_ATTACKS, BENCHMARK_RATIOS
 from ..records import LabelsNormalised
 from .spec import DataSpec
 from ..paramtypes import SAFE_NAME
@@ -220,14 +220,16 @@ def data_specs(data:Mapping|str|None, # {key: {"dataset": name, loader or prepar
 # %% ../../nbs/10b_experiment.data.ipynb #bbced0d1
 @dataclass(frozen=True)
 class Benchmark:
-    "A declared set of datasets, names of `stance_nb.data.DATASETS` (MTEB's `Benchmark(name, tasks=[...])`)."
+    "A declared set of datasets, names of `stance_nb.data.DATASETS` (MTEB's `Benchmark(name, tasks=[...])`), with its robustness protocol."
     name:str
     datasets:tuple
     description:str=''
+    attacks:tuple=()      # the attacked test sets it reports (names of `stance_nb.attacks.ATTACKS`)
+    ratios:tuple=(1.0,)   # the training shares it reports: fixed subsets of the training sets
 
     def __post_init__(self):
         if bad := [k for k in self.datasets if k not in DATASETS]: raise ValueError(f"benchmark {self.name!r}: datasets {bad} are not registered")
 
 STANCE_BENCHMARK = Benchmark('stance', (*BENCHMARK, *(k for k, d in DATASETS.items() if k not in BENCHMARK and d.folder is not None)),
                              "the benchmark's ten datasets (Schiller et al. 2021), then every other registered dataset (the other papers', "
-                             "the field's) in one stated split each")
+                             "the field's) in one stated split each", attacks=BENCHMARK_ATTACKS, ratios=BENCHMARK_RATIOS)

@@ -10,7 +10,6 @@ from ..systems.nli.register import NLIOptions
 from ..systems.llm.register import LLMSystemOptions
 from ..experiment import arg, run_kind, setting, knobs, data_specs, EXECUTORS, SYSTEM_META, STANCE_BENCHMARK
 from ..stats import NEMENYI_Q
-from ..papers.benchmark import BENCHMARK_ATTACKS, BENCHMARK_RATIOS
 from ..lineup import SystemsRun, check_systems
 
 # %% auto #0
@@ -47,7 +46,7 @@ class LeaderboardArgs(SystemsRun):
     def choices(self) -> dict:
         "Valid values of its own `choices` constraints (its families' are theirs): the systems, datasets, significance levels, attacks, executors."
         return dict(models=SYSTEM_META.names(), datasets=list(STANCE_BENCHMARK.datasets), alphas=sorted(NEMENYI_Q),
-                    attacks=list(BENCHMARK_ATTACKS), executors=list(EXECUTORS))
+                    attacks=list(STANCE_BENCHMARK.attacks), executors=list(EXECUTORS))
 
 # %% ../../nbs/11e_leaderboard.params.ipynb #e7fe4350
 def _validate(self:LeaderboardArgs) -> None:
@@ -57,8 +56,8 @@ def _validate(self:LeaderboardArgs) -> None:
         raise ValueError("max_train and ratios: the training shares are the benchmark's fixed subsets of the full training sets; choose one")
     try: data_specs(self.data)
     except (KeyError, TypeError) as e: raise ValueError(str(e).strip("'\"")) from None
-    if bad := [r for r in self.ratios if r not in BENCHMARK_RATIOS or r == 1]:
-        raise ValueError(f"ratios={bad}: expected training shares of the benchmark's recipe, from {[r for r in BENCHMARK_RATIOS if r < 1]}")
+    if bad := [r for r in self.ratios if r not in STANCE_BENCHMARK.ratios or r == 1]:
+        raise ValueError(f"ratios={bad}: expected training shares of the benchmark's recipe, from {[r for r in STANCE_BENCHMARK.ratios if r < 1]}")
     chosen = [m.name for m in self.systems() if m.encoder]
     if (self.attacks or self.ratios) and not chosen:
         raise ValueError(f"attacks and ratios are reported for {' and '.join(encoders)} (the benchmark attacks and subsamples its encoders, "

@@ -14,7 +14,6 @@ from ..systems.nli import stance_nli_map
 from ..experiment.reproduce import run_jobs
 from .params import LeaderboardArgs
 from ..lineup import present_datasets, system_rows, systems_run_kw
-from ..papers.benchmark import BenchmarkArgs
 from .build import (Leaderboard, published, build_leaderboard, robust_and_low_resource,
                                          run_notes)
 from .render import write_leaderboard
@@ -28,9 +27,8 @@ __all__ = ['SMOKE_RUN', 'LeaderboardRun', 'check_nli_labels', 'check_own_data', 
 # %% ../../nbs/11h_leaderboard.run.ipynb #2c3ccb57
 @dataclass
 class LeaderboardRun:
-    "A leaderboard prepared to run (`prepare_leaderboard`): its parameters, the benchmark's, its rows and planned jobs."
+    "A leaderboard prepared to run (`prepare_leaderboard`): its parameters, its rows and planned jobs."
     args:LeaderboardArgs   # the leaderboard's parameters, checked
-    P:BenchmarkArgs        # the benchmark's parameters of its jobs (`LeaderboardArgs.benchmark_args`)
     exp:object             # the benchmark's experiment with the leaderboard's further rows
     rows:dict              # row name -> system name in the table
     more:list              # the rows beyond the benchmark's (a system's `make_row`, further encoders)
@@ -87,13 +85,12 @@ def prepare_leaderboard(args:LeaderboardArgs, # the leaderboard's parameters, ch
     """Everything of a leaderboard before any job: the benchmark's parameters, its rows, the jobs planned in the benchmark's job
     store (other stores' finished jobs taken in, or for a plan counted), your data's labels and the NLI label maps checked. Nothing is
     trained; a plan writes nothing."""
-    P = args.benchmark_args()
     _, absent = present_datasets(args.datasets, args.data, args.data_dir)
-    exp, rows, more, run_kw = systems_run_kw(args, P, plan)
+    exp, rows, more, run_kw = systems_run_kw(args, plan)
     prep = prepare(**run_kw)
     own = check_own_data(prep, args.data)
     check_nli_labels(prep, args.systems())
-    return LeaderboardRun(args, P, exp, rows, more, run_kw, prep, own, absent, not_applicable(args, rows, run_kw, prep))
+    return LeaderboardRun(args, exp, rows, more, run_kw, prep, own, absent, not_applicable(args, rows, run_kw, prep))
 
 # %% ../../nbs/11h_leaderboard.run.ipynb #be74b14f
 def _robust(run:LeaderboardRun, res, table, stats) -> tuple:

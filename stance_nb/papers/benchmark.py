@@ -6,7 +6,7 @@
 from __future__ import annotations
 import json, os
 from ..data import DATASETS
-from ..data.benchmark import BENCHMARK, PAPER_METRICS, TABLE3
+from ..data.benchmark import BENCHMARK, BENCHMARK_ATTACKS, BENCHMARK_RATIOS, PAPER_METRICS, TABLE3
 from ..reference import refdata_dir
 from ..systems.baselines import FASTTEXT_PRESETS
 from ..train.optim import CPU_PRECISIONS
@@ -16,11 +16,9 @@ from ..experiment import (Experiment, Row, DataSpec, per_data, by_ratio, attacke
                                   RunArgs, arg, run_kind, setting, data_specs)
 
 # %% auto #0
-__all__ = ['BENCHMARK_ATTACKS', 'BENCHMARK_RATIOS', 'BENCHMARK_EXPERIMENT', 'BenchmarkArgs', 'RobustnessArgs']
+__all__ = ['BENCHMARK_EXPERIMENT', 'BenchmarkArgs', 'RobustnessArgs']
 
 # %% ../../nbs/11_papers.benchmark.ipynb #91e8ba12
-BENCHMARK_ATTACKS = ('spelling', 'negation', 'paraphrase')
-BENCHMARK_RATIOS = (0.1, 0.3, 0.7, 1.0)
 _ROBUST = ('4', '5', '6', '7', '8', '11', 'Fig2b')
 
 def _benchmark_metrics(key:str, spec:DataSpec) -> list:
