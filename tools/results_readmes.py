@@ -104,6 +104,12 @@ def differences(path:Path, new:str) -> list:
     said += [f"{name}: block '{k}' is not written by this script" for k in o if k not in n]
     return said or [f'{name}: the text outside the generated blocks differs']
 
+TEXT_COLUMNS = ('text', 'target', 'body', 'sentence', 'claim', 'question', 'comment')   # the datasets' own fields
+
+def data_text(column:str) -> bool:
+    "Whether a committed table's column holds a dataset's text (`text`, `original_text`, `spelling_target`, ...), not ids, labels or scores."
+    return any(column == c or column.endswith(f'_{c}') for c in TEXT_COLUMNS)
+
 def c_a_page() -> tuple[Path, list]:
     "The spelling attack's measured correctness ratio, from its record and its two CSV files."
     folder = RESULTS/'robustness_spelling_c_a'
@@ -112,6 +118,9 @@ def c_a_page() -> tuple[Path, list]:
     per = pd.read_csv(folder/'spelling_correctness.csv')
     pooled, per = per[per.dataset == 'all (pooled)'], per[per.dataset != 'all (pooled)']
     samples = pd.read_csv(folder/'spelling_correctness_samples.csv')
+    if texts := [c for c in samples.columns if data_text(c)]:
+        raise SystemExit(f"{folder.relative_to(ROOT)}/spelling_correctness_samples.csv: columns {texts} hold the datasets' texts; commit the "
+                         "ids and grades only (the data is not ours to publish; the run writes the texts to outputs/)")
     if len(samples) != m['spelling_c_a_n'] or int(per.n.sum()) != m['spelling_c_a_n'] or not np.isclose(pooled.c_a.iloc[0], m['spelling_c_a']):
         raise SystemExit(f"{folder.relative_to(ROOT)}: {len(samples)} samples and {int(per.n.sum())} counted, the record says {m['spelling_c_a_n']}")
     if not (samples.correct == (samples.grade_attacked <= samples.grade_original)).all():
@@ -145,8 +154,9 @@ def c_a_page() -> tuple[Path, list]:
         ('result', result),
         'Why ours may differ from the paper\'s (not tested): the readability library\'s syllable counting (dictionary lookup, a '
         'hyphenation fallback for misspelled words) may differ from the version the paper used, samples that tie count as correct, '
-        'and the datasets missing from the mirror are not sampled. `spelling_correctness_samples.csv` lists every sample with both '
-        'texts and grades. Only the c_a files are kept here: the resilience tables of that run came from the notebook\'s synthetic '
+        'and the datasets missing from the mirror are not sampled. `spelling_correctness_samples.csv` lists every sample by its id '
+        'with both grades; its texts are the datasets\' (not committed: the run writes them to `outputs/`, the same ids from the same '
+        'seeds). Only the c_a files are kept here: the resilience tables of that run came from the notebook\'s synthetic '
         'smoke systems.']
 
 BASE_CHANGES = ('epochs', 'lr')   # the stand-in recipe's own changes; any other change makes another recipe

@@ -390,6 +390,10 @@ def _where(hw:dict) -> str:
     "Where a job ran: its host, worker (a cluster task) and GPUs."
     return (hw.get('host') or '?') + (f" ({hw['worker']})" if hw.get('worker') else '') + (f" GPU {hw['devices']}" if hw.get('devices') else '')
 
+def _tally(values) -> dict:
+    "Each value -> how many times it occurs, the most frequent first and ties by value: the same jobs give the same order."
+    return dict(sorted(collections.Counter(values).items(), key=lambda kv: (-kv[1], str(kv[0]))))
+
 # %% ../../nbs/10j_experiment.runner.ipynb #7040f284
 ENV_FIELDS = ('device', 'gpu', 'precision', 'threads', 'torch', 'transformers', 'cuda', 'fasttext')   # what a job ran with, as the conditions name it
 
@@ -453,9 +457,9 @@ def _conditions(exp:Experiment, rows:list, seeds, attack_seed:int, data_dir, set
                 job_seconds=round(sum((r.wall_time or 0) for r in recs.values()), 1),
                 job_cpu_seconds=_cpu_seconds(recs),
                 job_load_max=max((l for r in recs.values() for l in (r.load_average or ()) if l is not None), default=None),
-                job_machines=dict(collections.Counter(machine_label(r.hardware or {}) for r in recs.values()).most_common()),
-                job_workers=dict(collections.Counter(_where(r.hardware or {}) for r in recs.values()).most_common()),
-                job_git=dict(collections.Counter(r.git or 'not recorded' for r in recs.values()).most_common()))
+                job_machines=_tally(machine_label(r.hardware or {}) for r in recs.values()),
+                job_workers=_tally(_where(r.hardware or {}) for r in recs.values()),
+                job_git=_tally(r.git or 'not recorded' for r in recs.values()))
     speed, precision, resumed = {}, {}, []   # row -> training examples/s of its jobs, and the precisions they trained in (systems that report them)
     for folder, r in recs.items():
         info, row = (r.metrics or {}).get('info') or {}, r.name.split('/', 1)[-1]
