@@ -82,7 +82,7 @@ def not_applicable(args:LeaderboardArgs, rows:dict, run_kw:dict, prep) -> dict:
 def prepare_leaderboard(args:LeaderboardArgs, # the leaderboard's parameters, checked (`LeaderboardArgs.checked`)
                         plan:bool=False,      # for a plan (`--plan`): other stores' finished jobs are counted, not taken in; no folder made
                        ) -> LeaderboardRun:
-    """Everything of a leaderboard before any job: the benchmark's parameters, its rows, the jobs planned in the benchmark's job
+    """Everything of a leaderboard before any job: what its jobs read of it (`job_params`), its rows, the jobs planned in the benchmark's job
     store (other stores' finished jobs taken in, or for a plan counted), your data's labels and the NLI label maps checked. Nothing is
     trained; a plan writes nothing."""
     _, absent = present_datasets(args.datasets, args.data, args.data_dir)
