@@ -27,11 +27,15 @@ def _how(runs:pd.DataFrame) -> pd.Series:
     return pd.Series([('label scoring, calibrated' if c else 'label scoring') if m == 'score' else 'generation'
                       for m, c in zip(runs['mode'], runs.calibrate)], index=runs.index)
 
+HOW_ORDER = {'label scoring': 0, 'label scoring, calibrated': 1, 'generation': 2}
+
+def _ordered(runs:pd.DataFrame) -> pd.DataFrame:
+    "The runs with how each read its answers (`how`), by dataset, then label scoring before generation, then k: every table's order."
+    return runs.assign(how=_how(runs)).sort_values(['data', 'how', 'k'], key=lambda c: c.map(HOW_ORDER) if c.name == 'how' else c, kind='stable')
+
 def spread_table(runs:pd.DataFrame) -> str:
     "Each dataset, way of reading the answer and k: macro-F1 per template, mean ± std over templates, unparsed share per template."
-    order = {'label scoring': 0, 'label scoring, calibrated': 1, 'generation': 2}
-    runs = runs.assign(how=_how(runs)).sort_values(['data', 'how', 'k'], key=lambda c: c.map(order) if c.name == 'how' else c, kind='stable')
-    sp = template_spread(runs, by=('data', 'how', 'k'), templates=TEMPLATES)
+    sp = template_spread(_ordered(runs), by=('data', 'how', 'k'), templates=TEMPLATES)
     head = ['dataset', 'answer read by', 'k', *TEMPLATES, 'mean ± std over templates', 'unparsed (' + ' / '.join(TEMPLATES) + ')']
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
     for r in sp.itertuples():
@@ -72,7 +76,7 @@ def full_table(full:pd.DataFrame, sample:pd.DataFrame, tops:dict) -> str:
     50-row sample beside it (how far the sample's number was from the whole test set's), the most predicted labels and, for generation,
     the share of answers that named no label or several."""
     by = ('data', 'how', 'k')
-    sp = template_spread(full.assign(how=_how(full)), by=by, templates=TEMPLATES)
+    sp = template_spread(_ordered(full), by=by, templates=TEMPLATES)
     small = template_spread(sample.assign(how=_how(sample)), by=by, templates=TEMPLATES).set_index(list(by))
     n = full.groupby(['data']).n.max()
     head = ['dataset', 'answer read by', 'k', *TEMPLATES, 'mean ± std over templates', 'test rows', 'the sample\'s mean (rows)',
