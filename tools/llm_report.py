@@ -103,7 +103,7 @@ def _run_options(c:dict) -> str:
 def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
     "The configurations run on whole test sets, first: their table, what is missing, cost and commands; '' where none ran."
     if not (full/'runs').is_dir(): return ''
-    runs, sample = llm_runs(full/'runs'), sample if sample is not None else llm_runs(RUN/'runs')
+    runs, sample = _ordered(llm_runs(full/'runs')), sample if sample is not None else llm_runs(RUN/'runs')   # the tables' order, not the files'
     conds = conditions(full)
     loads = [c['job_load_max'] for c in conds.values() if c.get('job_load_max') is not None]
     runs_how = runs.assign(how=_how(runs))
