@@ -71,18 +71,19 @@ def top_labels(runs_dir:Path) -> dict:
                 out[key, o['mode'], o['template'], int(o['k']), bool(o['calibrate']), o['normalise']] = (str(sh['top_label']), sh['top_share'])
     return out
 
-def full_table(full:pd.DataFrame, sample:pd.DataFrame, tops:dict) -> str:
+def full_table(full:pd.DataFrame, # the runs on whole test sets, as `_ordered` gives them (with `how`, in the tables' order)
+               sample:pd.DataFrame, tops:dict) -> str:
     """Each configuration run on whole test sets: macro-F1 per template, mean ± std, its test rows, the same configuration's mean on the
     50-row sample beside it (how far the sample's number was from the whole test set's), the most predicted labels and, for generation,
     the share of answers that named no label or several."""
     by = ('data', 'how', 'k')
-    sp = template_spread(_ordered(full), by=by, templates=TEMPLATES)
+    sp = template_spread(full, by=by, templates=TEMPLATES)
     small = template_spread(sample.assign(how=_how(sample)), by=by, templates=TEMPLATES).set_index(list(by))
     n = full.groupby(['data']).n.max()
     head = ['dataset', 'answer read by', 'k', *TEMPLATES, 'mean ± std over templates', 'test rows', 'the sample\'s mean (rows)',
             'most predicted label (' + ' / '.join(TEMPLATES) + ')', 'unparsed (' + ' / '.join(TEMPLATES) + ')']
     job_of = {(r.data, r.how, r.k, r.template): (r.data, r.mode, r.template, int(r.k), bool(r.calibrate), r.normalise)
-              for r in full.assign(how=_how(full)).itertuples()}
+              for r in full.itertuples()}
     lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
     for r in sp.itertuples():
         at = (r.data, r.how, r.k)
@@ -106,13 +107,12 @@ def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
     runs, sample = _ordered(llm_runs(full/'runs')), sample if sample is not None else llm_runs(RUN/'runs')   # the tables' order, not the files'
     conds = conditions(full)
     loads = [c['job_load_max'] for c in conds.values() if c.get('job_load_max') is not None]
-    runs_how = runs.assign(how=_how(runs))
     missing = [f"{h} with k = {k}: {', '.join(d for d in dict.fromkeys(sample.data) if d not in set(g.data))}"
-               for (h, k), g in runs_how.groupby(['how', 'k'], sort=False) if set(sample.data) - set(g.data)]
-    ran = set(zip(runs_how.how, runs_how.k))   # a configuration of the sample that no whole test set has: every dataset missing
+               for (h, k), g in runs.groupby(['how', 'k'], sort=False) if set(sample.data) - set(g.data)]
+    ran = set(zip(runs.how, runs.k))   # a configuration of the sample that no whole test set has: every dataset missing
     missing += [f"{h} with k = {k}: every dataset" for h, k in dict.fromkeys(zip(_how(sample), sample.k)) if (h, k) not in ran]
     cost = []
-    for (h, k), g in runs_how.groupby(['how', 'k'], sort=False):
+    for (h, k), g in runs.groupby(['how', 'k'], sort=False):
         rate = g.computed.sum() / g.seconds.sum() if g.seconds.sum() else float('nan')
         cost.append(f"{h} with k = {k}: {int(g.n.sum())} rows in {g.seconds.sum():.0f} s of the jobs' own time, {_f(rate, 2)} rows computed per second")
     cmds = '\n'.join(f"stance_nb leaderboard --models llm --llm-model $GG --llm-options '{_run_options(c)}' \\\n  --datasets {','.join(c.get('data') or [])} "
