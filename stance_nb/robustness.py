@@ -8,14 +8,13 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from .reference import reference
-from .data.benchmark import BENCHMARK
+from .data.benchmark import BENCHMARK, BENCHMARK_ATTACKS
 
 # %% auto #0
 __all__ = ['PAPER_FIGURE2', 'PAPER_C', 'PAPER_TABLE5', 'PAPER_TABLE7', 'paper_table11', 'potency', 'resilience', 'resilience_rel',
            'relative_drop', 'robustness_tables', 'paraphrase_c', 'correctness_study']
 
 # %% ../nbs/08a_robustness.ipynb #108c2c2c
-_ATTACKS = ['spelling', 'negation', 'paraphrase']      # the order of Tables 5 and 7
 _T11_SYSTEMS = {'SDL': 'BERT_SDL', 'MDL': 'MT-DNN_MDL'}  # Table 11's row suffix -> system
 
 def _paper_cell(table, row:str, column:str, metric:str) -> float:
@@ -33,10 +32,11 @@ def paper_table11() -> pd.DataFrame:
 
 PAPER_FIGURE2 = {s: {r: _paper_cell('Fig2b', s, f'{round(100*r)}%', 'resilience_rel') for r in (0.1, 0.3, 0.7, 1.0)}
                  for s in ('MT-DNN_MDL', 'BERT_SDL')}  # Fig. 2b, Resilience_rel overall in %
-PAPER_C = {a: _paper_cell(5, a.capitalize(), 'Correctness ratio', 'correctness_ratio') for a in _ATTACKS}  # Table 5, column "Correctness ratio"
+PAPER_C = {a: _paper_cell(5, a.capitalize(), 'Correctness ratio', 'correctness_ratio')   # Table 5, column "Correctness ratio"
+           for a in BENCHMARK_ATTACKS}
 PAPER_TABLE5 = {a: (_paper_cell(5, a.capitalize(), 'Raw potency (%)', 'raw_potency'), PAPER_C[a],
-                    _paper_cell(5, a.capitalize(), 'Potency (%)', 'potency')) for a in _ATTACKS}  # raw potency %, c_a, potency %
-PAPER_TABLE7 = {s: {k: _paper_cell(7, k.capitalize(), s, 'resilience_rel') for k in [*_ATTACKS, 'overall']}
+                    _paper_cell(5, a.capitalize(), 'Potency (%)', 'potency')) for a in BENCHMARK_ATTACKS}  # raw potency %, c_a, potency %
+PAPER_TABLE7 = {s: {k: _paper_cell(7, k.capitalize(), s, 'resilience_rel') for k in [*BENCHMARK_ATTACKS, 'overall']}
                 for s in ('BERT_SDL', 'MT-DNN_MDL')}  # Table 7, in %
 
 # %% ../nbs/08a_robustness.ipynb #3387d92a
