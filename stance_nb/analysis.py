@@ -14,7 +14,7 @@ from .core import StanceDataError, write_csv, write_json, write_text, model_tag
 from .metrics import f1_macro
 from .stats import paired_bootstrap, resampled_f1_macro, percentile_ci, bootstrap_p, bootstrap_floor, p_floor_rule
 from .robustness import potency, resilience_rel, relative_drop, PAPER_C
-from .records import RunRecord, stored_predictions
+from .records import RunRecord, stored_predictions, job_record, job_records
 from .data.core import fingerprint, DATASETS
 from .experiment.data import load_data, split_of, spec_from_record
 from .experiment.spec import DataSpec
@@ -213,7 +213,7 @@ def run_diff(gold:Sequence, pred_a:Sequence, pred_b:Sequence, # gold labels and 
 # %% ../nbs/14_analysis.ipynb #9f124ce9
 def _jobs(runs:Path) -> list[tuple[Path, dict]]:
     if not runs.is_dir(): raise FileNotFoundError(f'{runs}: no job store here (expected a folder of job folders with record.json)')
-    return [(p.parent, RunRecord.load(p).params) for p in sorted(runs.glob('*/record.json'))]
+    return [(p.parent, RunRecord.load(p).params) for p in job_records(runs)]
 
 def find_job(runs:str|Path, row:str, key:str, # the job store, the row (system) and the data key
              ratio:float=1.0, seed:int|None=None, # the training ratio; the seed (None: the row's only seed)
@@ -241,7 +241,7 @@ def find_job(runs:str|Path, row:str, key:str, # the job store, the row (system) 
 # %% ../nbs/14_analysis.ipynb #44ecc3b1
 def job_predictions(folder:str|Path, key:str, test:str='test') -> tuple[list, str|None]:
     "The labels a finished job predicted for `key`'s test set `test` ('test', or an attack), and that set's fingerprint from its record."
-    rec = RunRecord.load(Path(folder)/'record.json')
+    rec = job_record(folder)
     got = stored_predictions(folder, rec, [(key, test)])
     if (key, test) not in got:
         have = sorted(r.split('/', 1)[1] for r in rec.files if r.startswith('predictions/'))
@@ -253,7 +253,7 @@ def job_conditions(folder:str|Path, key:str) -> dict:
     """What a job's predictions of `key` rest on, read from its record: `job` (its folder's name), `row`, `system` with its `options`,
     `models` (each pretrained model and its hash), `seed` (the training seed; None for a seedless system), `ratio` (of the training
     set), `data` (test set -> the fingerprint of the rows it predicted)."""
-    rec = RunRecord.load(Path(folder)/'record.json'); p, model = rec.params, ((rec.metrics or {}).get('info') or {}).get('model')
+    rec = job_record(folder); p, model = rec.params, ((rec.metrics or {}).get('info') or {}).get('model')
     return dict(job=Path(folder).name, row=p.get('row'), system=p.get('system'), options=p.get('options') or {},
                 **({'encoder': model_tag(model)} if model and 'encoder' in (p.get('options') or {}) else {}),   # the model its encoder stood for
                 models=(p.get('settings') or {}).get('models') or {}, seed=p.get('seed'), ratio=p.get('ratio', 1.0),
@@ -274,7 +274,7 @@ def load_test_rows(spec, data_dir=None, # the data key's `DataSpec` (an experime
 def recorded_spec(folder:str|Path, key:str) -> DataSpec:
     """The `DataSpec` of `key` as the job in `folder` recorded it (your own files, a transfer's data keys); for a job store whose records keep
     none, the registered dataset `key`, or the test dataset of a transfer key (`A-to-B`); else a `StanceDataError` saying so."""
-    d = (RunRecord.load(Path(folder)/'record.json').metrics.get('data_specs') or {}).get(key)
+    d = (job_record(folder).metrics.get('data_specs') or {}).get(key)
     if d: return spec_from_record(d)
     if key in DATASETS: return DataSpec.of(key)
     try: return transfer_test_spec(key)

@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Iterable
 import numpy as np
 import pandas as pd
-from .core import atomic_write, write_json, json_default, StanceDataError, PhaseTimer, repo_root, cache_dir, portable, sha256_file
+from .core import atomic_write, write_json, write_bytes, json_default, StanceDataError, PhaseTimer, repo_root, cache_dir, portable, sha256_file
 from .core import git_sha, library_versions, hardware, load_average as machine_load
 
 # %% auto #0
-__all__ = ['JOB_PREDICTIONS', 'write_jsonl', 'read_jsonl', 'clean_label', 'LabelsNormalised', 'clean_labels', 'write_predictions',
-           'read_predictions', 'write_job_predictions', 'read_job_predictions', 'predictions_digest', 'cpu_seconds',
-           'RunRecord', 'record_run', 'read_runs', 'stored_predictions']
+__all__ = ['JOB_PREDICTIONS', 'JOB_RECORD', 'KEPT_RECORD', 'write_jsonl', 'read_jsonl', 'clean_label', 'LabelsNormalised',
+           'clean_labels', 'write_predictions', 'read_predictions', 'write_job_predictions', 'read_job_predictions',
+           'predictions_digest', 'cpu_seconds', 'RunRecord', 'read_record_json', 'write_record_json', 'record_file',
+           'job_record', 'job_records', 'record_run', 'read_runs', 'stored_predictions']
 
 # %% ../nbs/00a_records.ipynb #cff13a9e
 def write_jsonl(path:str|Path, rows:Iterable[dict]) -> Path:
@@ -172,19 +173,17 @@ class RunRecord:
         return self
 
     def save(self, path:str|Path) -> Path:
-        """Write the record atomically to `path`; its files under the outputs folder are stored relative to the record's folder,
-        and every other path inside or next to the repository relative to the repository (`stance_nb.core.portable`)."""
+        """Write the record atomically to `path` (gzip'd where it ends in `.gz`: `write_record_json`); its files under the outputs folder are
+        stored relative to the record's folder, and every other path inside or next to the repository relative to the repository
+        (`stance_nb.core.portable`)."""
         folder = Path(path).expanduser().resolve().parent
-        return write_json(path, {**asdict(self), 'params': portable(self.params), 'metrics': portable(self.metrics),
-                                 'files': {k: _portable(v, folder) for k, v in self.files.items()}})
+        return write_record_json(path, {**asdict(self), 'params': portable(self.params), 'metrics': portable(self.metrics),
+                                        'files': {k: _portable(v, folder) for k, v in self.files.items()}})
 
     @classmethod
     def load(cls, path:str|Path) -> 'RunRecord':
-        "Read a record written by `save`; relative file paths come back absolute (resolved against the record's folder)."
-        try: d = json.loads(Path(path).read_text(encoding='utf-8'))
-        except json.JSONDecodeError as e:
-            raise StanceDataError(f"not a run record: broken JSON ({e.msg} at line {e.lineno})", path=path,
-                                  expected='a record written by RunRecord.save') from None
+        "Read a record written by `save` (plain or gzip'd); relative file paths come back absolute (resolved against the record's folder)."
+        d = read_record_json(path)
         fields = {f.name for f in dataclasses.fields(cls)}
         if not isinstance(d, dict) or not {'name', 'params'} <= set(d) or (bad := sorted(set(d) - fields)):
             what = f"unknown field(s) {bad}" if isinstance(d, dict) and {'name', 'params'} <= set(d) else 'no name and params'
@@ -192,6 +191,46 @@ class RunRecord:
         folder = Path(path).expanduser().resolve().parent
         d['files'] = {k: v if not isinstance(v, str) or Path(v).is_absolute() else str(folder/v) for k, v in d.get('files', {}).items()}
         return cls(**d)
+
+# %% ../nbs/00a_records.ipynb #c28cbe53
+JOB_RECORD = 'record.json'       # a job's record as its job store writes it, last
+KEPT_RECORD = 'record.json.gz'   # the same JSON gzip'd, as a kept job store holds it (`export_jobs`)
+_RECORD = 'a record written by RunRecord.save'
+
+def read_record_json(path:str|Path) -> dict:
+    "A record file's JSON, plain or gzip'd (by its name); broken JSON or a damaged gzip stops with a `StanceDataError` naming the file."
+    path = Path(path)
+    try: raw = gzip.decompress(path.read_bytes()) if path.name.endswith('.gz') else path.read_bytes()
+    except (EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise StanceDataError(f"not a run record: damaged or cut gzip ({e})", path=path, expected=_RECORD) from None
+    try: return json.loads(raw.decode('utf-8'))
+    except UnicodeDecodeError as e: raise StanceDataError(f"not a run record: not UTF-8 ({e.reason})", path=path, expected=_RECORD) from None
+    except json.JSONDecodeError as e:
+        raise StanceDataError(f"not a run record: broken JSON ({e.msg} at line {e.lineno})", path=path, expected=_RECORD) from None
+
+def write_record_json(path:str|Path, d:dict) -> Path:
+    """Write a record's JSON atomically as `write_json` writes it; where `path` ends in `.gz`, gzip'd (level 9, no name and time 0 in the gzip
+    header: the same record gives the same bytes)."""
+    path = Path(path)
+    if not path.name.endswith('.gz'): return write_json(path, d)
+    text = json.dumps(d, indent=2, ensure_ascii=False, default=json_default) + '\n'
+    return write_bytes(path, gzip.compress(text.encode('utf-8'), compresslevel=9, mtime=0))
+
+def record_file(folder:str|Path) -> Path|None:
+    "The record of the job in `folder`: its `record.json`, else a kept store's `record.json.gz`; `None` when it holds neither."
+    return next((p for n in (JOB_RECORD, KEPT_RECORD) if (p := Path(folder)/n).is_file()), None)
+
+def job_record(folder:str|Path) -> RunRecord:
+    "The record of the job in `folder` (`record_file`); a `FileNotFoundError` naming the folder where it holds none."
+    if (p := record_file(folder)) is None:
+        raise FileNotFoundError(f"{folder}: no job record here (expected {JOB_RECORD} or {KEPT_RECORD})")
+    return RunRecord.load(p)
+
+def job_records(root:str|Path) -> list[Path]:
+    "The record file of each job folder of the job store `root`, in the order of the folders' names; none where `root` is no folder."
+    root = Path(root)
+    found = [p for d in root.iterdir() if d.is_dir() and (p := record_file(d)) is not None] if root.is_dir() else []
+    return sorted(found, key=lambda p: str(p.parent/JOB_RECORD))
 
 # %% ../nbs/00a_records.ipynb #aed1082b
 def _outputs_root() -> Path:

@@ -7,6 +7,7 @@ import pytest
 from stance_nb.analysis import (attack_drop, drop_difference, pooled_drop_difference, potency_interval, holm, by_target, run_kappa,
                                 run_diff, find_job, job_predictions, load_test_rows, same_rows)
 from stance_nb.metrics import f1_macro
+from stance_nb.records import job_record
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT/'results/benchmark-minilm/runs'
@@ -56,7 +57,7 @@ def test_committed_records_semeval2016():
     sdl, mdl = find_job(RUNS, 'BERT_SDL', 'semeval2016t6'), find_job(RUNS, 'BERT_MDL', 'semeval2016t6')
     rows = load_test_rows(DataSpec.of('semeval2016t6'), None, same_rows([sdl, mdl], 'semeval2016t6'))
     a, b = job_predictions(sdl, 'semeval2016t6')[0], job_predictions(mdl, 'semeval2016t6')[0]
-    rec = [s for s in json.loads((sdl/'record.json').read_text())['metrics']['scores']
+    rec = [s for s in job_record(sdl).metrics['scores']
            if s['test'] == 'test' and s['metric'] == 'f1_macro']
     assert abs(f1_macro(list(rows.label), a) - rec[0]['value']) < 1e-12
     t = by_target(list(rows.label), a, b, list(rows.target), n=200)

@@ -9,6 +9,7 @@ from stance_nb.scorecard import scorecard, write_scorecard, verdict_counts, PAPE
 from stance_nb.reference import reference
 from stance_nb.robustness import paper_table11, robustness_tables, PAPER_C
 from stance_nb.data.benchmark import BENCHMARK
+from stance_nb.records import job_records, read_record_json
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT/'results'
@@ -27,8 +28,8 @@ def _line(card, table, row, column, metric='f1_macro'):
 def _record_scores(runs:Path, row:str, key:str, metric:str='f1_macro') -> list:
     "The committed job records' clean-test scores of `row` on `key`, one per seed."
     out = []
-    for f in sorted(runs.glob('*/record.json')):
-        rec = json.loads(f.read_text())
+    for f in job_records(runs):
+        rec = read_record_json(f)
         if rec['params']['row'] == row and rec['params']['ratio'] == 1.0:
             out += [s['value'] for s in rec['metrics']['scores'] if s['key'] == key and s['test'] == 'test' and s['metric'] == metric]
     return out
@@ -51,8 +52,8 @@ def _noise(rows:tuple, test:str) -> float:
     """The stand-in recipe's per-dataset seed noise of `test` macro-F1, by hand from the repeated-seed records: each dataset's std over
     seeds (ddof 1), pooled as a root mean square."""
     by = {}
-    for f in sorted((RESULTS/'perf-subset'/'runs').glob('*/record.json')):
-        rec = json.loads(f.read_text())
+    for f in job_records(RESULTS/'perf-subset'/'runs'):
+        rec = read_record_json(f)
         pr = rec['params']
         if pr['row'] in rows and pr['settings'].get('mdl_changes') == {'epochs': 2, 'lr': 0.0005}:
             for x in rec['metrics']['scores']:

@@ -9,7 +9,7 @@ import argparse, json, math, sys
 from pathlib import Path
 import pandas as pd
 from stance_nb.core import write_text
-from stance_nb.records import RunRecord, stored_predictions
+from stance_nb.records import RunRecord, stored_predictions, job_records
 from stance_nb.experiment.runner import label_shares
 from stance_nb.systems.llm.register import llm_runs
 from stance_nb.systems.llm.evaluate import template_spread
@@ -61,7 +61,7 @@ def top_labels(runs_dir:Path) -> dict:
     """(data key, mode, template, k, calibrated, normalised) -> the label each `llm` job predicted most on its test set and that label's
     share, read from its stored predictions (a row's name says only what varies within its run, so the job is named by its options)."""
     out = {}
-    for f in sorted(Path(runs_dir).glob('*/record.json')):
+    for f in job_records(runs_dir):
         rec = RunRecord.load(f)
         if rec.params.get('system') != 'llm': continue
         for (key, test), pred in stored_predictions(f.parent, rec).items():

@@ -14,6 +14,7 @@ from stance_nb.experiment import get_experiment, stored_run, build_table, table_
 from stance_nb.experiment.compare import Side, compare_sides, run_facets, RUN, LIKE, NOT_COMPARABLE, family
 from stance_nb.robustness import paper_table11, robustness_tables, PAPER_C
 from stance_nb.data.benchmark import BENCHMARK
+from stance_nb.records import job_records, read_record_json
 from stance_nb.reference import reference
 from stance_nb.scorecard import scorecard, PAPER_NAMES, COLUMN_NAMES, VERDICTS, PREFIX
 
@@ -167,8 +168,7 @@ def stand_in_block() -> str:
     st, hw = cond['settings'], cond['hardware']
     changes = ', '.join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in sorted((st.get('mdl_changes') or {}).items()))
     prec = sorted({p for v in (cond.get('train_precision') or {}).values() for p in v})
-    noise = sorted({p.parent.name for p in (RESULTS/'perf-subset'/'runs').glob('*/record.json')})
-    seeds = sorted({json.loads((RESULTS/'perf-subset'/'runs'/n/'record.json').read_text())['params']['seed'] for n in noise})
+    seeds = sorted({read_record_json(p)['params']['seed'] for p in job_records(RESULTS/'perf-subset'/'runs')})
     return (f"[`results/benchmark-minilm/`](results/benchmark-minilm/README.md): the benchmark's jobs as **one run** over the {len(cond['data'])} "
             f"mirror datasets (full train/dev/test), all-MiniLM-L6-v2 standing in for BERT-large, the paper's recipe except {changes} and "
             f"{len(cond['seeds'])} seed{'s' * (len(cond['seeds']) != 1)}; every encoder job in {', '.join(prec)} on one machine "

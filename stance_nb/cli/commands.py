@@ -43,6 +43,11 @@ def _summary(rows:list) -> tuple[dict, dict]:
 # %% ../../nbs/12a_cli.commands.ipynb #333702f3
 def _record(out_dir) -> str|None: return str(Path(out_dir)/'record.json') if out_dir is not None else None
 
+def _record_files(folders) -> list[str]:
+    "Each job folder's record file: its `record.json`, or the gzip'd one of a job taken in from a kept store."
+    from stance_nb.records import record_file, JOB_RECORD
+    return [str(record_file(f) or Path(f)/JOB_RECORD) for f in folders]
+
 def _flat(prefix:str, d:dict) -> dict: return {f'{prefix}_{k}': v for k, v in d.items()}
 
 # %% ../../nbs/12a_cli.commands.ipynb #f0a7ed8e
@@ -209,7 +214,7 @@ def baselines_command(args) -> dict:
               settings=dict(n_jobs=args.threads or 1, save_model=True))
     chosen = {f"seed {r.seed}": (r.metrics.get('info') or {}).get(spec.key) for f, r in res.records.items() if r.params.get('system') == 'fasttext'}
     return dict(command='baselines', data=_data_summary(spec, df), test=_test_scores(res.scores), fasttext_cell=chosen,
-                conditions=res.conditions, records=[str(Path(f)/'record.json') for f in res.records])
+                conditions=res.conditions, records=_record_files(res.records))
 
 # %% ../../nbs/12a_cli.commands.ipynb #08325639
 def predict_command(args) -> dict:
@@ -365,7 +370,7 @@ def reproduce_command(args) -> dict:
     if args.plan: return _plan(exp, P, ex, args.throughput, args.reuse_from)
     result, tables = reproduce(exp, P, executor=ex, reuse_from=args.reuse_from)
     if result is None: return dict(command='reproduce', experiment=exp.name, parameters=P.as_dict(), submitted=True, executor=ex.kind)
-    records = [str(Path(f)/'record.json') for f in result.records]
+    records = _record_files(result.records)
     return dict(command='reproduce', experiment=exp.name, parameters=P.as_dict(), tables_dir=str(result.out),
                 tables={t: cmp.to_dict('records') for t, cmp in tables.items()}, skipped=result.skipped,
                 conditions=result.conditions, records=records, kept=_keep_records(args, records))
@@ -442,7 +447,7 @@ def leaderboard_command(args) -> dict:
         summary, rows = _priced(run.prep, tp, ex, names=run.rows)   # the leaderboard's names: `sdl (all-MiniLM-L6-v2)`
         return dict(command='leaderboard', plan=summary, rows=rows, executor=ex.kind)
     lb = leaderboard(executor=ex, run=run)
-    records = [str(Path(f)/'record.json') for f in lb.result.records]
+    records = _record_files(lb.result.records)
     return dict(command='leaderboard', table=lb.table.to_dict('records'), tests=lb.tests.to_dict('records'), stats=lb.stats,
                 files=lb.files, conditions=lb.result.conditions, records=records, kept=_keep_records(args, records))
 
@@ -543,7 +548,7 @@ def transfer_command(args) -> dict:
         summary, rows = _priced(run.prep, None, ex, names=run.rows)
         return dict(command='transfer', plan=summary, rows=rows, executor=ex.kind)
     tr = transfer(executor=ex, run=run)
-    records = [str(Path(f)/'record.json') for f in tr.result.records]
+    records = _record_files(tr.result.records)
     return dict(command='transfer', cells=tr.cells.to_dict('records'), notes=tr.notes, files=tr.files, conditions=tr.result.conditions,
                 records=records, kept=_keep_records(args, records))
 

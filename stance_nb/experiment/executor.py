@@ -12,6 +12,7 @@ import pandas as pd
 import psutil, submitit, yaml
 from ..core import progress, available_cpus, load_average, write_text, portable_path, shorten
 from ..claims import pid_alive, worker_id
+from ..records import job_records, read_record_json
 from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped, JobRequeued, system_key
 from .cost import mean_pair_length, cpu_cost, examples_trained, emulated_bf16, model_shape, load_stretch, SUBWORDS_PER_WORD
 from .runner import Prepared, prepare, execute, job_states, finished_job
@@ -347,8 +348,8 @@ def _store_seconds(prep:Prepared) -> dict:
     """(system, data key) -> mean wall seconds of the finished jobs in this job store and the stores it takes jobs from (a transfer's
     earlier store prices its new jobs)."""
     by = {}
-    for rec_path in (p for store in (prep.root, *prep.reuse) for p in Path(store).glob('*/record.json')):
-        try: r = json.loads(rec_path.read_text(encoding='utf-8')); p = r['params']
+    for rec_path in (p for store in (prep.root, *prep.reuse) for p in job_records(store)):
+        try: r = read_record_json(rec_path); p = r['params']
         except (OSError, ValueError, KeyError): continue
         if r.get('wall_time') is None: continue
         for k in list(p.get('data') or {})[:1]:

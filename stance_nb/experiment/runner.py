@@ -16,7 +16,7 @@ from ..claims import RunLock, ClaimBusy, heartbeat_seconds, worker_id, holder
 from ..data import DATASETS
 from ..data.core import fingerprint, STANCE_LABELS
 from ..metrics import score, SCORING, SCORING_RULE
-from ..records import RunRecord, stored_predictions
+from ..records import RunRecord, stored_predictions, record_file, read_record_json
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS, JobRequeued,
                                        out_of_memory, training_groups, shared_inputs)
 from .data import load_data, split_of, full_data_loads, spec_record
@@ -259,7 +259,7 @@ def _rescored(folder:Path, rec:RunRecord, changed:dict) -> RunRecord:
     key = lambda s: (s['key'], s['test'], s['table'], s['column'], s['metric'])
     rec.metrics['scores'] = [dict(s, value=changed[key(s)][1]) if key(s) in changed else s for s in rec.metrics['scores']]
     rec.metrics['scoring'] = SCORING
-    rec.save(folder/'record.json')
+    rec.save(record_file(folder))   # the job's own record, plain or as a kept store holds it
     said = '; '.join(f"{m} on {k}/{t} {a:.4f} -> {b:.4f}" for (k, t, _, _, m), (a, b) in changed.items())
     print(f"{portable_path(folder)}: scored again under scoring rule {SCORING} ({SCORING_RULE}): {said}")
     return rec
@@ -276,7 +276,7 @@ def _verified(exp:Experiment, folder:Path, rec:RunRecord, tests:dict) -> RunReco
             old = stored.get(at := (k, t, s['table'], s['column'], s['metric']))
             if old is not None and _same(old, s['value']): continue
             if old is not None and older: changed[at] = (old, s['value']); continue
-            warnings.warn(f"{folder/'record.json'}: its {s['metric']} on {k}/{t} is {old}, "
+            warnings.warn(f"{record_file(folder)}: its {s['metric']} on {k}/{t} is {old}, "
                           f"its predictions score {s['value']}: the job runs again")
             return None
     return _rescored(folder, rec, changed) if changed else rec
@@ -525,13 +525,13 @@ def prepare(exp:Experiment,
         found = {folder: src for job, ts, params, folder in plan
                  if (src := (import_finished if take else finished_elsewhere)(folder, params, stores)) is not None}
         took = collections.Counter(map(str, found.values()))
-        here = sum(1 for job, ts, params, folder in plan if folder not in found and (folder/'record.json').exists())   # nothing to take for them
+        here = sum(1 for job, ts, params, folder in plan if folder not in found and record_file(folder) is not None)   # nothing to take for them
         print(f"{sum(took.values())} finished job(s) {'taken' if take else 'to take (when the run starts)'} into {portable_path(root)} from "
               + (', '.join(f'{portable_path(s)} ({n})' for s, n in took.items()) or ', '.join(map(str, reuse)))
               + (f"; {here} of the run's {len(plan)} job(s) were there already" if here else ''))
         elsewhere = {} if take else found
         not_taken = {job.label: why for job, ts, params, folder in plan
-                     if not (folder/'record.json').exists() and folder not in found and (why := why_not_taken(folder, params, stores))}
+                     if record_file(folder) is None and folder not in found and (why := why_not_taken(folder, params, stores))}
         for label, why in list(not_taken.items())[:5]: print(f"not taken (runs here): {label}: {why}")
         if len(not_taken) > 5: print(f"... and {len(not_taken) - 5} more job(s) not taken")
     return Prepared(exp, rows, keys, list(seeds), settings, root, inp, plan, t_start, git, data_dir, attack_seed, not_taken, elsewhere, stores)
@@ -539,8 +539,8 @@ def prepare(exp:Experiment,
 # %% ../../nbs/10j_experiment.runner.ipynb #2b317a65
 def _done_after(folder:Path, after:float|None) -> bool:
     "A record is in `folder` (finished after `after`, when given)."
-    if after is None: return (folder/'record.json').exists()
-    try: r = json.loads((folder/'record.json').read_text(encoding='utf-8')); return r['started'] + (r.get('wall_time') or 0) >= after
+    if (f := record_file(folder)) is None or after is None: return f is not None
+    try: r = read_record_json(f); return r['started'] + (r.get('wall_time') or 0) >= after
     except (OSError, ValueError, KeyError, TypeError): return False
 
 # %% ../../nbs/10j_experiment.runner.ipynb #80322e59

@@ -11,9 +11,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 import hashlib
-from ..core import write_json, write_text, portable, portable_path, cache_dir, atomic_dir, disk_full, out_of_space, sha256_file, StanceDataError
-from ..records import (RunRecord, JOB_PREDICTIONS, write_job_predictions, read_job_predictions, predictions_digest,
-                               stored_predictions)
+from ..core import (write_json, write_bytes, portable, portable_path, cache_dir, atomic_dir, disk_full, out_of_space,
+                            sha256_file, StanceDataError)
+from ..records import (RunRecord, JOB_PREDICTIONS, JOB_RECORD, KEPT_RECORD, write_job_predictions, read_job_predictions,
+                               predictions_digest, stored_predictions, read_record_json, write_record_json, record_file, job_records)
 from ..metrics import SCORING
 from ..claims import worker_id
 from .spec import Job, SYSTEMS, RunResult, system_key
@@ -21,8 +22,8 @@ from .spec import Job, SYSTEMS, RunResult, system_key
 # %% auto #0
 __all__ = ['KEY_VERSION', 'NOT_IN_KEY', 'MODEL_SETTINGS', 'UPGRADES', 'job_key', 'content_key', 'row_model', 'job_params',
            'job_dir', 'finished_record', 'finished_elsewhere', 'import_finished', 'check_job_stores', 'param_diff',
-           'why_not_taken', 'older_jobs', 'save_job', 'save_failure', 'job_failure', 'migrate_store', 'export_jobs',
-           'convert_job', 'convert_store', 'stored_scores', 'stored_run']
+           'why_not_taken', 'older_jobs', 'save_job', 'save_failure', 'job_failure', 'migrate_store', 'keep_compact',
+           'compact_store', 'export_jobs', 'convert_job', 'convert_store', 'stored_scores', 'stored_run']
 
 # %% ../../nbs/10h_experiment.store.ipynb #fbce81f4
 KEY_VERSION = 4   # 2: a job's key holds its data's declared labels, the content of local models and the precision it trains in;
@@ -122,8 +123,8 @@ def _same(a, b) -> bool:
 def finished_record(folder:Path, params:dict) -> RunRecord|None:
     """The finished record in `folder` when its parameters are `params` (paths compared as records store them); a damaged or different record is not
     reused."""
-    p = folder/'record.json'
-    if not p.exists(): return None
+    p = record_file(folder)
+    if p is None: return None
     try: rec = RunRecord.load(p)
     except (json.JSONDecodeError, TypeError, ValueError) as e:
         warnings.warn(f"{p} is damaged ({e}); the job runs again"); return None
@@ -181,8 +182,8 @@ def check_job_stores(paths:Iterable[str|Path], option:str='--from') -> None:
     holds: a store that takes nothing in would leave every job to run again without a word."""
     for p in map(lambda x: Path(x).expanduser(), paths):
         if not p.is_dir(): raise ValueError(f"{option}: no job store at {p} (expected a folder of job folders, e.g. results/benchmark/runs)")
-        if not any(p.glob('*/record.json')):
-            hint = f"; {p/'runs'} holds them" if any((p/'runs').glob('*/record.json')) else ''
+        if not job_records(p):
+            hint = f"; {p/'runs'} holds them" if job_records(p/'runs') else ''
             raise ValueError(f"{option} {p}: no job records in it (a job store holds one folder per job, each with its record.json){hint}")
 
 # %% ../../nbs/10h_experiment.store.ipynb #b49c0b62
@@ -214,7 +215,7 @@ def why_not_taken(folder:Path,          # the job's folder in this job store
     for src in sources:
         for cand in sorted(Path(src).glob(f'{glob.escape(stem)}-*')):
             if cand.name == folder.name: continue   # the same key: damaged files (`finished_record` warned about them)
-            try: other = json.loads((cand/'record.json').read_text(encoding='utf-8'))['params']
+            try: other = read_record_json(record_file(cand))['params']
             except (OSError, ValueError, KeyError, TypeError): continue
             diff = param_diff(params, other) or [f"key ({folder.name.rsplit('-', 1)[1]!r} here, {cand.name.rsplit('-', 1)[1]!r} in its folder's "
                                                  f"name, which its record's parameters do not give: a folder keyed another way)"]
@@ -225,8 +226,8 @@ def why_not_taken(folder:Path,          # the job's folder in this job store
 def older_jobs(root:Path) -> list[Path]:
     "The job folders of `root` whose records were keyed by an earlier `KEY_VERSION` that `migrate_store` cannot re-key (never reused)."
     out = []
-    for p in sorted(Path(root).glob('*/record.json')) if Path(root).is_dir() else []:
-        try: v = json.loads(p.read_text(encoding='utf-8')).get('params', {}).get('key_version', 1)
+    for p in job_records(root):
+        try: v = read_record_json(p).get('params', {}).get('key_version', 1)
         except (OSError, ValueError): continue
         if v != KEY_VERSION: out.append(p.parent)
     return out
@@ -239,17 +240,17 @@ def _predictions_entries(f:Path, preds:dict) -> tuple[dict, dict]:
     return files, {'predictions': dict(predictions_digest(f), blocks={f'{k}/{t}': len(preds[k, t]) for k, t in sorted(preds)})}
 
 def save_job(folder:Path, rec:RunRecord, preds:dict, tests:Iterable, info:dict, scores:list) -> RunRecord:
-    """Write a finished job: its predictions of every test set in one file (`predictions.jsonl.gz`) and `info.json`, then its record, last (each
-    atomically), with the file's lines, hash and each test set's count. When one cannot be written (a full disk) none is left."""
+    """Write a finished job: its predictions of every test set in one file (`predictions.jsonl.gz`), then its record, last (each atomically),
+    with the file's lines, hash and each test set's count and what its system reported (`info`). When one cannot be written (a full disk) none
+    is left."""
     meta, written = {}, []
     try:
         with rec.phase('write'):
             mine = {(k, t): list(preds[k, t]) for k, t in tests}
             written.append(f := write_job_predictions(folder/JOB_PREDICTIONS, mine))
             files, meta = _predictions_entries(f, mine); rec.files.update(files)
-            written.append(write_json(folder/'info.json', portable(info))); rec.files['info'] = 'info.json'   # paths as the record names them
         rec.finish(scores=scores, scoring=SCORING, info=info, files=meta)   # scored under the current rules (`metrics.SCORING`)
-        rec.save(folder/'record.json')
+        rec.save(folder/JOB_RECORD)
     except BaseException:
         for f in written:
             with contextlib.suppress(FileNotFoundError): f.unlink()
@@ -296,8 +297,9 @@ def _v3_to_v4(params:dict, rec:dict) -> dict:
 # %% ../../nbs/10h_experiment.store.ipynb #e93906a2
 UPGRADES = {3: _v3_to_v4}   # key version -> how its parameters become the next version's (from the parameters and the record)
 
-def _rekeyed(folder:Path, rec:dict) -> Path:
-    "`folder` with `rec` as its record, under the name its key gives: copied whole to a temporary sibling, renamed into place, the old one removed."
+def _rekeyed(folder:Path, rec:dict, name:str=JOB_RECORD) -> Path:
+    """`folder` with `rec` as its record (the file `name`: plain or a kept store's gzip'd), under the name its key gives: copied whole to a
+    temporary sibling, renamed into place, the old one removed."""
     target = folder.parent/f"{folder.name.rsplit('-', 1)[0]}-{job_key(rec['params'])}"
     if target.exists():   # an earlier migration stopped after its copy was in place: that copy stands
         shutil.rmtree(folder); return target
@@ -305,7 +307,7 @@ def _rekeyed(folder:Path, rec:dict) -> Path:
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         shutil.copytree(folder, tmp, ignore=shutil.ignore_patterns('.lock.*', '.*'))
-        write_json(tmp/'record.json', rec)
+        write_record_json(tmp/name, rec)
         os.rename(tmp, target)
     except OSError:   # another process re-keyed it first, or the store is read-only: no half copy left behind
         shutil.rmtree(tmp, ignore_errors=True)
@@ -319,12 +321,12 @@ def migrate_store(root:str|Path) -> list[Path]:
     upgraded and its folder renamed to the new key (its predictions, checked against their SHA-256 first, and its scores
     untouched); a job whose files do not match its record stays as it is (not reused). One line says what changed; the new folders."""
     root, done = Path(root), []
-    for rp in sorted(root.glob('*/record.json')) if root.is_dir() else []:
-        try: rec = json.loads(rp.read_text(encoding='utf-8')); params = rec['params']; v = params.get('key_version', 1)
+    for rp in job_records(root):
+        try: rec = read_record_json(rp); params = rec['params']; v = params.get('key_version', 1)
         except (OSError, ValueError, KeyError, TypeError, AttributeError): continue
         if v not in UPGRADES or finished_record(rp.parent, params) is None: continue   # a damaged job stays an older one (warned)
         while (v := params.get('key_version', 1)) in UPGRADES: params = UPGRADES[v](params, rec)
-        try: done.append(_rekeyed(rp.parent, {**rec, 'params': params}))
+        try: done.append(_rekeyed(rp.parent, {**rec, 'params': params}, rp.name))
         except OSError as e:
             print(f"{portable_path(root)}: cannot re-key its jobs to version {KEY_VERSION} ({e}); they are not reused"); return done
     if done: print(f"{portable_path(root)}: {len(done)} job(s) re-keyed to job-store version {KEY_VERSION} (local models by their content, "
@@ -332,12 +334,40 @@ def migrate_store(root:str|Path) -> list[Path]:
     return done
 
 # %% ../../nbs/10h_experiment.store.ipynb #2431ab49
-def export_jobs(records:Iterable[str|Path], # the finished jobs' `record.json` files (a run's `records`)
+def keep_compact(folder:str|Path) -> bool:
+    """Rewrite the finished job in `folder` as a kept job store holds it: its record gzip'd (`record.json.gz`) and no `info.json` beside it
+    where the record's `metrics['info']` holds the same; the new record is written and read back equal before the plain files go, so an
+    interrupted rewrite leaves the job whole (running it again finishes it). `False` when it holds that layout already."""
+    folder = Path(folder); rp, info = record_file(folder), Path(folder)/'info.json'
+    if rp is None: raise ValueError(f"{folder}: no job record here")
+    raw = read_record_json(rp)
+    if rp.name == KEPT_RECORD:
+        if info.exists() and 'info' not in (raw.get('files') or {}): info.unlink()   # what an interrupted rewrite left
+        return False
+    if finished_record(folder, raw.get('params')) is None:
+        raise ValueError(f"{folder}: its files do not match its record (the warning says how); not rewritten")
+    if (raw.get('files') or {}).get('info') == info.name and info.is_file() \
+            and json.loads(info.read_text(encoding='utf-8')) == (raw.get('metrics') or {}).get('info'):
+        raw['files'] = {k: v for k, v in raw['files'].items() if k != 'info'}   # the record holds the same: not kept twice
+    out = write_record_json(folder/KEPT_RECORD, raw)
+    if read_record_json(out) != raw:
+        out.unlink(); raise ValueError(f"{out}: does not read back as {rp.name}; the job stays as it was")
+    rp.unlink()
+    if 'info' not in raw['files']: info.unlink(missing_ok=True)
+    return True
+
+def compact_store(root:str|Path) -> list[Path]:
+    "Rewrite each finished job of the kept job store `root` as `keep_compact` does, one job at a time; the folders rewritten."
+    done = [rp.parent for rp in job_records(root) if keep_compact(rp.parent)]
+    print(f"{portable_path(root)}: {len(done)} job record(s) gzip'd ({KEPT_RECORD})")
+    return done
+
+def export_jobs(records:Iterable[str|Path], # the finished jobs' record files (a run's `records`)
                 dest:str|Path,              # a job store to keep, e.g. `results/<run>/runs`
                ) -> list[Path]:
-    """Copy each finished job's record and the files it lists into `dest/<job folder>` (each folder whole, or not at all); the folders
-    written. A `dest` that is a file, the job store of a job it would copy or a folder inside one of those jobs stops
-    before anything is copied: each copy replaces its target whole, which there would be the job itself."""
+    """Copy each finished job's record and the files it lists into `dest/<job folder>` (each folder whole, or not at all), the record
+    gzip'd (`keep_compact`); the folders written. A `dest` that is a file, the job store of a job it would copy or a folder inside one
+    of those jobs stops before anything is copied: each copy replaces its target whole, which there would be the job itself."""
     out, records, dest = [], [Path(r) for r in records], Path(dest)
     if dest.exists() and not dest.is_dir(): raise ValueError(f"{dest}: a file, not a folder to keep job records in")
     d = dest.resolve()
@@ -354,9 +384,10 @@ def export_jobs(records:Iterable[str|Path], # the finished jobs' `record.json` f
             raise ValueError(f"{folder}: its files do not match its record (see the warning above); nothing copied from it")
         target = dest/folder.name
         with atomic_dir(target, 'copy the job records into') as tmp:   # a full disk: named, and no half copy left
-            for f in dict.fromkeys(['record.json', *(Path(v).name for v in rec.files.values())]): shutil.copy2(folder/f, tmp/f)
+            for f in dict.fromkeys([r.name, *(Path(v).name for v in rec.files.values())]): shutil.copy2(folder/f, tmp/f)
             if (tmp/'info.json').exists():   # a job saved before info.json was written portably: this machine's paths made relative
                 write_json(tmp/'info.json', portable(json.loads((tmp/'info.json').read_text(encoding='utf-8'))))
+            keep_compact(tmp)
         out.append(target)
     return out
 
@@ -369,15 +400,15 @@ def _old_files(folder:Path, rec:RunRecord) -> list[Path]:
 def convert_job(folder:str|Path) -> bool:
     """Rewrite a finished job of the per-test-set layout with one `predictions.jsonl.gz`: written and read back identical, then its record replaced
     (the one step that switches the job over), then the old files removed; `False` when it holds the new layout already (leftovers removed)."""
-    folder = Path(folder); rp = folder/'record.json'
+    folder = Path(folder); rp = record_file(folder)
     rec = RunRecord.load(rp)
     if 'predictions' in rec.files:
         for f in _old_files(folder, rec): f.unlink()
         return False
     if finished_record(folder, rec.params) is None:
         raise ValueError(f"{folder}: its files do not match its record (the warning says how); not converted")
-    preds, text = stored_predictions(folder, rec), rp.read_text(encoding='utf-8')
-    raw = json.loads(text)
+    preds, orig = stored_predictions(folder, rec), rp.read_bytes()
+    raw = read_record_json(rp)
     try:
         f = write_job_predictions(folder/JOB_PREDICTIONS, preds)
         if read_job_predictions(f) != {kt: v for kt, v in preds.items() if v}: raise ValueError(f"{f}: does not read back as its predictions")
@@ -385,11 +416,11 @@ def convert_job(folder:str|Path) -> bool:
         raw['files'] = {**files, **{r: v for r, v in raw['files'].items() if not r.startswith('predictions')}}
         m = raw.setdefault('metrics', {})
         m['files'] = {**meta, **{r: v for r, v in (m.get('files') or {}).items() if not r.startswith('predictions')}}
-        write_json(rp, raw)
+        write_record_json(rp, raw)
         if finished_record(folder, rec.params) is None or stored_predictions(folder, RunRecord.load(rp)) != preds:
             raise ValueError(f"{folder}: the converted job does not read back as it was")
     except BaseException:   # the job stays as it was: its record back, the new file gone
-        if rp.read_text(encoding='utf-8') != text: write_text(rp, text)
+        if rp.read_bytes() != orig: write_bytes(rp, orig)
         with contextlib.suppress(FileNotFoundError): (folder/JOB_PREDICTIONS).unlink()
         raise
     for name in sorted({Path(v).name for r, v in rec.files.items() if r.startswith('predictions/')}): (folder/name).unlink()
@@ -397,7 +428,7 @@ def convert_job(folder:str|Path) -> bool:
 
 def convert_store(root:str|Path) -> list[Path]:
     "Convert each finished job of the job store `root` to one predictions file (`convert_job`), one job at a time; the folders converted."
-    done = [rp.parent for rp in sorted(Path(root).glob('*/record.json')) if convert_job(rp.parent)]
+    done = [rp.parent for rp in job_records(root) if convert_job(rp.parent)]
     print(f"{portable_path(root)}: {len(done)} job(s) converted to one {JOB_PREDICTIONS} each")
     return done
 
@@ -413,7 +444,7 @@ def stored_scores(runs:str|Path,            # a job store, e.g. `results/<run>/r
                  ) -> tuple[pd.DataFrame, dict]:
     "Every score of the finished records of `runs` (one line per job, data key, test set and metric, as `RunResult.scores`) and the records."
     lines, recs = [], {}
-    for f in sorted(Path(runs).glob('*/record.json')):
+    for f in job_records(runs):
         try: rec = RunRecord.load(f)
         except (OSError, TypeError, ValueError) as e: raise ValueError(f"{f}: not a readable job record ({e})") from None
         p = rec.params

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 from ...experiment.spec import Context, Row, register_system, model_of, SystemMeta, SYSTEM_META, declare_system
 from ...experiment.data import split_of
+from ...records import RunRecord, job_records
 from ...experiment.params import SystemOptions, arg
 from .model import LLMOptions, CausalLM
 from .served import ServedLM, ENDPOINT_KEYS
@@ -82,14 +83,12 @@ LLM_COLUMNS = ['row', 'data', 'mode', 'how', 'template', 'k', 'calibrate', 'norm
 def llm_runs(result) -> pd.DataFrame:
     """One row per `llm` job and dataset of a run (a `RunResult`, or a job store: a folder of job folders, as `--keep-records` writes):
     its options, how it was scored, macro-F1, unparsed share and cost."""
-    if isinstance(result, (str, Path)):
-        from stance_nb.records import RunRecord
-        records = {str(f.parent): RunRecord.load(f) for f in sorted(Path(result).glob('*/record.json'))}
+    if isinstance(result, (str, Path)): records = {str(f.parent): RunRecord.load(f) for f in job_records(result)}
     else: records = result.records
     rows = []
     for f, r in records.items():
         if r.params.get('system') != 'llm': continue
-        for k, i in json.loads((Path(f)/r.files['info']).read_text(encoding='utf-8')).items():
+        for k, i in ((r.metrics or {}).get('info') or {}).items():
             o = i['options']
             rows.append(dict(row=r.params['row'], data=k, mode=o['mode'], how=i['how'], template=o['template'], k=o['k'], calibrate=o['calibrate'],
                              normalise=o['normalise'], f1=i['f1_macro'], **{c: i.get(c) for c in LLM_COLUMNS[9:]}))
@@ -97,7 +96,7 @@ def llm_runs(result) -> pd.DataFrame:
 
 # %% ../../../nbs/10g_systems.llm.register.ipynb #be23a3fe
 def parse_failures(result) -> pd.DataFrame:
-    "Per `llm` job and dataset: the generated answers that named no label or several (`n_unparsed`, scored as wrong), from the jobs' `info.json`."
+    "Per `llm` job and dataset: the generated answers that named no label or several (`n_unparsed`, scored as wrong), from the jobs' records."
     return llm_runs(result)[['row', 'data', 'how', 'n_unparsed', 'n', 'unparsed_rate']]
 
 # %% ../../../nbs/10g_systems.llm.register.ipynb #2db558aa
