@@ -90,9 +90,11 @@ def full_table(full:pd.DataFrame, # the runs on whole test sets, as `_ordered` g
         was = f"{_f(small.loc[at, 'mean'])} ({int(sample[sample.data == r.data].n.max())})" if at in small.index else '–'
         top = [tops.get(job_of.get(at + (t,))) for t in TEMPLATES]
         most = ' / '.join(f"{x[0]} {100 * x[1]:.0f} %" if x else '–' for x in top)
-        un = ' / '.join(f"{100 * r.unparsed[t]:.0f} %" for t in TEMPLATES if t in r.unparsed) if r.how == 'generation' else '– (scores)'
+        un = ' / '.join(f"{100 * r.unparsed[t]:.0f} %" if t in r.unparsed else '–' for t in TEMPLATES) if r.how == 'generation' else '– (scores)'
+        gone = [t for t in TEMPLATES if t not in r.unparsed]   # a configuration whose run stopped before every template's job finished
+        of = f"{r.n_templates} of {len(TEMPLATES)}: {', '.join(gone)} not run" if gone else str(r.n_templates)
         lines.append(f"| {r.data} | {r.how} | {r.k} | " + ' | '.join(_f(getattr(r, t)) for t in TEMPLATES)
-                     + f" | {_f(r.mean)} ± {_f(r.std)} ({r.n_templates}) | {n[r.data]} | {was} | {most} | {un} |")
+                     + f" | {_f(r.mean)} ± {_f(r.std)} ({of}) | {n[r.data]} | {was} | {most} | {un} |")
     return '\n'.join(lines)
 
 def _run_options(c:dict) -> str:
@@ -111,6 +113,8 @@ def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
                for (h, k), g in runs.groupby(['how', 'k'], sort=False) if set(sample.data) - set(g.data)]
     ran = set(zip(runs.how, runs.k))   # a configuration of the sample that no whole test set has: every dataset missing
     missing += [f"{h} with k = {k}: every dataset" for h, k in dict.fromkeys(zip(_how(sample), sample.k)) if (h, k) not in ran]
+    missing += [f"{h} with k = {k} on {d}: the {', '.join(t for t in TEMPLATES if t not in set(g.template))} template (the others' jobs are kept)"
+                for (d, h, k), g in runs.groupby(['data', 'how', 'k'], sort=False) if set(TEMPLATES) - set(g.template)]
     cost = []
     for (h, k), g in runs.groupby(['how', 'k'], sort=False):
         rate = g.computed.sum() / g.seconds.sum() if g.seconds.sum() else float('nan')
