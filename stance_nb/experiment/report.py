@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from ..core import outputs_dir, write_csv, write_text, write_json, atomic_files, machine_label, portable, model_tag
 from ..metrics import MACRO_F1_RULE
-from ..stats import paired_ttest, few_test_rows
+from ..stats import seed_test, few_test_rows
 from ..reference import compare, comparison_markdown, reference
 from .spec import Experiment, RunResult
 from .runner import COLLAPSE_SHARE, ENV_FIELDS, environments
@@ -121,7 +121,8 @@ def significance_notes(ours:pd.DataFrame, # a table builder's cells (row, column
                        pairs:Mapping,     # row -> its baseline row, or a tuple of rows: each column's best of them (highest mean) is its baseline
                        alpha:float=0.05,  # significance level
                       ) -> pd.DataFrame:
-    "`ours` with a note on each cell of a row of `pairs`: `*` where it beats its baseline's cell (paired t-test over seeds, p < `alpha`)."
+    """`ours` with a note on each cell of a row of `pairs`: `*` where it beats its baseline's cell, `below` where it falls below it (a paired
+    t-test over the common seeds, `seed_test`, p < `alpha`), `n.s.` otherwise; where `seed_test` gives no p, why."""
     notes = {}
     for (r, c, m), g in ours[ours.row.isin(list(pairs))].groupby(['row', 'column', 'metric'], sort=False):
         base, how = _baseline(ours, pairs[r], c, m)
@@ -129,10 +130,11 @@ def significance_notes(ours:pd.DataFrame, # a table builder's cells (row, column
         if not len(b): continue
         a, bs = ({s: v for s, v in zip(d.seed, d.value) if pd.notna(s)} for d in (g, b))
         common = sorted(set(a) & set(bs))
-        if len(common) < 2: note = f"no significance test against {base}{how}: {len(common)} common seed(s)"
+        st = seed_test({s: a[s] for s in common}, {s: bs[s] for s in common})
+        if st['p'] is None: note = f"no significance test against {base}{how}: {st['reason']}"
         else:
-            t, p = paired_ttest({s: a[s] for s in common}, {s: bs[s] for s in common})
-            note = f"{'*' if t > 0 and p < alpha else 'n.s.'} vs {base}{how} (paired t-test over {len(common)} seeds, p = {p:.3g})"
+            mark = 'n.s. vs' if st['p'] >= alpha else '* vs' if st['t'] > 0 else 'below'
+            note = f"{mark} {base}{how} (paired t-test over {st['n']} seeds, p = {st['p']:.3g})"
         notes[r, c] = '; '.join(x for x in (notes.get((r, c)), note) if x)
     return add_notes(ours, notes)
 
