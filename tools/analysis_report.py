@@ -10,7 +10,7 @@ import pandas as pd
 from stance_nb.analysis import (attack_drop, drop_difference, pooled_drop_difference, potency_interval, by_target, run_diff,
                                 find_job, job_predictions, load_test_rows, same_rows, targets_of, seed_spread)
 from stance_nb.experiment.spec import DataSpec
-from stance_nb.records import job_records, record_file, read_record_json
+from stance_nb.records import job_records, job_record, read_record_json
 from stance_nb.robustness import PAPER_C, PAPER_TABLE7
 from stance_nb.experiment import get_experiment
 from stance_nb.experiment.compare import Side, compare_sides, run_facets, RUN, LIKE
@@ -79,10 +79,10 @@ def seed_rows(n:int, seed:int, runs:Path=SUBSET) -> tuple[list, list]:
     per = []
     for sd in seeds:
         mdl = jobs['BERT_MDL', sd][0]
-        keys = sorted({k.split(':')[0] for k in read_record_json(record_file(mdl))['params']['data'] if k.endswith(':test')})
+        keys = sorted({k.split(':')[0] for k in job_record(mdl).params['data'] if k.endswith(':test')})
         sets = {}
         for k in keys:
-            sdl = next(f for f in jobs['BERT_SDL', sd] if f'{k}:test' in read_record_json(record_file(f))['params']['data'])
+            sdl = next(f for f in jobs['BERT_SDL', sd] if f'{k}:test' in job_record(f).params['data'])
             rows = load_test_rows(DataSpec.of(k), None, same_rows([mdl, sdl], k))
             pr = {(r, t): job_predictions(f, k, t)[0] for r, f in (('MDL', mdl), ('SDL', sdl)) for t in ['test', *ATTACKS]}
             sets[k] = {a: (list(rows.label), (pr['MDL', 'test'], pr['MDL', a]), (pr['SDL', 'test'], pr['SDL', a])) for a in ATTACKS}
