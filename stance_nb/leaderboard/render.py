@@ -111,7 +111,8 @@ def _not_ranked(st:dict, before:str, after:str='') -> str:
 def cell_notes(lb:Leaderboard) -> list:
     "The notes on the cells and their tests: the metric and seeds, bold and †, the published numbers, the common datasets, Friedman."
     st = lb.stats
-    notes = [f"macro-F1 on each test set (labels present in gold or predictions), mean ± std over seeds {st['seeds'] or 'none (seedless systems)'};"]
+    seeds = f"mean ± std over seeds {st['seeds']}" if st['seeds'] else 'one run of each system (seedless systems: no spread over seeds)'
+    notes = [f"macro-F1 on each test set (labels present in gold or predictions), {seeds};"]
     if st.get('imported'): notes = _imported_notes(lb)[:1] + notes + _imported_notes(lb)[1:]
     else:
         notes.append(f"**bold**: the dataset's best (the highest mean); †: not significantly below it ({st['test']}, {st['n_resamples']} "
