@@ -29,9 +29,13 @@ def _how(runs:pd.DataFrame) -> pd.Series:
 
 HOW_ORDER = {'label scoring': 0, 'label scoring, calibrated': 1, 'generation': 2}
 
+def _sorted(runs:pd.DataFrame, by:tuple) -> pd.DataFrame:
+    "The runs with how each read its answers (`how`), sorted by `by`: label scoring before calibrated label scoring before generation."
+    return runs.assign(how=_how(runs)).sort_values(list(by), key=lambda c: c.map(HOW_ORDER) if c.name == 'how' else c, kind='stable')
+
 def _ordered(runs:pd.DataFrame) -> pd.DataFrame:
-    "The runs with how each read its answers (`how`), by dataset, then label scoring before generation, then k: every table's order."
-    return runs.assign(how=_how(runs)).sort_values(['data', 'how', 'k'], key=lambda c: c.map(HOW_ORDER) if c.name == 'how' else c, kind='stable')
+    "The runs by dataset, then how each read its answers, then k: every table's order."
+    return _sorted(runs, ('data', 'how', 'k'))
 
 def spread_table(runs:pd.DataFrame) -> str:
     "Each dataset, way of reading the answer and k: macro-F1 per template, mean ± std over templates, unparsed share per template."
@@ -47,7 +51,7 @@ def spread_table(runs:pd.DataFrame) -> str:
 def cost_table(runs:pd.DataFrame) -> str:
     "What each way of reading and k cost: rows, rows computed (the rest from the cache), seconds and rows per second, batch size, threads."
     threads = lambda t: ', '.join(str(int(x)) for x in sorted(t.dropna().unique()))
-    g = runs.assign(how=_how(runs)).groupby(['how', 'k'], sort=False).agg(
+    g = _sorted(runs, ('how', 'k')).groupby(['how', 'k'], sort=False).agg(
         jobs=('row', 'size'), rows=('n', 'sum'), computed=('computed', 'sum'), seconds=('seconds', 'sum'), batch=('batch_size', 'max'),
         threads=('threads', threads)).reset_index()
     lines = ['| answer read by | k | jobs | rows | computed | seconds | rows/s | batch | threads |', '|---|---|---|---|---|---|---|---|---|']
@@ -193,7 +197,7 @@ def calibration_section(c:dict|None) -> str:
     up, down = [sum(r['p'] < a and (r['delta'] > 0) == s for r in rows) for a in (alpha,) for s in (True, False)]
     bound = alpha / len(rows)
     up_b, down_b = (sum(r['p'] < bound and (r['delta'] > 0) == s for r in rows) for s in (True, False))
-    floors = sorted({round(r['p_floor'], 4) for r in rows})
+    floors = [r['p_floor'] for r in rows]
     d = pd.Series([r['delta'] for r in rows])
     collapsed = [sum(r[k][2] for r in rows) for k in ('top_uncalibrated', 'top_calibrated')]   # the runner's rule (`label_shares`)
     return f"""## Contextual calibration (label scoring, the 50-row samples)
@@ -204,7 +208,7 @@ def calibration_section(c:dict|None) -> str:
 probability when the test text and target are replaced by the content-free inputs `N/A`, the empty string and `[MASK]`, in the same
 prompt with the same demonstrations) against the same configuration uncalibrated, on the same {rows[0]['n']} test rows; Δ: calibrated
 minus uncalibrated macro-F1. p: {c['test']} ({c['resamples']} resamples, seed {c['seed']}, two-sided; the exact test where the two
-differ on few rows; floors {', '.join(map(str, floors))}). **At α = {alpha}: calibration is above in {up} and below in {down} of the
+differ on few rows; the smallest p each test could give, from {min(floors):.2g} to {max(floors):.2g}: 1 where the two answered alike on every row). **At α = {alpha}: calibration is above in {up} and below in {down} of the
 {len(rows)} configurations, no difference shown in {len(rows) - up - down}; with the Bonferroni bound over the {len(rows)} tests
 (p < {bound:.4f}): above in {up_b}, below in {down_b}.** Δ over the configurations: mean {d.mean():+.3f}, from {d.min():+.3f} to
 {d.max():+.3f}. Answers collapsed onto one label ({100 * COLLAPSE_SHARE:.0f} % of the rows or more): {collapsed[0]} of the {len(rows)}
@@ -215,7 +219,7 @@ of the rows each job recorded; each job's macro-F1 recomputed from its stored pr
 
 def what_ran(runs:pd.DataFrame) -> str:
     "Which ways of reading the answer ran with which k, from the records: e.g. `label scoring with k = 0 and 4; generation with k = 0`."
-    hows = runs.assign(how=_how(runs)).groupby('how', sort=False).k.unique()
+    hows = _sorted(runs, ('how', 'k')).groupby('how', sort=False).k.unique()
     return '; '.join(f"{h} with k = {' and '.join(str(k) for k in sorted(ks))}" for h, ks in hows.items())
 
 def not_run(runs:pd.DataFrame) -> str:
@@ -297,7 +301,7 @@ per-dataset tests: {pages}.
 
 {cost_table(runs)}
 
-Rows computed: those not read from the answer cache (`stance_nb.systems.llm.cache`); rows/s: rows computed per second of the
+Rows computed: those not read from the answer cache (`stance_nb.systems.llm.cache`){'; calibration adds three content-free prompts per job' if calibrated else ''}; rows/s: rows computed per second of the
 jobs' own time, on a machine shared with other jobs (load average {_f(max(loads) if loads else None, 1)} at most during the jobs).
 
 ## Against lm-evaluation-harness
