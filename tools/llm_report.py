@@ -199,6 +199,8 @@ def calibration_section(c:dict|None, where:str='the 50-row samples') -> str:
     bound = alpha / len(rows)
     up_b, down_b = (sum(r['p'] < bound and (r['delta'] > 0) == s for r in rows) for s in (True, False))
     floors = [r['p_floor'] for r in rows]
+    span = f"{min(floors):.2g}" + (f" to {max(floors):.2g}" if max(floors) > min(floors) else '') + (
+        ', 1 where the two answered alike on every row' if max(floors) == 1 else '')
     d = pd.Series([r['delta'] for r in rows])
     collapsed = [sum(r[k][2] for r in rows) for k in ('top_uncalibrated', 'top_calibrated')]   # the runner's rule (`label_shares`)
     sizes = ', '.join(f'{d} {n}' for d, n in dict.fromkeys((r['data'], r['n']) for r in rows))
@@ -210,7 +212,7 @@ def calibration_section(c:dict|None, where:str='the 50-row samples') -> str:
 probability when the test text and target are replaced by the content-free inputs `N/A`, the empty string and `[MASK]`, in the same
 prompt with the same demonstrations) against the same configuration uncalibrated, on the same test rows ({sizes}); Δ: calibrated
 minus uncalibrated macro-F1. p: {c['test']} ({c['resamples']} resamples, seed {c['seed']}, two-sided; the exact test where the two
-differ on few rows; the smallest p each test could give, from {min(floors):.2g} to {max(floors):.2g}: 1 where the two answered alike on every row). **At α = {alpha}: calibration is above in {up} and below in {down} of the
+differ on few rows; the smallest p each test could give: {span}). **At α = {alpha}: calibration is above in {up} and below in {down} of the
 {len(rows)} configurations, no difference shown in {len(rows) - up - down}; with the Bonferroni bound over the {len(rows)} tests
 (p < {bound:.4f}): above in {up_b}, below in {down_b}.** Δ over the configurations: mean {d.mean():+.3f}, from {d.min():+.3f} to
 {d.max():+.3f}. Answers collapsed onto one label ({100 * COLLAPSE_SHARE:.0f} % of the rows or more): {collapsed[0]} of the {len(rows)}
