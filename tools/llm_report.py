@@ -195,7 +195,7 @@ def calibration_section(c:dict|None, where:str='the 50-row samples') -> str:
         (a, x, _), (b, y, _) = r['top_uncalibrated'], r['top_calibrated']
         lines.append(f"| {r['data']} | {r['k']} | {r['template']} | {_f(r['f1_uncalibrated'])} | {_f(r['f1_calibrated'])} "
                      f"| {r['delta']:+.3f} | {r['p']:.3f} | {a} {100 * x:.0f} % → {b} {100 * y:.0f} % | {cf} |")
-    up, down = [sum(r['p'] < a and (r['delta'] > 0) == s for r in rows) for a in (alpha,) for s in (True, False)]
+    up, down = (sum(r['p'] < alpha and (r['delta'] > 0) == s for r in rows) for s in (True, False))
     bound = alpha / len(rows)
     up_b, down_b = (sum(r['p'] < bound and (r['delta'] > 0) == s for r in rows) for s in (True, False))
     floors = [r['p_floor'] for r in rows]
@@ -203,7 +203,7 @@ def calibration_section(c:dict|None, where:str='the 50-row samples') -> str:
         ', 1 where the two answered alike on every row' if max(floors) == 1 else '')
     d = pd.Series([r['delta'] for r in rows])
     collapsed = [sum(r[k][2] for r in rows) for k in ('top_uncalibrated', 'top_calibrated')]   # the runner's rule (`label_shares`)
-    sizes = ', '.join(f'{d} {n}' for d, n in dict.fromkeys((r['data'], r['n']) for r in rows))
+    sizes = ', '.join(f'{key} {n}' for key, n in dict.fromkeys((r['data'], r['n']) for r in rows))
     return f"""## Contextual calibration (label scoring, {where})
 
 {chr(10).join(lines)}
