@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT/'tools'))
 import results_readmes as rr
 import llm_report
+import llm_calibration
 
 READMES = ['benchmark-minilm', 'benchmark-minilm-earlier', 'perf-subset', 'robustness_spelling_c_a']
 
@@ -135,7 +136,20 @@ def test_the_calibration_check_is_the_committed_jobs(run):
         assert {k: v for k, v in a['options'].items() if k != 'calibrate'} == {k: v for k, v in b['options'].items() if k != 'calibrate'}
         assert cal.params['data'][f"{r['data']}:test"] == plain.params['data'][f"{r['data']}:test"]   # the same test rows
         assert (a['f1_macro'], b['f1_macro'], a['calibration']) == (r['f1_calibrated'], r['f1_uncalibrated'], r['content_free'])
-        assert r['p_floor'] <= r['p'] <= 1 and r['ci'][0] <= r['ci'][1]
+        assert r['p_floor'] <= r['p'] <= 1 and r['ci'][0] <= r['ci'][1] and r['comparison'] == 'like for like'
+
+def test_a_calibration_twin_of_another_model_stops_the_check():
+    "An uncalibrated job of another model (or precision, or test rows) is not a twin: the check stops naming what differs."
+    side = lambda **kw: llm_calibration.Side.of(datasets=['d'], systems=['llm'], metric='f1_macro', recipe='{}',
+                                                **{'encoder': 'sha256:a', 'precision': 'torch.float32', 'content': 'fp', **kw})
+    job = lambda name, s: (Path(name), None, None, s)
+    cal = job('cal', side())
+    assert llm_calibration.twin(cal, [job('other', side(content='fp2')), job('same', side())])[0] == Path('same')
+    for differs in (dict(encoder='sha256:b'), dict(precision='torch.bfloat16'), dict(content='fp2')):
+        with pytest.raises(SystemExit, match=f"no uncalibrated job like for like.*{next(iter(differs)).replace('content', 'data content')}"):
+            llm_calibration.twin(cal, [job('other', side(**differs))])
+    with pytest.raises(SystemExit, match='2 uncalibrated jobs like it'):
+        llm_calibration.twin(cal, [job('a', side()), job('b', side())])
 
 MIRRORED = ['arc', 'argmin', 'fnc1', 'ibmcs', 'perspectrum', 'semeval2016t6', 'semeval2019t7']   # the datasets of the data mirror
 
