@@ -108,6 +108,15 @@ def _run_options(c:dict) -> str:
     return json.dumps(dict(mode=modes, k=ks, template=[t for t in TEMPLATES if t in {o['template'] for o in rows}],
                            **({'calibrate': cal} if cal != [False] else {})))
 
+def _threads(c:dict, runs:pd.DataFrame) -> set:
+    "The threads the jobs of one leaderboard run (its conditions `c`) recorded: the runs with its datasets and its rows' options."
+    out = set()
+    for o in (r['options'] for r in ((c.get('leaderboard') or {}).get('llm') or {}).get('rows', {}).values()):
+        same = ((runs['mode'] == o['mode']) & (runs.k == int(o['k'])) & (runs.template == o['template'])
+                & (runs.calibrate == bool(o.get('calibrate'))) & runs.data.isin(list(c.get('data') or [])))
+        out |= {int(t) for t in runs[same].threads.dropna()}
+    return out
+
 def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
     "The configurations run on whole test sets, first: their table, what is missing, cost and commands; '' where none ran."
     if not (full/'runs').is_dir(): return ''
@@ -123,9 +132,10 @@ def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
     cost = []
     for (h, k), g in runs.groupby(['how', 'k'], sort=False):
         rate = g.computed.sum() / g.seconds.sum() if g.seconds.sum() else float('nan')
-        cost.append(f"{h} with k = {k}: {int(g.n.sum())} rows in {g.seconds.sum():.0f} s of the jobs' own time, {_f(rate, 2)} rows computed per second")
+        speed = f"{_f(rate, 2)} rows computed per second" if g.computed.sum() else 'none computed'
+        cost.append(f"{h} with k = {k}: {int(g.n.sum())} rows in {g.seconds.sum():.0f} s of the jobs' own time, {speed}")
     cmds = '\n'.join(f"stance_nb leaderboard --models llm --llm-model $GG --llm-options '{_run_options(c)}' \\\n  --datasets {','.join(c.get('data') or [])} "
-                     f"--run-name {name} --threads 1 --keep-records results/{full.name}/runs" for name, c in conds.items())
+                     f"--run-name {name} --threads {max(_threads(c, runs) or {1})} --keep-records results/{full.name}/runs" for name, c in conds.items())
     return f"""## On whole test sets: {what_ran(runs)}
 
 {full_table(runs, sample, top_labels(full/'runs'))}
@@ -136,8 +146,8 @@ mean: the same configuration's mean over templates on the seeded 50-row sample b
 nearly every row, the model did not tell the stances apart, and the score is about what answering that label for every row gets.
 Unparsed: the share of generated answers that named no label or several, each scored as a wrong answer.
 {f"Not run on a whole test set ({'; '.join(missing)}): they did not fit the time these runs had. " if missing else ''}Cost: {'; '.join(cost)} (the rest from the answer cache); batch {int(runs.batch_size.max())}, {', '.join(sorted({str(int(t)) for t in runs.threads.dropna()}))}
-thread(s), load average {_f(max(loads) if loads else None, 1)} at most during the jobs (leaderboard runs side by side or beside other work, one
-thread each). Commands (`GG` as below):
+thread(s) a job, load average {_f(max(loads) if loads else None, 1)} at most during the jobs (leaderboard runs side by side or beside other
+work). Commands (`GG` as below; `--threads` as the run's jobs record it, each job's in its record):
 
 ```bash
 {cmds}
