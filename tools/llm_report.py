@@ -134,8 +134,9 @@ def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
         rate = g.computed.sum() / g.seconds.sum() if g.seconds.sum() else float('nan')
         speed = f"{_f(rate, 2)} rows computed per second" if g.computed.sum() else 'none computed'
         cost.append(f"{h} with k = {k}: {int(g.n.sum())} rows in {g.seconds.sum():.0f} s of the jobs' own time, {speed}")
-    cmds = '\n'.join(f"stance_nb leaderboard --models llm --llm-model $GG --llm-options '{_run_options(c)}' \\\n  --datasets {','.join(c.get('data') or [])} "
-                     f"--run-name {name} --threads {max(_threads(c, runs) or {1})} --keep-records results/{full.name}/runs" for name, c in conds.items())
+    cmds = '\n'.join(f"stance_nb leaderboard --models llm --llm-model $GG --llm-options '{_run_options(c)}' \\\n"
+                     f"  --datasets {','.join(c.get('data') or [])} --run-name {name} --threads {max(_threads(c, runs) or {1})} "
+                     f"--keep-records results/{full.name}/runs" for name, c in conds.items())
     return f"""## On whole test sets: {what_ran(runs)}
 
 {full_table(runs, sample, top_labels(full/'runs'))}
@@ -147,7 +148,7 @@ nearly every row, the model did not tell the stances apart, and the score is abo
 Unparsed: the share of generated answers that named no label or several, each scored as a wrong answer.
 {f"Not run on a whole test set ({'; '.join(missing)}): they did not fit the time these runs had. " if missing else ''}Cost: {'; '.join(cost)} (the rest from the answer cache); batch {int(runs.batch_size.max())}, {', '.join(sorted({str(int(t)) for t in runs.threads.dropna()}))}
 thread(s) a job, load average {_f(max(loads) if loads else None, 1)} at most during the jobs (leaderboard runs side by side or beside other
-work). Commands (`GG` as below; `--threads` as the run's jobs record it, each job's in its record):
+work). Commands (`GG` as below; `--threads`: the most any job of the run recorded, each job's own in its record):
 
 ```bash
 {cmds}
