@@ -115,6 +115,7 @@ def _threads(c:dict, runs:pd.DataFrame) -> set:
         same = ((runs['mode'] == o['mode']) & (runs.k == int(o['k'])) & (runs.template == o['template'])
                 & (runs.calibrate == bool(o.get('calibrate'))) & runs.data.isin(list(c.get('data') or [])))
         out |= {int(t) for t in runs[same].threads.dropna()}
+    if not out: raise ValueError(f"{c.get('data')}: no committed job of this run's rows records its threads: a page without its jobs")
     return out
 
 def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
@@ -135,7 +136,7 @@ def full_section(full:Path=FULL, sample:pd.DataFrame|None=None) -> str:
         speed = f"{_f(rate, 2)} rows computed per second" if g.computed.sum() else 'none computed'
         cost.append(f"{h} with k = {k}: {int(g.n.sum())} rows in {g.seconds.sum():.0f} s of the jobs' own time, {speed}")
     cmds = '\n'.join(f"stance_nb leaderboard --models llm --llm-model $GG --llm-options '{_run_options(c)}' \\\n"
-                     f"  --datasets {','.join(c.get('data') or [])} --run-name {name} --threads {max(_threads(c, runs) or {1})} "
+                     f"  --datasets {','.join(c.get('data') or [])} --run-name {name} --threads {max(_threads(c, runs))} "
                      f"--keep-records results/{full.name}/runs" for name, c in conds.items())
     return f"""## On whole test sets: {what_ran(runs)}
 
