@@ -53,6 +53,23 @@ def test_submitit_local_equals_serial(data, tmp_path, capfd, monkeypatch):
     again, _ = _cli(_reproduce(data, tmp_path/'par', '--workers', '2'), capfd)   # everything finished: reused, nothing submitted
     assert again['conditions']['reused'] == len(jobs) and len((runs/'.submitit'/'submissions.jsonl').read_text().splitlines()) == 1
 
+def test_threads_reach_each_local_worker(data, tmp_path, capfd, monkeypatch):
+    "`--threads N` with submitit-local: each worker and each job it runs use N threads, not the machine's CPUs shared out among the workers."
+    import torch
+    from stance_nb.core import available_cpus
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))
+    for k in ('OMP_NUM_THREADS', 'MKL_NUM_THREADS'): monkeypatch.setenv(k, os.environ.get(k, ''))   # `--threads` sets them here too
+    old, n = torch.get_num_threads(), max(1, available_cpus()) + 1   # more than a default could give one worker
+    try: _cli(_reproduce(data, tmp_path/'o', '-p', 'rows=Majority baseline', '-p', 'seeds=1', '--executor', 'submitit-local',
+                         '--workers', '1', '--threads', str(n)), capfd)
+    finally: torch.set_num_threads(old)
+    runs = tmp_path/'o'/'benchmark'/'runs'
+    assert [w['threads'] for w in _worker_results(runs/'.submitit')] == [n]
+    recs = [json.loads(p.read_text()) for p in runs.glob('*/record.json')]
+    assert len(recs) == len(KEYS) and {r['hardware']['torch_threads'] for r in recs} == {n}
+    _cli(_reproduce(data, tmp_path/'d', '-p', 'rows=Majority baseline', '-p', 'seeds=1', '--executor', 'submitit-local', '--workers', '1'), capfd)
+    assert [w['threads'] for w in _worker_results(tmp_path/'d'/'benchmark'/'runs'/'.submitit')] == [max(1, available_cpus())]   # the default
+
 def test_detach_then_wait(data, tmp_path, capfd, monkeypatch):
     "`--detach` submits the workers and returns; `--wait` attaches to them and writes the tables; `--wait` with nothing to wait for says so."
     monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path))

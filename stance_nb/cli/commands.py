@@ -461,7 +461,7 @@ def _executor(args, P:dict):
     opts = {k: getattr(args, k) for k in SLURM_OPTIONS if getattr(args, k, None) is not None}
     try: return executor_from(kind, workers, slurm_config=args.slurm_config, wait=not args.detach, attach=args.wait,
                               slurm=P.get('slurm') or None,
-                              jobs_per_gpu=getattr(args, 'jobs_per_gpu', None), **opts)
+                              jobs_per_gpu=getattr(args, 'jobs_per_gpu', None), threads=getattr(args, 'threads', None), **opts)
     except ValueError as e: raise UsageError(str(e))
 
 # %% ../../nbs/12a_cli.commands.ipynb #f8bea1f2

@@ -40,6 +40,8 @@ class Executor:
     retries:int=1              # times new workers are submitted for jobs whose workers died without finishing them
     poll_s:float=5.0           # seconds between two looks at the job store while waiting
     jobs_per_gpu:int=1         # workers sharing each GPU (submitit-local: K processes per visible GPU; Slurm: K worker tasks in each GPU job)
+    threads:int|None=None      # CPU threads of each worker (torch, OpenMP, fastText grid cells); None: submitit-local shares the machine's
+                               # CPUs out among its workers, a Slurm worker keeps what its job was given
 
     def validate(self) -> 'Executor':
         if self.kind not in EXECUTORS: raise ValueError(f"executor {self.kind!r} is unknown; valid: {', '.join(EXECUTORS)}")
@@ -56,6 +58,8 @@ class Executor:
         if self.slurm and self.kind != 'submitit':
             raise ValueError(f"Slurm parameters {sorted(self.slurm)} need executor 'submitit' (got {self.kind!r})")
         if not isinstance(self.retries, int) or self.retries < 0: raise ValueError(f"retries={self.retries!r}: expected a whole number >= 0")
+        if self.threads is not None and (not isinstance(self.threads, int) or isinstance(self.threads, bool) or self.threads < 1):
+            raise ValueError(f"threads={self.threads!r}: expected a whole number >= 1")
         generic, slurm = submitit.AutoExecutor._typed_parameters(), submitit.SlurmExecutor._valid_parameters()
         for k, v in self.slurm.items():   # submitit's own names and types, checked here (its executor needs a cluster to check them)
             tp = generic.get(k[len('slurm_'):] if k.startswith('slurm_') else k)
@@ -69,7 +73,7 @@ class Executor:
 # %% ../../nbs/10n_experiment.executor.ipynb #71bb5aa9
 def executor_from(kind:str='local', workers:int|None=None,
                   slurm_config:str|Path|None=None, # a YAML file of submitit parameters (AutoExecutor names)
-                  wait:bool=True, attach:bool=False, jobs_per_gpu:int|None=None, **options) -> Executor:
+                  wait:bool=True, attach:bool=False, jobs_per_gpu:int|None=None, threads:int|None=None, **options) -> Executor:
     """An `Executor` from command-line style options (`partition`, `gpus_per_job`, `cpus_per_job`, `mem_gb`, `time_min`, `array_parallelism`, ...)
     and a YAML file."""
     slurm = {}
@@ -81,7 +85,8 @@ def executor_from(kind:str='local', workers:int|None=None,
     if bad: raise ValueError(f"unknown executor option(s) {bad}; valid: {sorted(SLURM_OPTIONS)}")
     slurm |= dict(options.pop('slurm', None) or {})
     slurm |= {SLURM_OPTIONS[k]: v for k, v in options.items() if v is not None}
-    return Executor(kind, workers, slurm, wait=wait, attach=attach, jobs_per_gpu=1 if jobs_per_gpu is None else jobs_per_gpu).validate()
+    return Executor(kind, workers, slurm, wait=wait, attach=attach, jobs_per_gpu=1 if jobs_per_gpu is None else jobs_per_gpu,
+                    threads=threads).validate()
 
 # %% ../../nbs/10n_experiment.executor.ipynb #5b14865b
 @dataclass
@@ -111,7 +116,7 @@ def work(spec:WorkSpec) -> dict:
         return dict(worker=worker_id(), host=socket.gethostname(), pid=os.getpid(), jobs=len(prep.plan), ran=[], failed=[],
                     requeued=[dict(job=e.label, reason=e.reason, jobs_per_gpu=spec.jobs_per_gpu)])
     return dict(worker=worker_id(), host=socket.gethostname(), pid=os.getpid(), gpus=os.environ.get('CUDA_VISIBLE_DEVICES'),
-                jobs=len(prep.plan), finished=len(res.records),
+                threads=spec.threads, jobs=len(prep.plan), finished=len(res.records),
                 ran=sorted(Path(f).name for f, r in res.records.items() if r.started >= spec.since and r.hardware.get('pid') == os.getpid()
                            and r.hardware.get('host') == socket.gethostname()),
                 failed=[f['label'] for f in res.failed], unfinished=res.conditions['unfinished'])
@@ -247,7 +252,7 @@ def run_on(ex:Executor, force:bool=False, finished_only:bool=False, **run_kw) ->
     since = prep.t_start
     if finished_only: return execute(prep, finished_only=True, allow_failed=True)
     folder = Path(ex.folder or prep.root/'.submitit'); folder.mkdir(parents=True, exist_ok=True)
-    spec = WorkSpec(dict(run_kw, settings=prep.settings), since, force, imports=_imports(prep.exp, prep.rows))
+    spec = WorkSpec(dict(run_kw, settings=prep.settings), since, force, threads=ex.threads, imports=_imports(prep.exp, prep.rows))
     def todo():
         st = job_states(prep, since, force)
         return st, [f for job, ts, params, f in prep.plan if job.label in set(st['pending'])]
