@@ -4,7 +4,7 @@
 
 # %% ../nbs/16_cards.ipynb #66cf6a8f
 from __future__ import annotations
-import base64, json, math
+import json, math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -18,7 +18,7 @@ from .data.field import COVID19_COUNTS, RUMOUREVAL2017_COUNTS, EMERGENT_TEST, PS
 from .data.explore import figure_bytes, plot_class_distribution
 from .data.overlap import cross_overlap
 from .data.audit import Audit, audit
-from .page import html_table, section, html_page, inline_html
+from .page import html_table, section, html_page, inline_html, figure_html
 from .leaderboard.probes import VERDICT_COLUMNS
 
 # %% auto #0
@@ -134,7 +134,7 @@ def _audit_sections(a:Audit) -> list:
 # %% ../nbs/16_cards.ipynb #c9e52b9a
 @dataclass
 class Card:
-    "One dataset's card: its parts, rendered as Markdown (`markdown`) and as a self-contained page (`html`)."
+    "One dataset's card: its parts, rendered as Markdown (`markdown`) and as a page (`html`), both linking the figures beside them."
     name:str
     summary:list            # sentences first on the card: statements of the audits, the probes' verdicts, texts shared with other datasets
     about:list              # the registry's facts
@@ -154,13 +154,12 @@ class Card:
         return '\n'.join(out).rstrip() + '\n'
 
     def html(self) -> str:
-        "The card as one self-contained page (the leaderboard's and the scorecard's page style)."
+        "The card as a page (the leaderboard's and the scorecard's page style), figures linked as `<name>_<figure>.png` beside it."
         t = lambda df: html_table(df.map(_num) if len(df) else df)
         parts = [section('About', tables=['<ul>' + ''.join(f'<li>{inline_html(s)}</li>' for s in self.about) + '</ul>']),
                  section('Splits', [f'Not audited: {self.absent}'] if self.absent else [], [t(self.sizes)])]
         parts += [section(h, s, [t(df)] if len(df) else ['<p>(none)</p>']) for h, s, df in self.sections]
-        parts += [f'<figure><img alt="{k}" src="data:image/png;base64,{base64.b64encode(v).decode()}"><figcaption>{k}</figcaption></figure>'
-                  for k, v in self.figures.items()]
+        parts += [figure_html(f'{self.name}_{k}.png', k) for k in self.figures]
         return html_page(f'Dataset card: {self.name}', parts, summary=self.summary)
 
 # %% ../nbs/16_cards.ipynb #ad6e472d

@@ -43,7 +43,8 @@ def test_leaderboard_equals_table4_and_reuses(tmp_path, capfd, monkeypatch):
     again = _json(argv, capfd)
     assert again['conditions']['reused'] == again['conditions']['jobs'] and again['table'] == lb['table']
     page = files['html'].read_text()
-    assert page.count('data:image/png;base64') == 3 and 'Friedman test over 3 datasets and 3 systems' in page
+    figs = re.findall(r'<img [^>]*src="([^"]+)"', page)   # the figures, linked: the PNG files beside the page
+    assert len(figs) == 3 and all((files['html'].parent/f).is_file() for f in figs) and 'Friedman test over 3 datasets and 3 systems' in page
     assert "Each paper's tables" not in page and 'table4' not in page   # only this run's content: other runs are the scorecard's
 
 COMMITTED = Path(__file__).resolve().parents[1]/'results'/'benchmark'/'runs'   # the job records of the README's main command
@@ -373,8 +374,8 @@ def test_imported_leaderboard_of_the_stand_in(tmp_path, capfd):
     assert any(n.startswith('mdl on argmin, seed 1 from benchmark-minilm (fp32') and 'training datasets' in n for n in left)
     assert table.loc['sdl', 'arc published'] == pytest.approx(0.648) and 'friedman' in lb['stats']
     page = (folder/f'{EARLIER.name}_leaderboard.html').read_text()
-    assert '(imported results)' in page and page.count('data:image/png;base64') == 3
-    for suffix in ('.md', '.csv'):
+    assert '(imported results)' in page and len(re.findall(r'<img [^>]*src="([^"]+)"', page)) == 3
+    for suffix in ('.md', '.csv', '.html'):
         assert (folder/f'{EARLIER.name}_leaderboard{suffix}').read_text() == (EARLIER/f'{EARLIER.name}_leaderboard{suffix}').read_text()
 
 @needs_mirror

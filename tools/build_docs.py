@@ -308,7 +308,7 @@ def build(out=ROOT/'_site', jobs=2, use_cache=True, only=None):
     if r.returncode: raise DocsBuildError(f'sphinx failed ({r.returncode}): {" ".join(cmd)}\n{r.stdout}')
     shutil.rmtree(out, ignore_errors=True)
     shutil.copytree(CACHE/'html', out, ignore=shutil.ignore_patterns('.buildinfo', '.doctrees'))
-    if CARDS.is_dir(): shutil.copytree(CARDS, out/'cards', ignore=shutil.ignore_patterns('*.md', '*.png'))   # self-contained pages
+    if CARDS.is_dir(): shutil.copytree(CARDS, out/'cards', ignore=shutil.ignore_patterns('*.md'))   # the pages and the figures they link
     t2 = time.time()
     print(f'site: {out}/index.html ({len(nbs)} pages); execute {t1 - t0:.1f} s, sphinx {t2 - t1:.1f} s', flush=True)
     return {'execute': t1 - t0, 'sphinx': t2 - t1, 'notebooks': timings}

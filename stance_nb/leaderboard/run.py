@@ -108,7 +108,7 @@ def leaderboard(args:LeaderboardArgs|None=None, # the leaderboard's parameters, 
                 run:LeaderboardRun|None=None,   # a leaderboard already prepared (`prepare_leaderboard`)
                ) -> Leaderboard:
     """Run (or reuse from the benchmark's job store) every system on every dataset, then write one table with significance, a
-    self-contained HTML page and figures to `outputs/leaderboard/`. Jobs that fail show as failed, and the call then ends with `JobsFailed`."""
+    HTML page and the figures it links to `outputs/leaderboard/`. Jobs that fail show as failed, and the call then ends with `JobsFailed`."""
     if (args is None) == (run is None): raise TypeError("leaderboard: give its parameters (args) or a prepared run (run), one of them")
     run = run if run is not None else prepare_leaderboard(args)
     a, prep = run.args, run.prep
