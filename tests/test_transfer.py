@@ -168,6 +168,19 @@ def test_plan_priced_from_the_stores_it_reuses(data, tmp_path):
     code, out, err = run_cli(plan)
     assert code == 0 and json.loads(out)['plan']['estimated'] == 0 and 'no finished random job' in err, err[-3000:]
 
+def test_plan_priced_from_a_leaderboards_jobs_on_the_same_training_sets(data, tmp_path):
+    """A leaderboard's finished in-domain jobs (data keys `ibmcs`, `semeval2016t6`) price a transfer's jobs that train on the same sets
+    (`ibmcs-to-ibmcs`, ...), each by the job on its own training set."""
+    code, out, err = run_cli(['leaderboard', '--models', 'random', '--datasets', 'ibmcs,semeval2016t6', '--data-dir', str(data), '--json',
+                              '--output-dir', str(tmp_path/'lb')])
+    assert code == 0, err[-3000:]
+    store = next((tmp_path/'lb').rglob('runs'))
+    code, out, err = run_cli(['transfer', '--models', 'random', '--datasets', 'ibmcs,semeval2016t6', '--data-dir', str(data), '--json',
+                              '--output-dir', str(tmp_path/'tr'), '--plan', '--reuse-from', str(store)])
+    p = json.loads(out)['plan']
+    assert code == 0 and p['jobs'] == 2 and p['estimated'] == 2 and p['to_take'] == 0, err[-3000:]   # priced, not taken: other jobs
+    assert 'finished random jobs in this job store (or a store it takes jobs from) on ibmcs, the training set of ibmcs-to-ibmcs' in err
+
 def test_store_of_one_job_per_pair_is_read_as_it_is(data, tmp_path, monkeypatch):
     """A job store made one job per train/test pair (the layout before training sets were shared) is read as it is: every one of its
     jobs reused, none run, the same cells; a store that lacks one pair's job trains that training set's model again, once."""

@@ -14,6 +14,7 @@ from ..core import progress, available_cpus, load_average, write_text, portable_
 from ..claims import pid_alive, worker_id
 from ..records import job_records, read_record_json
 from .spec import Experiment, RunResult, EXECUTORS, SYSTEMS, Context, RowSkipped, JobRequeued, system_key
+from ..data import DATASETS
 from .cost import mean_pair_length, cpu_cost, examples_trained, emulated_bf16, model_shape, load_stretch, SUBWORDS_PER_WORD
 from .runner import Prepared, prepare, execute, job_states, finished_job
 
@@ -335,15 +336,26 @@ def _train_rows(frames:Mapping, key:str) -> int|None:
 
 _OR = ' (or a store it takes jobs from)'
 
-def _store_estimate(job, ctx, measured:dict, frames:Mapping) -> tuple:
+def _same_training(specs:Mapping) -> dict:
+    """Data key -> the dataset its jobs train on as a job on that dataset's own key does: the whole published split, only the labels
+    named in the common space or the test set taken from another dataset (a transfer's `A-to-B` trains as `A`); no capped, pooled,
+    changed or folded training set."""
+    plain = lambda s: {k: v for k, v in s.options if k not in ('test_from', 'stance_labels')} == dict(DATASETS[s.dataset].split)
+    return {k: s.dataset for k, s in specs.items() if s.fold is None and s.dataset in DATASETS and plain(s)}
+
+def _store_estimate(job, ctx, measured:dict, frames:Mapping, same:Mapping|None=None) -> tuple:
     """(seconds, basis) of a job without a training budget (majority, random, fastText) from the finished jobs of its system in this
-    job store: on its own dataset their mean; on others their seconds per training row times this job's rows (a mean over datasets
-    of other sizes would price a 60,000-row dataset as a 2,000-row one); None where none finished."""
-    sysname, key, skey = job.row.system, job.keys[0], system_key(job.row.system)   # records name a system as its jobs are keyed
+    job store: on its own data key, or on the dataset it trains on as that dataset's own jobs do (`same`, from `_same_training`), their
+    mean; on others their seconds per training row times this job's rows (a mean over datasets of other sizes would price a 60,000-row
+    dataset as a 2,000-row one); None where none finished."""
+    sysname, key, skey, same = job.row.system, job.keys[0], system_key(job.row.system), dict(same or {})   # records: a system as its jobs are keyed
     if (skey, key) in measured: return measured[skey, key], f"finished {sysname} jobs in this job store{_OR} on {key}"
+    if (skey, d := same.get(key)) in measured:
+        return measured[skey, d], f"finished {sysname} jobs in this job store{_OR} on {d}, the training set of {key}"
     done = {k: s for (sy, k), s in measured.items() if sy == skey}
     rows = sum(int((f.split == 'train').sum()) for f in ctx.data.values())
-    if rates := {k: s / n for k, s in done.items() if (n := _train_rows(frames, k))}:
+    rows_of = lambda k: _train_rows(frames, k) or next((n for p, d in same.items() if d == k and (n := _train_rows(frames, p))), None)
+    if rates := {k: s / n for k, s in done.items() if (n := rows_of(k))}:
         return (sum(rates.values()) / len(rates) * rows, f"finished {sysname} jobs in this job store{_OR} on {', '.join(sorted(rates))}, "
                 f"scaled to {rows:,} training rows")
     if done: return None, f"unknown: finished {sysname} jobs in this job store{_OR} are on data this plan does not load"
@@ -398,6 +410,7 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
              ) -> tuple:
     "The jobs of `prep` still to run, their estimated seconds, examples trained and basis; a summary: jobs, device-hours, wall hours per GPU count."
     throughput, measured, toks, sizes, lines, not_run = dict(throughput or {}), _store_seconds(prep), {}, {}, [], {}
+    same = _same_training(prep.exp.data)   # a transfer's jobs priced by the jobs of its training sets in another store
     lfo = prep.settings.get('local_files_only', False)
     todo = [(job, Context(job.row, job.seed, job.ratio, {k: prep.inp.frames[k, job.ratio] for k in job.keys}, ts, folder, prep.settings))
             for job, ts, params, folder in prep.plan if job.row.name not in prep.inp.skipped and folder not in prep.elsewhere
@@ -424,7 +437,7 @@ def plan_cost(prep:Prepared, workers:Sequence[int]=(1, 4, 16), throughput:Mappin
             if m not in sizes and m not in throughput and job.label not in timed: sizes[m] = _params_m(m, lfo)
             secs, basis = _encoder_seconds(m, n_tr, n_pr, how_len, length, timed.get(job.label), device, throughput, tflops,
                                            sizes.get(m, (None, '')), load)
-        else: secs, basis = _store_estimate(job, ctx, measured, prep.inp.frames)
+        else: secs, basis = _store_estimate(job, ctx, measured, prep.inp.frames, same)
         lines.append(dict(job=job.label, row=job.row.name, system=job.row.system, seconds=None if secs is None else round(secs, 1),
                           train_examples=n_tr, basis=basis))
     df = pd.DataFrame(lines, columns=['job', 'row', 'system', 'seconds', 'train_examples', 'basis'])
