@@ -18,7 +18,7 @@ from .data.explore import figure_bytes
 from .stats import paired_bootstrap, MIN_TEST_EXAMPLES
 from .metrics import f1_macro
 from .experiment import RunArgs, arg, run_kind, setting, knobs, prepare, Executor, JobsFailed, EXECUTORS, STANCE_BENCHMARK
-from .experiment.spec import DataSpec
+from .experiment.spec import DataSpec, Experiment
 from .experiment.report import job_commits
 from .experiment.compare import Side, Comparison, compare_sides, LIKE
 from .systems.baselines.register import FastTextOptions
@@ -275,8 +275,8 @@ def prepare_transfer(args:TransferArgs,
     exp, rows, _, run_kw = systems_run_kw(args, plan)
     specs = transfer_specs(args.datasets, args.leave_one_out, args.max_train)
     own = [replace(r, attacks=(), ratios=(1.0,), data=None, tables=()) for r in run_kw['rows']]
-    texp = replace(exp, name='transfer', data=specs, rows=own, tables={}, cells=None, metrics=_macro_f1_only, significance={}, appendix={},
-                   shared_training=True)   # one job per training set: every transfer system predicts each test set it is given
+    texp = Experiment('transfer', '', specs, own, metrics=_macro_f1_only,   # its own experiment, of no paper: only the systems' rows are the benchmark's
+                      shared_training=True)   # one job per training set: every transfer system predicts each test set it is given
     run_kw = {**{k: v for k, v in run_kw.items() if k not in ('specs', 'ratios')}, 'exp': texp, 'rows': own, 'keys': list(specs),
               'out': outputs_dir(args.output_dir, 'transfer', 'runs', create=not plan), 'strict': True}
     return TransferRun(args, rows, run_kw, prepare(**run_kw))
