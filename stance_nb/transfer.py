@@ -275,7 +275,7 @@ def prepare_transfer(args:TransferArgs,
     exp, rows, _, run_kw = systems_run_kw(args, plan)
     specs = transfer_specs(args.datasets, args.leave_one_out, args.max_train)
     own = [replace(r, attacks=(), ratios=(1.0,), data=None, tables=()) for r in run_kw['rows']]
-    texp = Experiment('transfer', '', specs, own, metrics=_macro_f1_only,   # its own experiment, of no paper: only the systems' rows are the benchmark's
+    texp = Experiment('transfer', '', specs, own, metrics=_macro_f1_only,   # its own experiment, of no paper: the systems' rows the benchmark's
                       shared_training=True)   # one job per training set: every transfer system predicts each test set it is given
     run_kw = {**{k: v for k, v in run_kw.items() if k not in ('specs', 'ratios')}, 'exp': texp, 'rows': own, 'keys': list(specs),
               'out': outputs_dir(args.output_dir, 'transfer', 'runs', create=not plan), 'strict': True}
