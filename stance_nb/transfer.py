@@ -272,12 +272,12 @@ def prepare_transfer(args:TransferArgs,
                      plan:bool=False, # for a plan (`--plan`): other stores' finished jobs are counted, not taken in; no folder made
                     ) -> TransferRun:
     "Every transfer job planned in the transfer's job store (finished ones found, other stores' taken in); nothing is trained."
-    exp, rows, _, run_kw = systems_run_kw(args, plan)
+    _, rows, _, run_kw = systems_run_kw(args, plan)   # the systems' rows and settings; the transfer's experiment is its own
     specs = transfer_specs(args.datasets, args.leave_one_out, args.max_train)
     own = [replace(r, attacks=(), ratios=(1.0,), data=None, tables=()) for r in run_kw['rows']]
-    texp = Experiment('transfer', '', specs, own, metrics=_macro_f1_only,   # its own experiment, of no paper: the systems' rows the benchmark's
-                      shared_training=True)   # one job per training set: every transfer system predicts each test set it is given
-    run_kw = {**{k: v for k, v in run_kw.items() if k not in ('specs', 'ratios')}, 'exp': texp, 'rows': own, 'keys': list(specs),
+    exp = Experiment('transfer', '', specs, own, metrics=_macro_f1_only,   # of no paper: only the systems' rows are the benchmark's
+                     shared_training=True)   # one job per training set: every transfer system predicts each test set it is given
+    run_kw = {**{k: v for k, v in run_kw.items() if k not in ('specs', 'ratios')}, 'exp': exp, 'rows': own, 'keys': list(specs),
               'out': outputs_dir(args.output_dir, 'transfer', 'runs', create=not plan), 'strict': True}
     return TransferRun(args, rows, run_kw, prepare(**run_kw))
 
