@@ -116,13 +116,20 @@ def benchmark_data(keys:Sequence[str], data:dict|None, max_train:int|None, max_t
     extra = {k: {'dataset': k, **DATASETS[k].split, **cap} for k in keys if k not in named}
     return named, {**extra, **{k: {**cap, **v} for k, v in (data or {}).items()}}
 
+# %% ../nbs/11ca_lineup.ipynb #d89d04fb
+def _run_data(self:SystemsRun) -> tuple[list, dict]:
+    """The datasets the run's jobs read, as the declared benchmark takes them (`benchmark_data`): its own by name, the others (capped,
+    other papers', yours) as data entries. A run kind that declares its data itself (a transfer's) has none here."""
+    keys, _ = present_datasets(self.datasets, self.own_data(), self.data_dir)
+    return benchmark_data(keys, self.own_data(), getattr(self, 'max_train', None), getattr(self, 'max_test', None))
+SystemsRun.run_data = _run_data
+
 # %% ../nbs/11ca_lineup.ipynb #fc62f135
 def _job_params(self:SystemsRun) -> dict:
     """The parameters the declared benchmark's jobs read (its `configure`): this run's seeds, training shares (with the full set),
     datasets (by name, or as data entries where capped or not the benchmark's) and recipe knobs; every other knob at its declared
     default (`SharedKnobs`), as a paper's run leaves it, so the same jobs have the same keys."""
-    keys, _ = present_datasets(self.datasets, self.own_data(), self.data_dir)
-    names, data = benchmark_data(keys, self.own_data(), self.max_train, getattr(self, 'max_test', None))
+    names, data = self.run_data()
     enc, ft = self.family_options(EncoderOptions), self.family_options(FastTextOptions)
     given = dict(model=enc.encoders[0], epochs=enc.epochs, lr=enc.lr, cpu_precision=enc.cpu_precision, fasttext_preset=ft.fasttext_preset)
     return {**SharedKnobs().as_dict(), **{k: v for k, v in given.items() if v is not None}, 'smoke': False, 'seeds': list(self.seeds),
@@ -160,7 +167,7 @@ def systems_run_kw(args:SystemsRun,   # a run's parameters, checked
     rows, more = system_rows(args, exp)
     if more: exp = replace(exp, rows=[*exp.rows, *more])
     run_kw, folder, stem = run_arguments(exp, args.job_params(), plan=plan)
-    run_kw['rows'] = [r for r in exp.rows if r.name in rows]
+    run_kw['rows'] = [r for r in run_kw['rows'] if r.name in rows]   # as the run takes them (`row_options`)
     for settings, o in args.system_calls('settings'):
         for k, v in settings(o).items():
             if k == 'models': run_kw['settings']['models'].update(v)

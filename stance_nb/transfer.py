@@ -107,6 +107,8 @@ class TransferArgs(SystemsRun):
         ds = [k for k, d in DATASETS.items() if d.label_map is not None and k in STANCE_BENCHMARK.datasets]
         return dict(models=list(TRANSFER_MODELS), datasets=ds, executors=list(EXECUTORS))
 
+    def run_data(self) -> tuple[list, dict]: return [], {}   # its data is its own (`transfer_specs`): none of the benchmark's planned
+
     def checked(self) -> 'TransferArgs':
         "Your own files named as datasets (`csv`, `jsonl`) are refused first, for what they lack; then every field as `RunArgs.checked`."
         names = self.datasets.split(',') if isinstance(self.datasets, str) else list(self.datasets or [])
@@ -277,7 +279,7 @@ def prepare_transfer(args:TransferArgs,
     own = [replace(r, attacks=(), ratios=(1.0,), data=None, tables=()) for r in run_kw['rows']]
     exp = Experiment('transfer', '', specs, own, metrics=_macro_f1_only,   # of no paper: only the systems' rows are the benchmark's
                      shared_training=True)   # one job per training set: every transfer system predicts each test set it is given
-    run_kw = {**{k: v for k, v in run_kw.items() if k not in ('specs', 'ratios')}, 'exp': exp, 'rows': own, 'keys': list(specs),
+    run_kw = {**{k: v for k, v in run_kw.items() if k != 'ratios'}, 'exp': exp, 'rows': own, 'keys': list(specs),
               'out': outputs_dir(args.output_dir, 'transfer', 'runs', create=not plan), 'strict': True}
     return TransferRun(args, rows, run_kw, prepare(**run_kw))
 

@@ -250,6 +250,22 @@ def test_two_encoders_compared(tmp_path, capfd, monkeypatch):
     assert one['conditions']['reused'] == one['conditions']['jobs'] == 4   # majority and sdl with A on two datasets: nothing trained
     assert pd.DataFrame(one['table']).set_index('system').loc['sdl (tiny-a)', 'ibmcs'] == table.loc['sdl (tiny-a)', 'ibmcs']
 
+def test_fasttext_preset_is_the_preset_its_rows_run(tmp_path, capfd, monkeypatch):
+    """`--fasttext-preset` is the recipe every fastText row runs, its probes too (the benchmark's row declares `benchmark`): each job's
+    key holds it, so a leaderboard at the default takes none of its jobs; the page states the preset the jobs ran."""
+    from stance_nb.fixtures.benchmark import write_benchmark_fixtures
+    monkeypatch.setenv('STANCE_NB_OUTPUTS', str(tmp_path/'out'))
+    data = tmp_path/'data'; write_benchmark_fixtures(data, names=['ibmcs'])
+    argv = ['leaderboard', '--models', 'fasttext,fasttext-text', '--seeds', '1', '--data-dir', str(data), '--resamples', '200', '--threads', '1']
+    code = _json(argv + ['--fasttext-preset', 'xstance_code', '--run-name', 'code'], capfd)
+    ran = {r['params']['row']: r['params'] for _, r in _records(tmp_path/'out')}
+    assert set(ran) == {'fastText', 'fastText (text only)'}, set(ran)
+    assert all(p['options']['preset'] == p['settings']['preset'] == 'xstance_code' for p in ran.values()), ran
+    assert code['stats']['recipes']['fasttext'] == 'preset xstance_code'
+    default = _json(argv + ['--run-name', 'default'], capfd)
+    assert default['conditions']['reused'] == 0 and default['conditions']['jobs'] == 2   # other recipe, other jobs: none taken
+    assert {r['params']['options']['preset'] for _, r in _records(tmp_path/'out')} == {'xstance_code', 'benchmark'}
+
 def _files_under(p:Path) -> list: return sorted(str(f) for f in p.rglob('*') if f.is_file()) if p.exists() else []
 
 def test_bad_input_stops_before_any_job(tmp_path, capfd, monkeypatch):

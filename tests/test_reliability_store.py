@@ -188,7 +188,8 @@ def test_finished_jobs_taken_from_another_store(mine, tmp_path, capfd, monkeypat
     assert fresh['reused'] == 1 and fresh['scores'] == first['scores']   # majority taken, fastText run again to its true score
     other = _reproduce(mine, tmp_path/'e', capfd, monkeypatch, extra=['--from', str(tmp_path/'a'/'benchmark'/'runs')], fasttext_preset='xstance')
     assert other['reused'] == 1 and re.search(r"not taken \(runs here\): fastText on mine, seed 1: .*fastText-mine-r1-s1-\w+ differs in "
-                                              r"settings\.preset \(\"xstance\" here, \"benchmark\" there\)", other['err'])
+                                              r"options\.preset \(\"xstance\" here, \"benchmark\" there\); settings\.preset \(\"xstance\" here, \"benchmark\" there\)",
+                                              other['err'])   # the preset the job runs (its row's) and the run's setting
     capfd.readouterr()
     with pytest.raises(SystemExit) as e:   # a usage error (exit 2), before any job
         main(['reproduce', 'benchmark', '-p', 'tables=4', '-p', 'rows=Majority baseline', '-p', f'data={_data(mine)}',

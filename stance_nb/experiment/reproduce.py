@@ -5,6 +5,7 @@
 # %% ../../nbs/10m_experiment.reproduce.ipynb #0659eff2
 from __future__ import annotations
 import os, tempfile
+from dataclasses import replace
 from typing import Sequence
 from pathlib import Path
 from ..core import outputs_dir, portable_path
@@ -56,7 +57,9 @@ def run_arguments(exp:Experiment, params:RunArgs|dict, smoke:dict|None=None,
                   keys=list(dict.fromkeys([*(params.get('datasets') or []), *specs])))
     folder = _out_root(exp, params.get('smoke'), params.get('output_dir'), create=not plan)
     stem = params.get('run_name', exp.name) + ('-smoke' if params.get('smoke') else '')
-    rows = exp.select(params.get('rows') or (), params.get('tables') or ())
+    over = kw.pop('row_options', None) or {}   # system -> the options every row of it takes in this run (its knob, e.g. a preset)
+    rows = [replace(r, options={**r.options, **over[r.system]}) if r.system in over else r
+            for r in exp.select(params.get('rows') or (), params.get('tables') or ())]
     return dict(kw, exp=exp, rows=rows, out=folder/'runs', **({'take': False} if plan else {})), folder, stem
 
 # %% ../../nbs/10m_experiment.reproduce.ipynb #691faa48

@@ -194,7 +194,8 @@ class Experiment:
     tables:dict=field(default_factory=dict) # table -> builder `(scores, experiment) -> ours` (see `TABLE_BUILDERS`)
     metrics:Callable|None=None  # (data key, spec) -> metric names to score (default: f1_macro and the dataset's own)
     cells:Callable|None=None    # (data key, test frame, predictions) -> rows of (table, column, metric, value): paper-specific scoring
-    configure:Callable|None=None # (notebook parameters, smoke environment or None) -> keyword arguments of `run`
+    configure:Callable|None=None # (notebook parameters, smoke environment or None) -> keyword arguments of `run`, and
+                                # `row_options` (system -> options each of its rows takes in this run: a knob of the run's)
     choices:Callable|dict|None=None # more valid values for the notebook's `choices` parameter constraints
     significance:dict=field(default_factory=dict) # row -> baseline row: cells where the row beats it (paired t-test over seeds) are marked
     appendix:dict=field(default_factory=dict) # table -> paper tables (same columns) whose rows it also shows with their paper numbers

@@ -48,7 +48,8 @@ def _benchmark_configure(p:dict, smoke:dict|None) -> dict:
         settings = with_smoke(settings, smoke)
         ratios = [r for r in (ratios or BENCHMARK_RATIOS) if r in smoke.get('ratios', BENCHMARK_RATIOS)]
     return dict(keys=keys, seeds=seeds, ratios=ratios, settings=settings, attack_seed=p.get('attack_seed', 0),
-                data_dir=smoke['data_dir'] if smoke is not None else p.get('data_dir'), strict=bool(p.get('datasets')))
+                data_dir=smoke['data_dir'] if smoke is not None else p.get('data_dir'), strict=bool(p.get('datasets')),
+                row_options={'fasttext': {'preset': settings['preset']}})   # every fastText row (its probes too) runs the run's preset
 
 def _reference_data() -> dict:
     "Each dataset's split sizes in the paper's Table 3, and the fingerprints of the data the committed reproductions ran on."
