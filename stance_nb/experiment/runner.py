@@ -18,7 +18,7 @@ from ..data.core import fingerprint, STANCE_LABELS
 from ..metrics import score, SCORING, SCORING_RULE
 from ..records import RunRecord, stored_predictions, record_file, read_record_json
 from .spec import (Experiment, Row, Job, Context, RunResult, RowSkipped, JobsFailed, DataSpec, SYSTEMS, TRANSFORMS, JobRequeued,
-                                       out_of_memory, training_groups, shared_inputs)
+                                       out_of_memory, training_groups, shared_inputs, check_row_options)
 from .data import load_data, split_of, full_data_loads, spec_record
 from .store import (job_params, job_dir, finished_record, save_job, older_jobs, save_failure, job_failure, import_finished,
                                         finished_elsewhere, why_not_taken, check_job_stores)
@@ -511,6 +511,7 @@ def prepare(exp:Experiment,
     if is_quiet():
         import transformers; transformers.logging.set_verbosity_error(); transformers.utils.logging.disable_progress_bar()
     rows, keys = list(rows if rows is not None else exp.rows), list(keys or exp.data)
+    check_row_options(rows, settings)   # a run value a row's own option would hide stops the run here, before any data is read
     unknown = sorted(set(keys) - set(exp.data))
     if unknown: raise KeyError(f"experiment {exp.name!r} has no data {unknown}; valid: {list(exp.data)}")
     root = Path(out) if out is not None else outputs_dir(None, exp.name, 'runs')

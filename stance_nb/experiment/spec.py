@@ -15,9 +15,9 @@ from ..registry import Registry, UnknownName, unknown_message
 # %% auto #0
 __all__ = ['EXPERIMENTS', 'FAMILIES', 'SYSTEMS_GROUP', 'SYSTEMS', 'TRANSFORMS', 'EXECUTORS', 'SYSTEM_META', 'load_papers',
            'get_experiment', 'SystemMeta', 'System', 'register_system', 'system_key', 'register_transform', 'DataSpec',
-           'Context', 'RowSkipped', 'model_of', 'Row', 'Experiment', 'Job', 'training_groups', 'shared_inputs',
-           'RunResult', 'JobsFailed', 'out_of_memory', 'JobRequeued', 'declare_system', 'SystemRecords',
-           'reads_options']
+           'Context', 'check_row_options', 'RowSkipped', 'model_of', 'Row', 'Experiment', 'Job', 'training_groups',
+           'shared_inputs', 'RunResult', 'JobsFailed', 'out_of_memory', 'JobRequeued', 'declare_system',
+           'SystemRecords', 'reads_options']
 
 # %% ../../nbs/10_experiment.spec.ipynb #01cf2c2a
 EXPERIMENTS = Registry('experiment', group=PAPERS_GROUP)   # experiment name -> `Experiment`: each paper's module registers its own when imported
@@ -151,6 +151,25 @@ class Context:
         "Trainer config `cfg` with the run's checkpoint schedule (`settings['checkpoint_every']` optimizer steps), where one is set."
         every = self.settings.get('checkpoint_every')
         return replace(cfg, checkpoint_every=int(every)).validate() if every else cfg
+
+# %% ../../nbs/10_experiment.spec.ipynb #ef9eeb4a
+def check_row_options(rows:Iterable, # the run's `Row`s
+                      settings:dict,    # its run-wide settings
+                     ) -> None:
+    """A row's own option hides the run's value of the same name (`Context.option` reads the row's first): a run setting its system
+    declares it reads, or the run's override for that system, that differs from the row's stops the run, naming both, where its jobs
+    would run the row's value under a key holding the run's."""
+    for r in rows:
+        if r.system not in SYSTEMS: continue
+        reads = SYSTEMS[r.system].settings
+        reads = tuple(reads(r, settings)) if callable(reads) else reads   # None (all settings): which it reads is not declared
+        over = (settings.get('overrides') or {}).get(r.system) or {}
+        for k, v in r.options.items():
+            for where, run in ((f"overrides[{r.system!r}]", over), ('settings', settings if reads is not None and k in reads else {})):
+                if k in run and run[k] != v:
+                    raise ValueError(f"row {r.name!r} ({r.system}) declares {k}={v!r}, and the run's {where}[{k!r}] is {run[k]!r}: the row's option "
+                                     f"wins, so its jobs would run {v!r} under the run's {run[k]!r}. Give the row the run's value (`configure`'s "
+                                     "`row_options`) or leave the run's at the row's")
 
 # %% ../../nbs/10_experiment.spec.ipynb #28bf1078
 class RowSkipped(Exception):
