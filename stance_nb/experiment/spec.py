@@ -79,6 +79,10 @@ class System:
     meta:SystemMeta|None=None # what it is and what a comparison (leaderboard, transfer) needs of it (`declare_system`); None: a paper's only
     key:str|None=None        # the name its jobs were keyed by before it took this one (their keys stay, so they are reused); None: its name
 
+    def reads(self, row, settings:dict) -> tuple|None:
+        "The run settings it reads for `row` (by row where `settings` is a function: MT-DNN rows read its tokenizer); None: all."
+        return tuple(self.settings(row, settings)) if callable(self.settings) else self.settings
+
 # %% ../../nbs/10_experiment.spec.ipynb #7243a795
 def _check_new(old:Callable|None, new:Callable, what:str):
     "A name is registered once; the same definition run again (a notebook re-executed, a module reloaded) replaces itself."
@@ -160,9 +164,7 @@ def check_row_options(rows:Iterable, # the run's `Row`s
     declares it reads, or the run's override for that system, that differs from the row's stops the run, naming both, where its jobs
     would run the row's value under a key holding the run's."""
     for r in rows:
-        if r.system not in SYSTEMS: continue
-        reads = SYSTEMS[r.system].settings
-        reads = tuple(reads(r, settings)) if callable(reads) else reads   # None (all settings): which it reads is not declared
+        reads = SYSTEMS[r.system].reads(r, settings)   # None (all settings): which it reads is not declared, so not judged
         over = (settings.get('overrides') or {}).get(r.system) or {}
         for k, v in r.options.items():
             for where, run in ((f"overrides[{r.system!r}]", over), ('settings', settings if reads is not None and k in reads else {})):

@@ -82,8 +82,7 @@ def row_model(row) -> str:
 # %% ../../nbs/10h_experiment.store.ipynb #356779d0
 def _read_settings(job:Job, settings:dict) -> dict:
     "The run settings `job`'s system reads (all but `NOT_IN_KEY` when it declares none), local models by content."
-    reads = SYSTEMS[job.row.system].settings
-    if callable(reads): reads = tuple(reads(job.row, settings))   # what this row of the system reads (an encoder's MT-DNN tokenizer only for MT-DNN)
+    reads = SYSTEMS[job.row.system].reads(job.row, settings)
     keep = {k: (_keyed_model(v) if k in MODEL_SETTINGS else v) for k, v in settings.items()
             if k not in NOT_IN_KEY and (reads is None or k in reads or k == 'smoke')}
     if isinstance(keep.get('models'), dict): keep['models'] = {n: m for n, m in keep['models'].items() if n == row_model(job.row)}
